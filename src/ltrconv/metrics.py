@@ -1,0 +1,248 @@
+"""Per-query ranking metrics under a convention.
+
+For a query with n documents sorted by score (ties per the convention), cutoff k:
+``DCG@k = sum_{r <= min(k,n)} gain(l_r) disc(r)``, ``NDCG@k = DCG@k / IDCG@k`` with the
+convention's value for IDCG = 0 and for n < k; ``P@k = #{r <= k: l_r >= rel} / (k or min(k,n))``;
+``AP = sum_{relevant r} P@r / #relevant`` (0 without relevant documents);
+``RR = 1 / rank of the first relevant``; ``ERR@k = sum_r R_r / r prod_{i<r} (1 - R_i)`` with
+``R = (2^l - 1) / 2^max_label``. Tie policy ``average`` gives expectations over tied orders.
+
+:func:`evaluate` validates and dispatches to the numba kernels; :class:`NDCGScorer` is the
+training-side view (fixed labels, many score vectors).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from . import _kernels as K
+from .conventions import Convention, get
+from .data import Dataset, offsets_from_qid
+from .errors import InputError, LtrconvError
+
+
+def docid_ranks(docid: np.ndarray | None, n: int) -> np.ndarray:
+    """Rank of each docid in byte order (0 = smallest); zeros when there are none."""
+    if docid is None:
+        return np.zeros(n, dtype=np.int64)
+    docid = np.asarray(docid)
+    if len(docid) != n:
+        raise InputError(f"docid has {len(docid)} entries for {n} documents")
+    encoded = np.array([str(d).encode() for d in docid], dtype=object)
+    _, inv = np.unique(encoded, return_inverse=True)
+    return inv.astype(np.int64)
+
+
+def parse_cutoffs(spec: str | int | Iterable[int]) -> np.ndarray:
+    """``'1-10'``, ``'1,3,5'``, ``10`` or a list, as a sorted int64 array of k >= 1."""
+    if isinstance(spec, (int, np.integer)):
+        ks = [int(spec)]
+    elif isinstance(spec, str):
+        ks = []
+        for part in spec.split(","):
+            m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+            if not m:
+                raise LtrconvError(f"cutoffs {spec!r}: expected e.g. '1-10' or '1,5,10'")
+            lo = int(m.group(1))
+            hi = int(m.group(2) or lo)
+            ks.extend(range(lo, hi + 1))
+    else:
+        ks = [int(k) for k in spec]
+    if not ks or min(ks) < 1:
+        raise LtrconvError(f"cutoffs {spec!r}: need at least one cutoff, all >= 1")
+    return np.array(sorted(set(ks)), dtype=np.int64)
+
+
+def _validate(y, scores, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    y = np.asarray(y)
+    scores = np.asarray(scores, dtype=np.float64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if y.ndim != 1 or scores.ndim != 1:
+        raise InputError("labels and scores must be one-dimensional")
+    if len(y) != len(scores):
+        raise InputError(f"{len(scores)} scores for {len(y)} documents")
+    if not np.all(np.isfinite(scores)):
+        bad = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise InputError(f"score of document {bad + 1} is {scores[bad]} (not finite)")
+    if len(y) and (not np.issubdtype(y.dtype, np.integer)):
+        if not np.all(np.mod(y, 1) == 0):
+            raise InputError("labels must be integers")
+    y = y.astype(np.int64)
+    if len(y) and y.min() < 0:
+        raise InputError("labels must be >= 0")
+    if len(offsets) < 1 or offsets[0] != 0 or offsets[-1] != len(y) or np.any(np.diff(offsets) <= 0):
+        raise InputError("query offsets must rise strictly from 0 to the number of documents")
+    return y, scores, offsets
+
+
+def metric_names(cutoffs: Sequence[int]) -> list[str]:
+    """Column names of :func:`evaluate`, in kernel order."""
+    cols = []
+    for name in ("NDCG", "DCG", "P", "ERR"):
+        cols += [f"{name}@{k}" for k in cutoffs]
+    return cols + ["MAP", "RR"]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Per-query values of every metric under one convention."""
+
+    convention: Convention
+    qids: np.ndarray
+    columns: tuple[str, ...]
+    values: np.ndarray  # (n_queries, n_metrics)
+
+    def __getitem__(self, metric: str) -> np.ndarray:
+        try:
+            return self.values[:, self.columns.index(metric)]
+        except ValueError:
+            raise KeyError(f"no metric {metric!r}; have {', '.join(self.columns)}") from None
+
+    def mean(self) -> dict[str, float]:
+        """Arithmetic mean over all queries (empty ones included)."""
+        return dict(zip(self.columns, self.values.mean(axis=0).tolist()))
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.values, index=pd.Index(self.qids, name="qid"), columns=self.columns)
+
+
+def evaluate(
+    y,
+    scores,
+    qid=None,
+    *,
+    offsets=None,
+    conventions: Iterable[str | Convention] = ("ranklib",),
+    cutoffs: str | Iterable[int] = "1-10",
+    docid=None,
+    max_label: int | None = None,
+) -> dict[str, Evaluation]:
+    """Evaluate ``scores`` under each convention; returns ``{convention key: Evaluation}``.
+
+    Query structure comes from ``qid`` (contiguous) or ``offsets``. ``docid`` is needed by
+    ``docid-desc`` tie policies. ``max_label`` sets the gain table size and ERR's maximum
+    grade (default: the largest label present).
+    """
+    if offsets is None:
+        if qid is None:
+            raise LtrconvError("evaluate needs qid or offsets")
+        offsets = offsets_from_qid(np.asarray(qid))
+    y, scores, offsets = _validate(y, scores, offsets)
+    qids = np.asarray(qid)[offsets[:-1]] if qid is not None else np.arange(len(offsets) - 1)
+    ks = parse_cutoffs(cutoffs)
+    convs = [get(c) for c in conventions]
+    top = int(y.max()) if max_label is None else int(max_label)
+    if len(y) and y.max() > top:
+        raise InputError(f"label {int(y.max())} exceeds max_label {top}")
+    disc_len = max(int(np.diff(offsets).max()), int(ks.max()))
+    needs_docid = any(c.ties == "docid-desc" for c in convs)
+    tiekey = docid_ranks(docid if needs_docid else None, len(y))
+    columns = tuple(metric_names(ks.tolist()))
+    out: dict[str, Evaluation] = {}
+    for conv in convs:
+        vals = K.all_query_metrics(
+            y, scores, tiekey, offsets, conv.gain_table(top), conv.discounts(disc_len), ks,
+            K.TIE_CODES[conv.ties], conv.empty, conv.short == "zero", conv.rel, conv.pk == "k",
+            float(max(top, 1)),
+        )
+        out[conv.key] = Evaluation(conv, qids, columns, vals)
+    return out
+
+
+def evaluate_dataset(data: Dataset, scores, **kwargs) -> dict[str, Evaluation]:
+    """:func:`evaluate` on a :class:`~ltrconv.data.Dataset`."""
+    return evaluate(data.y, scores, data.qid, offsets=data.offsets, docid=data.docid, **kwargs)
+
+
+class NDCGScorer:
+    """NDCG@k under one convention for fixed labels and query structure.
+
+    Precomputes gains and 1/IDCG@k; queries whose NDCG the convention fixes regardless of the
+    order (IDCG = 0, or n < k under ``short=zero``) get ``inv_idcg = 0`` and their fixed value.
+    """
+
+    def __init__(self, y, offsets, convention: str | Convention, k: int, docid=None,
+                 max_label: int | None = None):
+        self.convention = get(convention)
+        self.k = int(k)
+        if self.k < 1:
+            raise LtrconvError(f"cutoff must be >= 1, got {k}")
+        y = np.asarray(y).astype(np.int64)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.y = y
+        top = int(y.max()) if max_label is None else int(max_label)
+        self.gains = self.convention.gain_table(top)[y]
+        n_max = max(int(np.diff(self.offsets).max()), self.k)
+        self.disc = self.convention.discounts(n_max)
+        self.tie_code = K.TIE_CODES[self.convention.ties]
+        self.tiekey = docid_ranks(docid if self.tie_code == 1 else None, len(y))
+        sizes = np.diff(self.offsets)
+        nq = len(sizes)
+        self.inv_idcg = np.zeros(nq)
+        self.fallback = np.zeros(nq)
+        for q in range(nq):
+            a, b = self.offsets[q], self.offsets[q + 1]
+            idcg = K.ideal_dcg(self.gains[a:b], self.disc, self.k)
+            if idcg <= 0:
+                self.fallback[q] = self.convention.empty
+            elif self.convention.short == "zero" and sizes[q] < self.k:
+                self.fallback[q] = 0.0
+            else:
+                self.inv_idcg[q] = 1.0 / idcg
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def fixed(self) -> np.ndarray:
+        """Queries whose value does not depend on the scores."""
+        return self.inv_idcg == 0.0
+
+    def per_query(self, scores) -> np.ndarray:
+        scores = np.asarray(scores, dtype=np.float64)
+        if len(scores) != len(self.y):
+            raise InputError(f"{len(scores)} scores for {len(self.y)} documents")
+        return K.all_query_ndcg(self.gains, scores, self.y, self.tiekey, self.offsets, self.disc,
+                                self.k, self.tie_code, self.inv_idcg, self.fallback)
+
+    def mean(self, scores) -> float:
+        return float(self.per_query(scores).mean())
+
+    def swap_deltas(self, q: int, scores_q) -> np.ndarray:
+        """(n, n) matrix of |ΔNDCG@k| for swapping two documents of query ``q``."""
+        a, b = self.offsets[q], self.offsets[q + 1]
+        return K.swap_deltas(self.gains[a:b], np.asarray(scores_q, dtype=np.float64), self.y[a:b],
+                             self.tiekey[a:b], self.disc, self.k, self.tie_code, self.inv_idcg[q])
+
+
+_METRIC_RE = re.compile(r"^ndcg@(\d+):(.+)$")
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A training metric ``ndcg@K:CONVENTION`` (e.g. ``ndcg@10:letor``)."""
+
+    k: int
+    convention: Convention
+
+    @classmethod
+    def parse(cls, text: "str | MetricSpec") -> "MetricSpec":
+        if isinstance(text, MetricSpec):
+            return text
+        m = _METRIC_RE.match(str(text).strip())
+        if not m or int(m.group(1)) < 1:
+            raise LtrconvError(f"metric {text!r}: expected ndcg@K:CONVENTION, e.g. ndcg@10:ranklib")
+        return cls(int(m.group(1)), get(m.group(2)))
+
+    def __str__(self) -> str:
+        return f"ndcg@{self.k}:{self.convention.key}"
+
+    def scorer(self, y, offsets, docid=None, max_label: int | None = None) -> NDCGScorer:
+        return NDCGScorer(y, offsets, self.convention, self.k, docid=docid, max_label=max_label)
