@@ -1,0 +1,29 @@
+"""Shared fixtures: the STUDY.md worked example and the MQ2008 copy beside the checkout."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+MQ2008 = Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008"
+
+
+@pytest.fixture(scope="session")
+def mq2008_dir() -> Path:
+    if not (MQ2008 / "Fold1" / "train.txt").exists():
+        pytest.skip(f"MQ2008 not found at {MQ2008} (the copy CI keeps beside the checkout)")
+    return MQ2008
+
+
+@pytest.fixture(scope="session")
+def worked_example():
+    """Three queries of STUDY.md: q1 (ties), q2 (6 documents), q3 (no relevant document)."""
+    y = np.array([2, 0, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0] + [0, 1, 0, 0, 2, 0] + [0] * 8)
+    s = np.array(
+        [0.9, 0.8, 0.8, 0.7, 0.5, 0.5, 0.4, 0.3, 0.2, 0.2, 0.1, 0.0]
+        + [0.5, 0.4, 0.3, 0.3, 0.2, 0.1]
+        + [0.5] * 8
+    )
+    qid = np.array([1] * 12 + [2] * 6 + [3] * 8)
+    docid = np.array([f"d{i:02d}" for i in range(12)] + [f"e{i}" for i in range(6)] + [f"f{i}" for i in range(8)])
+    return y, s, qid, docid
