@@ -40,7 +40,7 @@ GAIN_KINDS = ("exp", "linear")
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 
 
-class ConventionError(LtrconvError, ValueError):
+class ConventionError(LtrconvError):
     """An invalid convention parameter or an unknown convention name."""
 
 

@@ -1,11 +1,11 @@
 """Errors raised for bad input; the CLI prints them as one line and exits non-zero."""
 
 
-class LtrconvError(Exception):
+class LtrconvError(ValueError):
     """Any user-facing error: bad data file, bad config, bad parameter."""
 
 
-class InputError(LtrconvError, ValueError):
+class InputError(LtrconvError):
     """Malformed input, located as precisely as possible: ``file:line: message``."""
 
     def __init__(self, message: str, path: str | None = None, line: int | None = None):

@@ -22,7 +22,7 @@ from ..metrics import MetricSpec, NDCGScorer
 MODEL_MAGIC = "ltrconv-model-v1"
 
 
-class ParamError(LtrconvError, ValueError):
+class ParamError(LtrconvError):
     """A bad hyperparameter value."""
 
 
