@@ -1,0 +1,100 @@
+"""Significance tests and error combination used to compare trained rankers.
+
+* paired t-test on differences d_i = a_i - b_i: ``t = mean(d) / (sd(d) / sqrt(n))`` with
+  ``sd`` the sample standard deviation (ddof = 1), two-sided ``p = 2 P(T_{n-1} > |t|)``;
+* Holm's step-down adjustment of a family of m p-values;
+* per-fold standard errors combined in quadrature.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats as _st
+
+
+def t_from_moments(n, mean, sd, constant=None) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised paired t statistic and two-sided p from n, mean(d) and sd(d) (ddof = 1).
+
+    ``constant`` marks groups whose differences are all equal (sd = 0 exactly): all zero
+    gives t = 0, p = 1; a non-zero constant gives t = ±inf, p = 0. Otherwise n < 2 gives NaN.
+    """
+    n = np.asarray(n, dtype=np.float64)
+    mean = np.asarray(mean, dtype=np.float64)
+    sd = np.asarray(sd, dtype=np.float64)
+    constant = (sd == 0) if constant is None else np.asarray(constant, dtype=bool)
+    t = np.full(np.broadcast(n, mean, sd).shape, np.nan)
+    p = np.full(t.shape, np.nan)
+    ok = (n >= 2) & ~constant & (sd > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(ok, mean / (sd / np.sqrt(n)), t)
+    p = np.where(ok, 2.0 * _st.t.sf(np.abs(t), np.maximum(n - 1.0, 1.0)), p)
+    zero = constant & (mean == 0) & (n >= 1)
+    t = np.where(zero, 0.0, t)
+    p = np.where(zero, 1.0, p)
+    step = constant & (mean != 0) & (n >= 1)
+    t = np.where(step, np.copysign(np.inf, mean), t)
+    p = np.where(step, 0.0, p)
+    return t, p
+
+
+def paired_ttest(a, b) -> tuple[float, float]:
+    """Two-sided paired t-test of ``a`` against ``b`` (as ``scipy.stats.ttest_rel``).
+
+    Returns ``(t, p)``; identical vectors give ``(0.0, 1.0)`` and a constant non-zero
+    difference ``(±inf, 0.0)`` instead of NaN. Fewer than two pairs give NaN.
+    """
+    a = np.asarray(a, dtype=np.float64).ravel()
+    b = np.asarray(b, dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"paired_ttest needs equal lengths, got {a.size} and {b.size}")
+    if np.isnan(a).any() or np.isnan(b).any():
+        raise ValueError("paired_ttest: NaN in the inputs")
+    d = a - b
+    if d.size == 0:
+        return float("nan"), float("nan")
+    constant = bool(d.min() == d.max())
+    sd = float(d.std(ddof=1)) if d.size > 1 else float("nan")
+    t, p = t_from_moments(d.size, d.mean() if not constant else d[0], sd, constant)
+    return float(t), float(p)
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm step-down adjusted p-values, same shape as the input.
+
+    With the m non-NaN p-values sorted ascending p_(1) <= ... <= p_(m):
+    ``p~_(i) = min(1, max_{j <= i} (m - j + 1) p_(j))``. NaN entries stay NaN and do not
+    count in m.
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    flat = p.ravel()
+    idx = np.flatnonzero(~np.isnan(flat))
+    if idx.size == 0:
+        return out
+    if (flat[idx] < 0).any() or (flat[idx] > 1).any():
+        raise ValueError("holm: p-values must lie in [0, 1]")
+    order = idx[np.argsort(flat[idx], kind="stable")]
+    m = order.size
+    scaled = (m - np.arange(m)) * flat[order]
+    adjusted = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    res = out.ravel()
+    res[order] = adjusted
+    return res.reshape(p.shape)
+
+
+def quadrature_stderr(per_fold_stderrs, how: str = "mean") -> float:
+    """Combine per-fold standard errors se_1..se_F in quadrature.
+
+    ``how="mean"`` (default): standard error of the mean of the F fold means,
+    ``sqrt(sum_f se_f^2) / F``. ``how="rms"``: the root mean square ``sqrt(sum_f se_f^2 / F)``,
+    a typical single-fold standard error (sqrt(F) times larger).
+    """
+    se = np.asarray(per_fold_stderrs, dtype=np.float64).ravel()
+    if se.size == 0:
+        return float("nan")
+    total = float(np.sqrt(np.sum(se**2)))
+    if how == "mean":
+        return total / se.size
+    if how == "rms":
+        return total / np.sqrt(se.size)
+    raise ValueError(f"quadrature_stderr: how must be 'mean' or 'rms', got {how!r}")
