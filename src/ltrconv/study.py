@@ -169,7 +169,8 @@ def algorithm_order(summary: pd.DataFrame, train_convention: str = "ranklib",
                 & (summary["metric"] == metric) & (summary["k"].astype(int) == int(k))]
     if s.empty:
         return pd.DataFrame(columns=ORDER_COLUMNS)
-    s = s[["dataset", "train_convention", "metric", "k", "eval_convention", "algorithm", "mean"]].copy()
+    s = s[["dataset", "train_convention", "metric", "k", "eval_convention", "algorithm",
+           "mean"]].reset_index(drop=True)
     s["rank"] = (s.groupby(["dataset", "eval_convention"])["mean"]
                  .rank(ascending=False, method="min").astype(np.int64))
     ref = s[s["eval_convention"] == reference].set_index(["dataset", "algorithm"])
@@ -496,6 +497,29 @@ def claims_markdown(summary: pd.DataFrame, tests: pd.DataFrame, order: pd.DataFr
         lines += [f"- {m}" for m in c["measured"]] or ["- no data"]
         lines += ["", f"Verdict: **{c['verdict']}**"]
     return "\n".join(lines) + "\n"
+
+
+def audit_from_table(table: pd.DataFrame) -> dict:
+    """The audit dict back from its tidy form (columns section, key, value).
+
+    Rows of section ``dataset`` become top-level keys; other sections (``a.b``) become nested
+    dicts, with integer keys where the key is a number (cutoffs, labels, sizes).
+    """
+    missing = {"section", "key", "value"} - set(table.columns)
+    if missing:
+        raise LtrconvError(f"audit table lacks column(s) {sorted(missing)}")
+    out: dict = {}
+    for section, key, value in table[["section", "key", "value"]].itertuples(index=False):
+        node = out
+        if section != "dataset":
+            for part in str(section).split("."):
+                node = node.setdefault(part, {})
+        key = str(key)
+        k = int(key) if key.lstrip("-").isdigit() else key
+        v = float(value)
+        node[k] = int(v) if v.is_integer() and k in ("queries", "documents", "features",
+                                                      "empty_queries") else v
+    return out
 
 
 def synthetic_per_query(
