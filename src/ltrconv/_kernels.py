@@ -1,4 +1,8 @@
-"""Numba kernels: one query at a time, plus parallel wrappers over all queries.
+"""Numba kernels: one query at a time, plus wrappers over all queries.
+
+Each wrapper exists serial and parallel (``*_parallel``, ``prange`` over queries); on small
+data such as MQ2008 (~1 ms a call) the serial one is faster, and threads only pay off on
+large collections, so callers dispatch on the number of documents (``PARALLEL_MIN_DOCS``).
 
 Tie codes: 0 input-order, 1 docid-desc (float32 scores), 2 average, 3 pessimistic,
 4 optimistic. ``tiekey`` is the docid's byte-order rank (used by code 1 only).
@@ -9,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+PARALLEL_MIN_DOCS = 500_000
 TIE_CODES = {"input-order": 0, "docid-desc": 1, "average": 2, "pessimistic": 3, "optimistic": 4}
 
 
@@ -30,13 +35,11 @@ def rank_order(scores, labels, tiekey, tie_code):
 
 @njit(cache=True)
 def group_ends(sorted_scores, tie_code):
-    """end[p] = one past the last position tied with p (p itself unless tie_code is average)."""
+    """end[p] = one past the last position tied with p; empty unless tie_code is average."""
     n = len(sorted_scores)
-    end = np.empty(n, dtype=np.int64)
     if tie_code != 2:
-        for p in range(n):
-            end[p] = p + 1
-        return end
+        return np.empty(0, dtype=np.int64)
+    end = np.empty(n, dtype=np.int64)
     i = 0
     while i < n:
         j = i + 1
@@ -76,76 +79,83 @@ def ideal_dcg(gains_q, disc, k):
 
 
 @njit(cache=True)
-def query_metrics(labels, scores, tiekey, gain_table, disc, cutoffs, tie_code, empty,
-                  short_zero, rel, pk_k, err_max, out):
-    """All metrics of one query into ``out``.
+def sorted_query_metrics(ls, ends, gain_table, ideal_labels, disc, cutoffs, tie_code, empty,
+                         short_zero, rel, pk_k, err_stop, out):
+    """All metrics of one query, given its labels in ranked order, into ``out``.
 
-    Layout with C = len(cutoffs): NDCG[C], DCG[C], P[C], ERR[C], AP, RR. Under tie code 2
-    (average) every value is the expectation over the orders of tied documents; ERR is NaN
-    there (no closed form).
+    ``ends`` marks tie groups (see :func:`group_ends`); ``ideal_labels`` lists the labels by
+    gain, highest first (the ideal order); ``err_stop[l]`` is ERR's stopping probability of
+    grade l; ``cutoffs`` ascending. Layout with C = len(cutoffs): NDCG[C], DCG[C], P[C],
+    ERR[C], AP, RR. Under tie code 2 (average) every value is the expectation over the orders
+    of tied documents; ERR is NaN there (it has no closed form).
     """
-    n = len(labels)
+    n = len(ls)
     C = len(cutoffs)
-    order = rank_order(scores, labels, tiekey, tie_code)
-    ls = labels[order]
-    ends = group_ends(scores[order], tie_code)
-    g_raw = np.empty(n)
-    r_raw = np.empty(n)
+    counts = np.zeros(len(gain_table), dtype=np.int64)
     for p in range(n):
-        g_raw[p] = gain_table[ls[p]]
-        r_raw[p] = 1.0 if ls[p] >= rel else 0.0
-    g = expected_by_position(g_raw, ends)
-    r = expected_by_position(r_raw, ends)
-    ideal = np.sort(g_raw)[::-1]
-    kmax = cutoffs.max()
-    m = min(n, kmax)
-    cdcg = np.zeros(m)
-    cidcg = np.zeros(m)
-    crel = np.zeros(m)
-    cerr = np.zeros(m)
+        counts[ls[p]] += 1
+    avg = tie_code == 2
+    if avg:
+        g_raw = np.empty(n)
+        r_raw = np.empty(n)
+        for p in range(n):
+            g_raw[p] = gain_table[ls[p]]
+            r_raw[p] = 1.0 if ls[p] >= rel else 0.0
+        g = expected_by_position(g_raw, ends)
+        r = expected_by_position(r_raw, ends)
+    else:
+        g = np.empty(0)
+        r = np.empty(0)
+    ideal_i = 0
+    ideal_left = counts[ideal_labels[0]]
     acc_d = 0.0
     acc_i = 0.0
     acc_r = 0.0
     acc_e = 0.0
     p_cont = 1.0
-    for p in range(m):
-        acc_d += g[p] * disc[p]
-        acc_i += ideal[p] * disc[p]
-        acc_r += r[p]
-        stop = (2.0 ** ls[p] - 1.0) / (2.0 ** err_max)
-        acc_e += p_cont * stop / (p + 1.0)
-        p_cont *= 1.0 - stop
-        cdcg[p] = acc_d
-        cidcg[p] = acc_i
-        crel[p] = acc_r
-        cerr[p] = acc_e
-    for c in range(C):
-        k = cutoffs[c]
-        last = min(k, n) - 1
-        idcg = cidcg[last]
-        if idcg <= 0.0:
-            ndcg = empty
-        elif short_zero and n < k:
-            ndcg = 0.0
+    c = 0
+    for p in range(min(n, cutoffs[C - 1])):
+        if avg:
+            acc_d += g[p] * disc[p]
+            acc_r += r[p]
         else:
-            ndcg = cdcg[last] / idcg
-        out[c] = ndcg
-        out[C + c] = cdcg[last]
-        out[2 * C + c] = crel[last] / (k if pk_k else min(k, n))
-        out[3 * C + c] = np.nan if tie_code == 2 else cerr[last]
+            acc_d += gain_table[ls[p]] * disc[p]
+            acc_r += 1.0 if ls[p] >= rel else 0.0
+            stop = err_stop[ls[p]]
+            acc_e += p_cont * stop / (p + 1.0)
+            p_cont *= 1.0 - stop
+        while ideal_left == 0:
+            ideal_i += 1
+            ideal_left = counts[ideal_labels[ideal_i]]
+        acc_i += gain_table[ideal_labels[ideal_i]] * disc[p]
+        ideal_left -= 1
+        while c < C and (cutoffs[c] == p + 1 or (p == n - 1 and cutoffs[c] > n)):
+            k = cutoffs[c]
+            if acc_i <= 0.0:
+                out[c] = empty
+            elif short_zero and n < k:
+                out[c] = 0.0
+            else:
+                out[c] = acc_d / acc_i
+            out[C + c] = acc_d
+            out[2 * C + c] = acc_r / (k if pk_k else min(k, n))
+            out[3 * C + c] = np.nan if avg else acc_e
+            c += 1
     # AP and RR, exact expectations over tie groups (groups of one when not averaging).
-    n_rel = r_raw.sum()
+    n_rel = 0.0
+    for lab in range(rel, len(counts)):
+        n_rel += counts[lab]
     ap = 0.0
     rr = 0.0
     seen_rel = 0.0
     found = False
     i = 0
-    while i < n:
-        j = ends[i]
+    while i < n and seen_rel < n_rel:
+        j = ends[i] if avg else i + 1
         size = j - i
         grel = 0.0
         for p in range(i, j):
-            grel += r_raw[p]
+            grel += 1.0 if ls[p] >= rel else 0.0
         if grel > 0:
             for t in range(1, size + 1):
                 within = 0.0 if size == 1 else (t - 1) * (grel - 1.0) / (size - 1.0)
@@ -153,8 +163,7 @@ def query_metrics(labels, scores, tiekey, gain_table, disc, cutoffs, tie_code, e
             if not found:
                 p_none = 1.0
                 for t in range(1, size + 1):
-                    left = size - t + 1.0
-                    hit = grel / left
+                    hit = grel / (size - t + 1.0)
                     rr += p_none * hit / (i + t)
                     p_none *= 1.0 - hit
                 found = True
@@ -164,16 +173,37 @@ def query_metrics(labels, scores, tiekey, gain_table, disc, cutoffs, tie_code, e
     out[4 * C + 1] = rr
 
 
-@njit(parallel=True, cache=True)
-def all_query_metrics(labels, scores, tiekey, offsets, gain_table, disc, cutoffs, tie_code,
-                      empty, short_zero, rel, pk_k, err_max):
+def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels, discs, cutoffs,
+                       tie_codes, empties, short_zeros, rels, pk_ks, err_stop):
+    """Metrics of every query under every convention: out[convention, query, metric].
+
+    Per-convention parameters are arrays with one row/entry per convention; conventions that
+    share a tie policy (consecutive entries of ``tie_codes``) share one sort of each query.
+    """
     nq = len(offsets) - 1
-    out = np.empty((nq, 4 * len(cutoffs) + 2))
+    nc = len(tie_codes)
+    out = np.empty((nc, nq, 4 * len(cutoffs) + 2))
     for q in prange(nq):
         a, b = offsets[q], offsets[q + 1]
-        query_metrics(labels[a:b], scores[a:b], tiekey[a:b], gain_table, disc, cutoffs,
-                      tie_code, empty, short_zero, rel, pk_k, err_max, out[q])
+        lab = labels[a:b]
+        sc = scores[a:b]
+        prev = -1
+        ls = lab
+        ends = np.empty(0, dtype=np.int64)
+        for c in range(nc):
+            if tie_codes[c] != prev:
+                order = rank_order(sc, lab, tiekey[a:b], tie_codes[c])
+                ls = lab[order]
+                ends = group_ends(sc[order], tie_codes[c])
+                prev = tie_codes[c]
+            sorted_query_metrics(ls, ends, gain_tables[c], ideal_labels[c], discs[c], cutoffs,
+                                 tie_codes[c], empties[c], short_zeros[c], rels[c], pk_ks[c],
+                                 err_stop, out[c, q])
     return out
+
+
+all_query_metrics = njit(cache=True)(_all_query_metrics)
+all_query_metrics_parallel = njit(parallel=True, cache=True)(_all_query_metrics)
 
 
 @njit(cache=True)
@@ -192,8 +222,7 @@ def query_ndcg(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idc
     return total * inv_idcg
 
 
-@njit(parallel=True, cache=True)
-def all_query_ndcg(gains, scores, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, fallback):
+def _all_query_ndcg(gains, scores, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, fallback):
     nq = len(offsets) - 1
     out = np.empty(nq)
     for q in prange(nq):
@@ -201,6 +230,10 @@ def all_query_ndcg(gains, scores, labels, tiekey, offsets, disc, k, tie_code, in
         out[q] = query_ndcg(gains[a:b], scores[a:b], labels[a:b], tiekey[a:b], disc, k,
                             tie_code, inv_idcg[q], fallback[q])
     return out
+
+
+all_query_ndcg = njit(cache=True)(_all_query_ndcg)
+all_query_ndcg_parallel = njit(parallel=True, cache=True)(_all_query_ndcg)
 
 
 @njit(cache=True)

@@ -11,6 +11,7 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,11 @@ class Dataset:
         """The qid of each query, in file order."""
         return self.qid[self.offsets[:-1]]
 
+    @cached_property
+    def docid_rank(self) -> np.ndarray:
+        """Rank of each docid in byte order, the tie-break key of ``docid-desc``."""
+        return docid_ranks(self.docid, self.n_docs)
+
     @property
     def sizes(self) -> np.ndarray:
         return np.diff(self.offsets)
@@ -91,6 +97,18 @@ class Dataset:
                 )
         except (OSError, KeyError, ValueError) as exc:
             raise InputError(f"not a dataset cache: {exc}", str(path)) from None
+
+
+def docid_ranks(docid: np.ndarray | None, n: int) -> np.ndarray:
+    """Rank of each docid in byte order (0 = smallest); zeros when there are none."""
+    if docid is None:
+        return np.zeros(n, dtype=np.int64)
+    docid = np.asarray(docid)
+    if len(docid) != n:
+        raise InputError(f"docid has {len(docid)} entries for {n} documents")
+    # numpy orders str arrays by code point, which is UTF-8 byte order
+    _, inv = np.unique(docid.astype(str), return_inverse=True)
+    return inv.astype(np.int64)
 
 
 def offsets_from_qid(qid: np.ndarray, source: str | None = None) -> np.ndarray:

@@ -21,20 +21,8 @@ import numpy as np
 
 from . import _kernels as K
 from .conventions import Convention, get
-from .data import Dataset, offsets_from_qid
+from .data import Dataset, docid_ranks, offsets_from_qid
 from .errors import InputError, LtrconvError
-
-
-def docid_ranks(docid: np.ndarray | None, n: int) -> np.ndarray:
-    """Rank of each docid in byte order (0 = smallest); zeros when there are none."""
-    if docid is None:
-        return np.zeros(n, dtype=np.int64)
-    docid = np.asarray(docid)
-    if len(docid) != n:
-        raise InputError(f"docid has {len(docid)} entries for {n} documents")
-    encoded = np.array([str(d).encode() for d in docid], dtype=object)
-    _, inv = np.unique(encoded, return_inverse=True)
-    return inv.astype(np.int64)
 
 
 def parse_cutoffs(spec: str | int | Iterable[int]) -> np.ndarray:
@@ -121,12 +109,14 @@ def evaluate(
     conventions: Iterable[str | Convention] = ("ranklib",),
     cutoffs: str | Iterable[int] = "1-10",
     docid=None,
+    docid_rank=None,
     max_label: int | None = None,
 ) -> dict[str, Evaluation]:
     """Evaluate ``scores`` under each convention; returns ``{convention key: Evaluation}``.
 
     Query structure comes from ``qid`` (contiguous) or ``offsets``. ``docid`` is needed by
-    ``docid-desc`` tie policies. ``max_label`` sets the gain table size and ERR's maximum
+    ``docid-desc`` tie policies (``docid_rank``, their byte-order ranks, may be given
+    instead, as :attr:`Dataset.docid_rank <ltrconv.data.Dataset.docid_rank>` caches them). ``max_label`` sets the gain table size and ERR's maximum
     grade (default: the largest label present).
     """
     if offsets is None:
@@ -141,23 +131,40 @@ def evaluate(
     if len(y) and y.max() > top:
         raise InputError(f"label {int(y.max())} exceeds max_label {top}")
     disc_len = max(int(np.diff(offsets).max()), int(ks.max()))
-    needs_docid = any(c.ties == "docid-desc" for c in convs)
-    tiekey = docid_ranks(docid if needs_docid else None, len(y))
+    if docid_rank is None:
+        needs_docid = any(c.ties == "docid-desc" for c in convs)
+        docid_rank = docid_ranks(docid if needs_docid else None, len(y))
     columns = tuple(metric_names(ks.tolist()))
+    # group conventions by tie policy so that each query is sorted once per policy
+    todo = sorted(range(len(convs)), key=lambda i: K.TIE_CODES[convs[i].ties])
+    cs = [convs[i] for i in todo]
+    err_stop = (np.exp2(np.arange(top + 1)) - 1.0) / np.exp2(max(top, 1))
+    gains = np.array([c.gain_table(top) for c in cs])
+    kernel = K.all_query_metrics_parallel if len(y) >= K.PARALLEL_MIN_DOCS else K.all_query_metrics
+    vals = kernel(
+        y, scores, np.asarray(docid_rank, dtype=np.int64), offsets,
+        gains,
+        np.argsort(-gains, axis=1, kind="stable"),
+        np.array([c.discounts(disc_len) for c in cs]),
+        ks,
+        np.array([K.TIE_CODES[c.ties] for c in cs], dtype=np.int64),
+        np.array([c.empty for c in cs]),
+        np.array([c.short == "zero" for c in cs]),
+        np.array([c.rel for c in cs], dtype=np.int64),
+        np.array([c.pk == "k" for c in cs]),
+        err_stop,
+    )
     out: dict[str, Evaluation] = {}
-    for conv in convs:
-        vals = K.all_query_metrics(
-            y, scores, tiekey, offsets, conv.gain_table(top), conv.discounts(disc_len), ks,
-            K.TIE_CODES[conv.ties], conv.empty, conv.short == "zero", conv.rel, conv.pk == "k",
-            float(max(top, 1)),
-        )
-        out[conv.key] = Evaluation(conv, qids, columns, vals)
+    slot = {i: j for j, i in enumerate(todo)}
+    for i, conv in enumerate(convs):
+        out[conv.key] = Evaluation(conv, qids, columns, vals[slot[i]])
     return out
 
 
 def evaluate_dataset(data: Dataset, scores, **kwargs) -> dict[str, Evaluation]:
     """:func:`evaluate` on a :class:`~ltrconv.data.Dataset`."""
-    return evaluate(data.y, scores, data.qid, offsets=data.offsets, docid=data.docid, **kwargs)
+    return evaluate(data.y, scores, data.qid, offsets=data.offsets, docid_rank=data.docid_rank,
+                    **kwargs)
 
 
 class NDCGScorer:
@@ -209,7 +216,8 @@ class NDCGScorer:
         scores = np.asarray(scores, dtype=np.float64)
         if len(scores) != len(self.y):
             raise InputError(f"{len(scores)} scores for {len(self.y)} documents")
-        return K.all_query_ndcg(self.gains, scores, self.y, self.tiekey, self.offsets, self.disc,
+        kernel = K.all_query_ndcg_parallel if len(scores) >= K.PARALLEL_MIN_DOCS else K.all_query_ndcg
+        return kernel(self.gains, scores, self.y, self.tiekey, self.offsets, self.disc,
                                 self.k, self.tie_code, self.inv_idcg, self.fallback)
 
     def mean(self, scores) -> float:

@@ -1,0 +1,97 @@
+"""Time the convention engine against pytrec_eval on the same job.
+
+Job: NDCG@1..10 and MAP for every query of MQ2008 (S1..S5, 784 queries, 15,211 documents)
+under the four tools' conventions (ranklib, trec, yahoo, letor). pytrec_eval only knows the
+trec convention, so its peer job is one ``evaluate`` call per convention (4 calls), with the
+qrels parsed once outside the timing, as a user of pytrec_eval would; likewise ltrconv's
+dataset caches its docid order.
+
+    python benchmarks/bench_metrics.py [--data DIR] [--repeats 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ltrconv import evaluate_dataset
+from ltrconv.data import Dataset, read_letor
+
+HERE = Path(__file__).resolve()
+DEFAULT_DATA = HERE.parents[2] / "shared" / "data" / "MQ2008"
+CONVENTIONS = ["ranklib", "trec", "yahoo", "letor"]
+
+
+def load_all(root: Path) -> Dataset:
+    parts = [read_letor(root / f"S{i}.txt") for i in range(1, 6)]
+    sizes = np.concatenate([p.sizes for p in parts])
+    return Dataset(
+        X=np.vstack([p.X for p in parts]), y=np.concatenate([p.y for p in parts]),
+        qid=np.concatenate([p.qid for p in parts]),
+        offsets=np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
+        docid=np.concatenate([p.docid for p in parts]), source=str(root),
+    )
+
+
+def median_ms(fn, repeats: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    q = statistics.quantiles(times, n=4)
+    return statistics.median(times), q[2] - q[0]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--repeats", type=int, default=30)
+    args = ap.parse_args()
+    import pytrec_eval
+
+    data = load_all(args.data)
+    scores = np.round(data.X[:, 37], 3)  # a BM25-like feature, rounded: realistic ties
+    print(f"data: {data.n_queries} queries, {data.n_docs} documents; {len(np.unique(scores))} distinct scores")
+
+    def ours():
+        return evaluate_dataset(data, scores, conventions=CONVENTIONS, cutoffs="1-10")
+
+    t0 = time.perf_counter()
+    res = ours()
+    print(f"first call (includes numba load/compile): {(time.perf_counter() - t0):.2f} s")
+
+    remap = (0, 1, 3)
+    qrel, run = {}, {}
+    for q, d, lab, s in zip(data.qid.astype(str), data.docid, data.y, scores):
+        qrel.setdefault(q, {})[d] = remap[lab]
+        run.setdefault(q, {})[d] = float(s)
+    measures = {f"ndcg_cut_{k}" for k in range(1, 11)} | {"map"}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrel, measures)
+
+    def theirs():
+        return [evaluator.evaluate(run) for _ in CONVENTIONS]
+
+    ref = theirs()[0]
+    ndcg10 = np.array([ref[str(q)]["ndcg_cut_10"] for q in res["trec"].qids])
+    err = np.abs(ndcg10 - res["trec"]["NDCG@10"]).max()
+    print(f"check: max |ltrconv trec - pytrec_eval| on NDCG@10 = {err:.2e}")
+
+    ours_ms, ours_iqr = median_ms(ours, args.repeats)
+    theirs_ms, theirs_iqr = median_ms(theirs, max(5, args.repeats // 3))
+    print(f"ltrconv     4 conventions x (NDCG@1..10, P@1..10, ERR@1..10, MAP, RR): "
+          f"median {ours_ms:8.2f} ms (IQR {ours_iqr:.2f})")
+    print(f"pytrec_eval 4 x evaluate (ndcg_cut_1..10, map):                      "
+          f"median {theirs_ms:8.2f} ms (IQR {theirs_iqr:.2f})")
+    print(f"speed-up: {theirs_ms / ours_ms:.1f}x   target >= 10x and < 50 ms: "
+          f"{'met' if theirs_ms / ours_ms >= 10 and ours_ms < 50 else 'NOT met'}")
+    for name in CONVENTIONS:
+        print(f"  mean NDCG@10 {name:8s} {res[name].mean()['NDCG@10']:.4f}")
+
+
+if __name__ == "__main__":
+    main()
