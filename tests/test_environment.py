@@ -1,0 +1,30 @@
+"""pyproject.toml and environment.yml list the same packages with the same lower bounds."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _split(req: str) -> tuple[str, str]:
+    m = re.match(r"^\s*([A-Za-z0-9_.-]+)\s*(.*)$", req)
+    return m.group(1).lower().replace("_", "-"), m.group(2).replace(" ", "")
+
+
+def test_pyproject_and_environment_agree():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = dict(_split(r) for r in project["dependencies"] + project["optional-dependencies"]["test"])
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    listed = {}
+    for dep in env["dependencies"]:
+        items = dep["pip"] if isinstance(dep, dict) else [dep]
+        for item in items:
+            if item.startswith("-e") or item in ("pip",):
+                continue
+            name, bound = _split(item)
+            listed[name] = bound
+    assert listed.pop("python") == ">=" + project["requires-python"].lstrip(">=")
+    assert listed == wanted
