@@ -47,7 +47,8 @@ def run_one(name: str, data: Path, fold: int, metric: str) -> dict:
         dtr = lgb.Dataset(tr.X, tr.y, group=sizes(tr))
         dva = lgb.Dataset(va.X, va.y, group=sizes(va), reference=dtr)
         params = dict(objective="lambdarank", num_leaves=10, learning_rate=0.1, metric="ndcg",
-                      ndcg_eval_at=[10], verbose=-1, seed=0, deterministic=True, num_threads=2)
+                      ndcg_eval_at=[10], verbose=-1, seed=0, deterministic=True, num_threads=1,
+                      force_row_wise=True)
         booster = lgb.train(params, dtr, 1000, valid_sets=[dva],
                             callbacks=[lgb.early_stopping(100, verbose=False)])
         predict = lambda X: booster.predict(X, num_iteration=booster.best_iteration)  # noqa: E731
