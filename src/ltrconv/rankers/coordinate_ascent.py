@@ -188,7 +188,7 @@ class LinearObjective:
 
 
 def _candidates(wj: float, step_base: float, n_steps: int) -> np.ndarray:
-    """0 first, then -wj (drop the feature), then +-step*2^i; 0 and duplicates left out after 0."""
+    """Line-search steps, smallest first: 0, -wj (drop the feature), +-step * 2^i."""
     step = max(step_base * abs(wj), 1e-3)
     grow = step * np.exp2(np.arange(n_steps))
     deltas = [0.0]
