@@ -1,0 +1,61 @@
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+from nbclient import NotebookClient
+
+from ltrconv import study
+from ltrconv.audit import audit_frame
+from ltrconv.synthetic import make_letor
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
+
+
+@pytest.fixture(scope="module")
+def results_dir(tmp_path_factory):
+    """A results directory built from a synthetic per-query table through ltrconv.study."""
+    root = tmp_path_factory.mktemp("results") / "toy"
+    tables = root / "tables"
+    tables.mkdir(parents=True)
+    pq = study.synthetic_per_query(n_queries=30, n_folds=2, algorithms=("coordinate_ascent", "adarank"),
+                                   eval_conventions=("ranklib", "yahoo", "letor"), dataset="toy")
+    pq.to_parquet(root / "per_query.parquet")  # the t-tests are recomputed from it
+    summary = study.summarise(pq)
+    summary.to_csv(tables / "summary.tsv", sep="\t", index=False)
+    study.algorithm_order(summary).to_csv(tables / "algorithm_order.tsv", sep="\t", index=False)
+    audit_frame(make_letor(n_queries=30)).to_csv(tables / "audit.tsv", sep="\t", index=False)
+    pd.DataFrame({"algorithm": ["adarank"] * 2, "train_convention": ["ranklib", "letor"],
+                  "fold": [1, 1], "s": [1.5, 2.0], "max_rss": [120.0, 130.0]}).to_csv(
+        tables / "runtime.tsv", sep="\t", index=False)
+    return root
+
+
+def test_notebook_is_stored_without_outputs():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code and all(not c.outputs and c.execution_count is None for c in code)
+    assert "LTRCONV_RESULTS_DIR" in code[0].source and "RESULTS_DIR" in code[0].source
+
+
+def test_notebook_runs(results_dir, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    monkeypatch.setenv("LTRCONV_RESULTS_DIR", str(results_dir))
+    monkeypatch.setenv("LTRCONV_NOTEBOOK_OUT", str(out))
+    monkeypatch.setenv("LTRCONV_NOTEBOOK_DPI", "50")
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    for stem in ("figure1", "figure2", "runtime"):
+        assert (out / f"{stem}.png").stat().st_size > 1000 and (out / f"{stem}.pdf").exists()
+    texts = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            assert o.output_type != "error"
+            texts.append(o.get("text", "") + str(o.get("data", {}).get("text/markdown", "")))
+    joined = "\n".join(texts)
+    assert "toy: " in joined and "audit: True" in joined
+    assert "# Claims of Busa-Fekete et al. (2012) checked on toy" in joined
+    assert "Verdict: **" in joined
+    assert any("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+    assert not (results_dir / "figures").exists()  # the pipeline's figures are left alone
