@@ -17,44 +17,101 @@ PARALLEL_MIN_DOCS = 500_000
 TIE_CODES = {"input-order": 0, "docid-desc": 1, "average": 2, "pessimistic": 3, "optimistic": 4}
 
 
+INSERTION_MAX = 48
+
+
+@njit(cache=True)
+def ranks_before(i, j, scores, labels, tiekey, tie_code):
+    """True when document i goes strictly before document j under the tie policy."""
+    si = scores[i]
+    sj = scores[j]
+    if tie_code == 1:
+        si = np.float32(si)
+        sj = np.float32(sj)
+    if si != sj:
+        return si > sj
+    if tie_code == 1:
+        return tiekey[i] > tiekey[j]
+    if tie_code == 3:
+        return labels[i] < labels[j]
+    if tie_code == 4:
+        return labels[i] > labels[j]
+    return False
+
+
+@njit(cache=True)
+def insertion_sort(order, scores, labels, tiekey, tie_code):
+    """Stable insertion sort of ``order`` under the tie policy; O(n + inversions)."""
+    for i in range(1, len(order)):
+        cur = order[i]
+        j = i - 1
+        while j >= 0 and ranks_before(cur, order[j], scores, labels, tiekey, tie_code):
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = cur
+
+
+@njit(cache=True)
+def rank_order_into(order, scores, labels, tiekey, tie_code):
+    """Fill ``order`` (length n) with the stable permutation sorting one query by score
+    descending under the tie policy; remaining ties keep input order.
+
+    Short queries use an insertion sort in place; longer ones a stable merge sort by score,
+    then an insertion sort that only has the tied runs left to reorder.
+    """
+    n = len(scores)
+    if n <= INSERTION_MAX:
+        for i in range(n):
+            order[i] = i
+    else:
+        order[:] = np.argsort(-scores, kind="mergesort")
+        if tie_code in (0, 2):
+            return
+    insertion_sort(order, scores, labels, tiekey, tie_code)
+
+
 @njit(cache=True)
 def rank_order(scores, labels, tiekey, tie_code):
-    """Permutation sorting one query by score descending under the tie policy."""
-    if tie_code == 1:
-        first = np.argsort(-tiekey, kind="mergesort")
-        s32 = scores.astype(np.float32)[first]
-        return first[np.argsort(-s32, kind="mergesort")]
-    if tie_code == 3:
-        first = np.argsort(labels, kind="mergesort")
-        return first[np.argsort(-scores[first], kind="mergesort")]
-    if tie_code == 4:
-        first = np.argsort(-labels, kind="mergesort")
-        return first[np.argsort(-scores[first], kind="mergesort")]
-    return np.argsort(-scores, kind="mergesort")
+    """The permutation of :func:`rank_order_into`, as a new array."""
+    order = np.empty(len(scores), dtype=np.int64)
+    rank_order_into(order, scores, labels, tiekey, tie_code)
+    return order
+
+
+@njit(cache=True)
+def group_ends_into(ends, scores, order):
+    """ends[p] = one past the last ranked position tied with position p."""
+    n = len(order)
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and scores[order[j]] == scores[order[i]]:
+            j += 1
+        for p in range(i, j):
+            ends[p] = j
+        i = j
 
 
 @njit(cache=True)
 def group_ends(sorted_scores, tie_code):
-    """end[p] = one past the last position tied with p; empty unless tie_code is average."""
-    n = len(sorted_scores)
+    """Tie-group ends of already sorted scores; empty unless tie_code is 2 (average)."""
     if tie_code != 2:
         return np.empty(0, dtype=np.int64)
-    end = np.empty(n, dtype=np.int64)
-    i = 0
-    while i < n:
-        j = i + 1
-        while j < n and sorted_scores[j] == sorted_scores[i]:
-            j += 1
-        for p in range(i, j):
-            end[p] = j
-        i = j
-    return end
+    ends = np.empty(len(sorted_scores), dtype=np.int64)
+    group_ends_into(ends, sorted_scores, np.arange(len(sorted_scores)))
+    return ends
 
 
 @njit(cache=True)
 def expected_by_position(values, ends):
     """Each position's value replaced by the mean over its tie group."""
     out = values.copy()
+    average_in_place(out, ends)
+    return out
+
+
+@njit(cache=True)
+def average_in_place(values, ends):
     n = len(values)
     i = 0
     while i < n:
@@ -62,9 +119,8 @@ def expected_by_position(values, ends):
         if j - i > 1:
             m = values[i:j].mean()
             for p in range(i, j):
-                out[p] = m
+                values[p] = m
         i = j
-    return out
 
 
 @njit(cache=True)
@@ -80,32 +136,28 @@ def ideal_dcg(gains_q, disc, k):
 
 @njit(cache=True)
 def sorted_query_metrics(ls, ends, gain_table, ideal_labels, disc, cutoffs, tie_code, empty,
-                         short_zero, rel, pk_k, err_stop, out):
+                         short_zero, rel, pk_k, err_stop, counts, g, r, out):
     """All metrics of one query, given its labels in ranked order, into ``out``.
 
-    ``ends`` marks tie groups (see :func:`group_ends`); ``ideal_labels`` lists the labels by
-    gain, highest first (the ideal order); ``err_stop[l]`` is ERR's stopping probability of
-    grade l; ``cutoffs`` ascending. Layout with C = len(cutoffs): NDCG[C], DCG[C], P[C],
-    ERR[C], AP, RR. Under tie code 2 (average) every value is the expectation over the orders
-    of tied documents; ERR is NaN there (it has no closed form).
+    ``ends`` marks tie groups (used under tie code 2 only); ``ideal_labels`` lists the labels
+    by gain, highest first (the ideal order); ``err_stop[l]`` is ERR's stopping probability
+    of grade l; ``cutoffs`` ascending; ``counts``, ``g``, ``r`` are scratch buffers (lengths
+    >= number of labels, n, n). Layout with C = len(cutoffs): NDCG[C], DCG[C], P[C], ERR[C],
+    AP, RR. Under tie code 2 (average) every value is the expectation over the orders of
+    tied documents; ERR is NaN there (it has no closed form).
     """
     n = len(ls)
     C = len(cutoffs)
-    counts = np.zeros(len(gain_table), dtype=np.int64)
+    counts[:] = 0
     for p in range(n):
         counts[ls[p]] += 1
     avg = tie_code == 2
     if avg:
-        g_raw = np.empty(n)
-        r_raw = np.empty(n)
         for p in range(n):
-            g_raw[p] = gain_table[ls[p]]
-            r_raw[p] = 1.0 if ls[p] >= rel else 0.0
-        g = expected_by_position(g_raw, ends)
-        r = expected_by_position(r_raw, ends)
-    else:
-        g = np.empty(0)
-        r = np.empty(0)
+            g[p] = gain_table[ls[p]]
+            r[p] = 1.0 if ls[p] >= rel else 0.0
+        average_in_place(g[:n], ends)
+        average_in_place(r[:n], ends)
     ideal_i = 0
     ideal_left = counts[ideal_labels[0]]
     acc_d = 0.0
@@ -143,7 +195,7 @@ def sorted_query_metrics(ls, ends, gain_table, ideal_labels, disc, cutoffs, tie_
             c += 1
     # AP and RR, exact expectations over tie groups (groups of one when not averaging).
     n_rel = 0.0
-    for lab in range(rel, len(counts)):
+    for lab in range(rel, len(gain_table)):
         n_rel += counts[lab]
     ap = 0.0
     rr = 0.0
@@ -174,31 +226,50 @@ def sorted_query_metrics(ls, ends, gain_table, ideal_labels, disc, cutoffs, tie_
 
 
 def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels, discs, cutoffs,
-                       tie_codes, empties, short_zeros, rels, pk_ks, err_stop):
+                       tie_codes, empties, short_zeros, rels, pk_ks, err_stop, n_chunks):
     """Metrics of every query under every convention: out[convention, query, metric].
 
-    Per-convention parameters are arrays with one row/entry per convention; conventions that
-    share a tie policy (consecutive entries of ``tie_codes``) share one sort of each query.
+    Per-convention parameters are arrays with one row/entry per convention, sorted by tie
+    code; conventions that share a tie policy share one sort of each query. Queries are
+    split into ``n_chunks`` runs, each with its own scratch buffers (the parallel unit).
     """
     nq = len(offsets) - 1
     nc = len(tie_codes)
     out = np.empty((nc, nq, 4 * len(cutoffs) + 2))
-    for q in prange(nq):
-        a, b = offsets[q], offsets[q + 1]
-        lab = labels[a:b]
-        sc = scores[a:b]
-        prev = -1
-        ls = lab
-        ends = np.empty(0, dtype=np.int64)
-        for c in range(nc):
-            if tie_codes[c] != prev:
-                order = rank_order(sc, lab, tiekey[a:b], tie_codes[c])
-                ls = lab[order]
-                ends = group_ends(sc[order], tie_codes[c])
-                prev = tie_codes[c]
-            sorted_query_metrics(ls, ends, gain_tables[c], ideal_labels[c], discs[c], cutoffs,
-                                 tie_codes[c], empties[c], short_zeros[c], rels[c], pk_ks[c],
-                                 err_stop, out[c, q])
+    n_max = 0
+    for q in range(nq):
+        n_max = max(n_max, offsets[q + 1] - offsets[q])
+    bounds = np.linspace(0, nq, n_chunks + 1).astype(np.int64)
+    for ch in prange(n_chunks):
+        base = np.empty(n_max, dtype=np.int64)
+        order = np.empty(n_max, dtype=np.int64)
+        ls = np.empty(n_max, dtype=labels.dtype)
+        ends = np.empty(n_max, dtype=np.int64)
+        counts = np.empty(gain_tables.shape[1], dtype=np.int64)
+        g = np.empty(n_max)
+        r = np.empty(n_max)
+        for q in range(bounds[ch], bounds[ch + 1]):
+            a, b = offsets[q], offsets[q + 1]
+            n = b - a
+            rank_order_into(base[:n], scores[a:b], labels[a:b], tiekey[a:b], 0)
+            first = 0
+            while first < nc:
+                code = tie_codes[first]
+                order[:n] = base[:n]
+                if code != 0 and code != 2:
+                    # from the input-order ranking only tied runs remain to reorder
+                    insertion_sort(order[:n], scores[a:b], labels[a:b], tiekey[a:b], code)
+                for p in range(n):
+                    ls[p] = labels[a + order[p]]
+                if code == 2:
+                    group_ends_into(ends[:n], scores[a:b], order[:n])
+                c = first
+                while c < nc and tie_codes[c] == code:
+                    sorted_query_metrics(ls[:n], ends[:n], gain_tables[c], ideal_labels[c],
+                                         discs[c], cutoffs, code, empties[c], short_zeros[c],
+                                         rels[c], pk_ks[c], err_stop, counts, g, r, out[c, q])
+                    c += 1
+                first = c
     return out
 
 

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+import numba
 import numpy as np
 
 from . import _kernels as K
@@ -140,7 +141,10 @@ def evaluate(
     cs = [convs[i] for i in todo]
     err_stop = (np.exp2(np.arange(top + 1)) - 1.0) / np.exp2(max(top, 1))
     gains = np.array([c.gain_table(top) for c in cs])
-    kernel = K.all_query_metrics_parallel if len(y) >= K.PARALLEL_MIN_DOCS else K.all_query_metrics
+    if len(y) >= K.PARALLEL_MIN_DOCS:
+        kernel, chunks = K.all_query_metrics_parallel, 8 * numba.get_num_threads()
+    else:
+        kernel, chunks = K.all_query_metrics, 1
     vals = kernel(
         y, scores, np.asarray(docid_rank, dtype=np.int64), offsets,
         gains,
@@ -153,6 +157,7 @@ def evaluate(
         np.array([c.rel for c in cs], dtype=np.int64),
         np.array([c.pk == "k" for c in cs]),
         err_stop,
+        chunks,
     )
     out: dict[str, Evaluation] = {}
     slot = {i: j for j, i in enumerate(todo)}
