@@ -132,6 +132,8 @@ def test_mismatched_inputs_and_unfitted(parts):
         RankBoost(n_rounds=3).fit(tr.X, tr.y, tr.qid[1:])
     with pytest.raises(Exception, match="before fit"):
         RankBoost().predict(tr.X)
+    with pytest.raises(InputError, match="two different labels"):
+        RankBoost(n_rounds=3).fit(tr.X, np.zeros_like(tr.y), tr.qid)
     model = RankBoost(n_rounds=3).fit(tr.X, tr.y, tr.qid)
     with pytest.raises(InputError, match="features"):
         model.predict(tr.X[:, :4])

@@ -156,6 +156,8 @@ def test_mismatched_inputs(parts):
         RankNet(**SMALL).fit(tr.X, tr.y, tr.qid, X_val=va.X[:, :3], y_val=va.y, qid_val=va.qid)
     with pytest.raises(Exception, match="before fit"):
         RankNet().predict(tr.X)
+    with pytest.raises(InputError, match="two different labels"):
+        RankNet(**SMALL).fit(tr.X, np.zeros_like(tr.y), tr.qid)
 
 
 @pytest.mark.mq2008

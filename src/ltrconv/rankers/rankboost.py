@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from .. import _kernels as K
+from ..errors import InputError
 from ..metrics import NDCGScorer
 from .base import ParamError, Ranker
 
@@ -143,7 +144,10 @@ def bin_features(X: np.ndarray, thresholds: list[np.ndarray]) -> np.ndarray:
 
 
 class RankBoost(Ranker):
-    """Pairwise boosting of threshold stumps; rounds chosen on validation NDCG@k."""
+    """Pairwise boosting of threshold stumps; rounds chosen on validation NDCG@k.
+
+    The algorithm is deterministic; ``random_state`` exists for the common interface only.
+    """
 
     name = "rankboost"
 
@@ -169,25 +173,26 @@ class RankBoost(Ranker):
         n_thr = np.array([len(t) for t in thresholds], dtype=np.int64)
         bins = bin_features(X, thresholds)
         hi, lo = crucial_pairs(y, off)
+        if len(hi) == 0:
+            raise InputError(f"{self.name}: no query of the training data has two different labels")
         feats, thetas, alphas, history = [], [], [], []
-        if len(hi):
-            D = np.full(len(hi), 1.0 / len(hi))
-            F_val = np.zeros(len(yv))
-            for _ in range(int(self.n_rounds)):
-                pi = potentials(D, hi, lo, len(y))
-                f, t, r = best_stump(bins, pi, n_thr)
-                if f < 0 or r == 0.0:
-                    break
-                r = float(np.clip(r, -_R_LIMIT, _R_LIMIT))
-                alpha = 0.5 * np.log((1.0 + r) / (1.0 - r))
-                theta = float(thresholds[f][t])
-                fires = (bins[:, f] > t).astype(np.int64)
-                reweight(D, hi, lo, fires, alpha)
-                F_val += alpha * (Xv[:, f] > theta)
-                feats.append(int(f))
-                thetas.append(theta)
-                alphas.append(float(alpha))
-                history.append(serial_mean_ndcg(val_scorer, F_val))
+        D = np.full(len(hi), 1.0 / len(hi))
+        F_val = np.zeros(len(yv))
+        for _ in range(int(self.n_rounds)):
+            pi = potentials(D, hi, lo, len(y))
+            f, t, r = best_stump(bins, pi, n_thr)
+            if f < 0 or r == 0.0:
+                break
+            r = float(np.clip(r, -_R_LIMIT, _R_LIMIT))
+            alpha = 0.5 * np.log((1.0 + r) / (1.0 - r))
+            theta = float(thresholds[f][t])
+            fires = (bins[:, f] > t).astype(np.int64)
+            reweight(D, hi, lo, fires, alpha)
+            F_val += alpha * (Xv[:, f] > theta)
+            feats.append(int(f))
+            thetas.append(theta)
+            alphas.append(float(alpha))
+            history.append(serial_mean_ndcg(val_scorer, F_val))
         self.history_ = history
         self.best_iteration_ = int(np.argmax(history)) + 1 if history else 0
         self.val_score_ = float(history[self.best_iteration_ - 1]) if history else serial_mean_ndcg(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..errors import InputError
 from .base import ParamError, Ranker
 from .rankboost import serial_mean_ndcg
 
@@ -138,6 +139,7 @@ def pair_lambdas(scores, labels):
 
 
 def _layout_arrays(sizes):
+    """(sizes, weight offsets, bias offsets, unit offsets, parameter count) as kernel inputs."""
     sizes_a = np.asarray(sizes, dtype=np.int64)
     w_off, b_off, total = layout(sizes_a.tolist())
     u_off = np.concatenate(([0], np.cumsum(sizes_a))).astype(np.int64)
@@ -265,6 +267,8 @@ class RankNet(Ranker):
         # queries with a single label have no pairs and no gradient
         with_pairs = np.array([y[a:b].min() < y[a:b].max() for a, b in zip(off[:-1], off[1:])])
         train_q = np.flatnonzero(with_pairs).astype(np.int64)
+        if len(train_q) == 0:
+            raise InputError(f"{self.name}: no query of the training data has two different labels")
         act = ACTIVATIONS[self.activation]
         self.search_ = []
         best_index, best_params = -1, None
