@@ -15,9 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import _kernels as K
 from ..errors import InputError
-from ..metrics import NDCGScorer
 from .base import ParamError, Ranker
 
 _R_LIMIT = 1.0 - 1e-10
@@ -100,25 +98,6 @@ def reweight(D, hi, lo, fires, alpha):
         D[p] /= total
 
 
-@njit(cache=True)
-def _per_query_ndcg(gains, scores, labels, tiekey, offsets, disc, k, tie_code, inv_idcg,
-                    fallback):
-    out = np.empty(len(offsets) - 1)
-    for q in range(len(offsets) - 1):
-        a, b = offsets[q], offsets[q + 1]
-        out[q] = K.query_ndcg(gains[a:b], scores[a:b], labels[a:b], tiekey[a:b], disc, k,
-                              tie_code, inv_idcg[q], fallback[q])
-    return out
-
-
-def serial_mean_ndcg(scorer: NDCGScorer, scores: np.ndarray) -> float:
-    """``scorer.mean(scores)`` in one thread: no thread-pool cost when called every round."""
-    per_query = _per_query_ndcg(scorer.gains, np.asarray(scores, dtype=np.float64), scorer.y,
-                                scorer.tiekey, scorer.offsets, scorer.disc, scorer.k,
-                                scorer.tie_code, scorer.inv_idcg, scorer.fallback)
-    return float(per_query.mean())
-
-
 def candidate_thresholds(X: np.ndarray, n_thresholds: int) -> list[np.ndarray]:
     """Per feature, distinct quantiles of the training values below the maximum (ascending)."""
     qs = np.linspace(0.0, 1.0, n_thresholds + 2)[1:-1]
@@ -192,11 +171,11 @@ class RankBoost(Ranker):
             feats.append(int(f))
             thetas.append(theta)
             alphas.append(float(alpha))
-            history.append(serial_mean_ndcg(val_scorer, F_val))
+            history.append(val_scorer.mean(F_val))
         self.history_ = history
         self.best_iteration_ = int(np.argmax(history)) + 1 if history else 0
-        self.val_score_ = float(history[self.best_iteration_ - 1]) if history else serial_mean_ndcg(
-            val_scorer, np.zeros(len(yv)))
+        self.val_score_ = float(history[self.best_iteration_ - 1]) if history else val_scorer.mean(
+            np.zeros(len(yv)))
         keep = self.best_iteration_
         self.features_ = np.array(feats[:keep], dtype=np.int64)
         self.thresholds_ = np.array(thetas[:keep], dtype=np.float64)

@@ -21,7 +21,6 @@ from numba import njit
 
 from ..errors import InputError
 from .base import ParamError, Ranker
-from .rankboost import serial_mean_ndcg
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
 
@@ -310,8 +309,8 @@ class RankNet(Ranker):
             order = rng.permutation(train_q)
             step, _ = _train_epoch(params, m, v, step, sizes_a, w_off, b_off, u_off, act, Z, y,
                                    off, order, float(self.learning_rate), 0.9, 0.999, 1e-8, acts)
-            score = serial_mean_ndcg(
-                val_scorer, _predict(params, sizes_a, w_off, b_off, u_off, act, Zv, pred_acts))
+            score = val_scorer.mean(
+                _predict(params, sizes_a, w_off, b_off, u_off, act, Zv, pred_acts))
             history.append(score)
             if score > best_score:
                 best_params, best_epoch, best_score = params.copy(), epoch, score
