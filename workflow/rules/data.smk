@@ -1,0 +1,69 @@
+"""Acquire, verify and cache each dataset; profile it."""
+
+
+rule acquire:
+    output:
+        manifest=f"{RESOURCES}/{{dataset}}/manifest.tsv",
+    params:
+        source=lambda wc: dataset_source(wc.dataset),
+        data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
+        work_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/work",
+        offline=config["offline"],
+    log:
+        f"{LOGS}/{{dataset}}/acquire.log",
+    benchmark:
+        f"{RESULTS}/{{dataset}}/bench/acquire.tsv"
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/acquire.py"
+
+
+rule prepare:
+    input:
+        manifest=f"{RESOURCES}/{{dataset}}/manifest.tsv",
+    output:
+        splits=expand(
+            f"{RESOURCES}/{{{{dataset}}}}/cache/fold{{fold}}/{{split}}.npz", fold=FOLDS, split=SPLITS
+        ),
+        full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
+    params:
+        data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
+        layout=lambda wc: dataset_source(wc.dataset)["layout"],
+        folds=FOLDS,
+        labels=lambda wc: config["datasets"][wc.dataset]["labels"],
+        n_features=lambda wc: config["datasets"][wc.dataset].get("n_features"),
+    log:
+        f"{LOGS}/{{dataset}}/prepare.log",
+    benchmark:
+        f"{RESULTS}/{{dataset}}/bench/prepare.tsv"
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/prepare.py"
+
+
+rule audit:
+    input:
+        full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
+    output:
+        table=report(
+            f"{RESULTS}/{{dataset}}/tables/audit.tsv",
+            caption="../report/audit.rst",
+            category="Tables",
+            subcategory="{dataset}",
+        ),
+    log:
+        f"{LOGS}/{{dataset}}/audit.log",
+    benchmark:
+        f"{RESULTS}/{{dataset}}/bench/audit.tsv"
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/audit.py"

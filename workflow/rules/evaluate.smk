@@ -1,0 +1,115 @@
+"""Per-query evaluation under every convention, the study-wide table, aggregates and claims."""
+
+
+rule evaluate:
+    input:
+        scores=f"{RESULTS}/{{dataset}}/models/{{algorithm}}/{{train_convention}}/fold{{fold}}.test_scores.npy",
+        test=lambda wc: cache(wc.dataset, wc.fold, "test"),
+    output:
+        f"{RESULTS}/{{dataset}}/eval/{{algorithm}}/{{train_convention}}/fold{{fold}}.parquet",
+    params:
+        conventions=EVAL_CONVENTIONS,
+        cutoffs=config["cutoffs"],
+        max_label=lambda wc: max(config["datasets"][wc.dataset]["labels"]),
+    log:
+        f"{LOGS}/{{dataset}}/evaluate/{{algorithm}}/{{train_convention}}/fold{{fold}}.log",
+    benchmark:
+        f"{RESULTS}/{{dataset}}/bench/evaluate/{{algorithm}}/{{train_convention}}/fold{{fold}}.tsv"
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/evaluate.py"
+
+
+rule per_query:
+    input:
+        lambda wc: eval_pieces(wc.dataset),
+    output:
+        f"{RESULTS}/{{dataset}}/per_query.parquet",
+    log:
+        f"{LOGS}/{{dataset}}/per_query.log",
+    benchmark:
+        f"{RESULTS}/{{dataset}}/bench/per_query.tsv"
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/per_query.py"
+
+
+rule aggregate:
+    input:
+        f"{RESULTS}/{{dataset}}/per_query.parquet",
+    output:
+        **{
+            t: report(
+                f"{RESULTS}/{{dataset}}/tables/{t}.tsv",
+                caption=f"../report/{t}.rst",
+                category="Tables",
+                subcategory="{dataset}",
+            )
+            for t in TABLES
+        },
+    params:
+        official=config["figures"]["official_convention"],
+        cutoff=config["train_cutoff"],
+    log:
+        f"{LOGS}/{{dataset}}/aggregate.log",
+    benchmark:
+        f"{RESULTS}/{{dataset}}/bench/aggregate.tsv"
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/aggregate.py"
+
+
+rule runtime_table:
+    input:
+        lambda wc: train_benchmarks(wc.dataset),
+    output:
+        report(
+            f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
+            caption="../report/runtime_table.rst",
+            category="Tables",
+            subcategory="{dataset}",
+        ),
+    params:
+        bench_root=lambda wc: f"{RESULTS}/{wc.dataset}/bench/train",
+    log:
+        f"{LOGS}/{{dataset}}/runtime_table.log",
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/runtime_table.py"
+
+
+rule claims:
+    input:
+        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
+        ttests=f"{RESULTS}/{{dataset}}/tables/ttests.tsv",
+        order=f"{RESULTS}/{{dataset}}/tables/algorithm_order.tsv",
+        full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
+    output:
+        report(
+            f"{RESULTS}/{{dataset}}/claims.md",
+            caption="../report/claims.rst",
+            category="Claims",
+            subcategory="{dataset}",
+        ),
+    log:
+        f"{LOGS}/{{dataset}}/claims.log",
+    benchmark:
+        f"{RESULTS}/{{dataset}}/bench/claims.tsv"
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/claims.py"

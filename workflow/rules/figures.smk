@@ -1,0 +1,66 @@
+"""Figures 1 and 2 of the paper and the training-time figure, from the result tables."""
+
+
+def _figure_output(name, caption):
+    return {
+        "png": report(
+            f"{RESULTS}/{{dataset}}/figures/{name}.png",
+            caption=f"../report/{caption}.rst",
+            category="Figures",
+            subcategory="{dataset}",
+        ),
+        "pdf": f"{RESULTS}/{{dataset}}/figures/{name}.pdf",
+    }
+
+
+rule figure1:
+    input:
+        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
+    output:
+        **_figure_output("figure1", "figure1"),
+    params:
+        algorithms=[a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS],
+        eval_conventions=config["figures"]["figure1_eval_conventions"],
+        train_conventions=TRAIN_CONVENTIONS,
+    log:
+        f"{LOGS}/{{dataset}}/figure1.log",
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/figure.py"
+
+
+rule figure2:
+    input:
+        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
+    output:
+        **_figure_output("figure2", "figure2"),
+    params:
+        algorithms=ALGORITHMS,
+        eval_conventions=config["figures"]["figure2_eval_conventions"],
+        train_convention=config["figures"]["official_convention"],
+    log:
+        f"{LOGS}/{{dataset}}/figure2.log",
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/figure.py"
+
+
+rule runtime_figure:
+    input:
+        runtime=f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
+    output:
+        **_figure_output("runtime", "runtime"),
+    log:
+        f"{LOGS}/{{dataset}}/runtime_figure.log",
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/figure.py"

@@ -1,0 +1,27 @@
+"""Summary, fold means, paired t-tests and the algorithm order (rule aggregate)."""
+
+import pandas as pd
+
+from _job import run
+from ltrconv import study
+from ltrconv.data import atomic_path
+
+
+def write_tsv(frame: pd.DataFrame, path) -> None:
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, sep="\t", index=False, float_format="%.10g")
+
+
+def main(smk, log):
+    per_query = pd.read_parquet(smk.input[0])
+    summary = study.summarise(per_query)
+    write_tsv(summary, smk.output.summary)
+    write_tsv(study.fold_means(per_query), smk.output.fold_means)
+    write_tsv(study.ttests(per_query), smk.output.ttests)
+    order = study.algorithm_order(summary, train_convention=smk.params.official, metric="NDCG",
+                                  k=smk.params.cutoff)
+    write_tsv(order, smk.output.algorithm_order)
+    log.info(f"{len(summary)} summary rows")
+
+
+run(snakemake, main)  # noqa: F821

@@ -1,0 +1,19 @@
+"""Concatenate the per-model tables into the study's per-query table (rule per_query)."""
+
+import pandas as pd
+
+from _job import run
+from ltrconv.data import atomic_path
+
+KEYS = ["dataset", "fold", "algorithm", "train_convention", "eval_convention", "metric", "k"]
+
+
+def main(smk, log):
+    frame = pd.concat([pd.read_parquet(p) for p in smk.input], ignore_index=True)
+    frame = frame.sort_values(KEYS, kind="stable", ignore_index=True)
+    with atomic_path(smk.output[0]) as tmp:
+        frame.to_parquet(tmp, index=False)
+    log.info(f"{len(frame)} rows from {len(smk.input)} models")
+
+
+run(snakemake, main)  # noqa: F821

@@ -1,0 +1,35 @@
+"""Fit one ranker on one fold under one training convention; score the test split (rule train)."""
+
+import time
+
+import numpy as np
+
+from _job import run
+from ltrconv import rankers
+from ltrconv.data import Dataset, atomic_path
+
+THREAD_PARAMS = ("num_threads", "n_jobs")  # set from the rule's threads unless configured
+
+
+def main(smk, log):
+    params = dict(smk.params.hyperparams)
+    cls = rankers.get_class(smk.wildcards.algorithm)
+    for name in THREAD_PARAMS:
+        if name in cls._param_names() and name not in params:
+            params[name] = smk.threads
+    model = rankers.make(smk.wildcards.algorithm, metric=smk.params.metric, **params)
+    train, vali, test = (Dataset.load(p) for p in (smk.input.train, smk.input.vali, smk.input.test))
+    log.info(f"{model!r}\ntrain {train.n_queries} queries, vali {vali.n_queries}, test {test.n_queries}")
+    start = time.perf_counter()
+    model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid,
+              docid=train.docid, docid_val=vali.docid)
+    log.info(f"fit in {time.perf_counter() - start:.1f} s")
+    scores = np.asarray(model.predict(test.X), dtype=np.float64)
+    if scores.shape != (test.n_docs,) or not np.all(np.isfinite(scores)):
+        raise ValueError(f"predict returned shape {scores.shape} or non-finite scores")
+    model.save(smk.output.model)
+    with atomic_path(smk.output.scores) as tmp, open(tmp, "wb") as fh:
+        np.save(fh, scores)
+
+
+run(snakemake, main)  # noqa: F821
