@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -179,4 +180,5 @@ def test_full_config_dry_run(tmp_path):
                            str(tmp_path), "-n", "--quiet", "rules"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "train" in proc.stdout and "90" in proc.stdout
+    out = proc.stdout + proc.stderr
+    assert re.search(r"^train\s+90$", out, re.M) and re.search(r"^evaluate\s+90$", out, re.M), out[-2000:]

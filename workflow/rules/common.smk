@@ -17,7 +17,7 @@ SPLITS = ("train", "vali", "test")
 
 def _readable_config_errors(cfg, schema):
     """One line per schema violation, naming the config key and what it should be."""
-    validator = jsonschema.Draft7Validator(schema)
+    validator = jsonschema.Draft202012Validator(schema)
     lines = []
     for err in sorted(validator.iter_errors(cfg), key=lambda e: [str(p) for p in e.absolute_path]):
         key = ".".join(str(p) for p in err.absolute_path) or "(top level)"
