@@ -16,7 +16,8 @@ def _split(req: str) -> tuple[str, str]:
 
 def test_pyproject_and_environment_agree():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = dict(_split(r) for r in project["dependencies"] + project["optional-dependencies"]["test"])
+    extras = [r for reqs in project["optional-dependencies"].values() for r in reqs]
+    wanted = dict(_split(r) for r in project["dependencies"] + extras)
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     listed = {}
     for dep in env["dependencies"]:
