@@ -298,6 +298,9 @@ class atomic_path:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".part", dir=self.path.parent)
         os.close(fd)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would carry over to the result
         self.tmp = Path(tmp)
         return self.tmp
 
