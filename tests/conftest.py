@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 MQ2008 = Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
 
 
 @pytest.fixture(scope="session")
@@ -27,3 +28,24 @@ def worked_example():
     qid = np.array([1] * 12 + [2] * 6 + [3] * 8)
     docid = np.array([f"d{i:02d}" for i in range(12)] + [f"e{i}" for i in range(6)] + [f"f{i}" for i in range(8)])
     return y, s, qid, docid
+
+
+@pytest.fixture
+def run_notebook(monkeypatch):
+    """Execute notebooks/figures.ipynb on a results directory; returns the executed notebook."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    def run(results_dir: Path, out_dir: Path):
+        monkeypatch.setenv("LTRCONV_RESULTS_DIR", str(results_dir))
+        monkeypatch.setenv("LTRCONV_NOTEBOOK_OUT", str(out_dir))
+        monkeypatch.setenv("LTRCONV_NOTEBOOK_DPI", "50")
+        nb = nbformat.read(NOTEBOOK, as_version=4)
+        NotebookClient(nb, timeout=120, kernel_name="python3",
+                       resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+        for cell in nb.cells:
+            for o in cell.get("outputs", []):
+                assert o.output_type != "error", o.get("evalue")
+        return nb
+
+    return run

@@ -3,7 +3,6 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 import pytest
-from nbclient import NotebookClient
 
 from ltrconv import study
 from ltrconv.audit import audit_frame
@@ -38,14 +37,9 @@ def test_notebook_is_stored_without_outputs():
     assert "LTRCONV_RESULTS_DIR" in code[0].source and "RESULTS_DIR" in code[0].source
 
 
-def test_notebook_runs(results_dir, tmp_path, monkeypatch):
+def test_notebook_runs(results_dir, tmp_path, run_notebook):
     out = tmp_path / "out"
-    monkeypatch.setenv("LTRCONV_RESULTS_DIR", str(results_dir))
-    monkeypatch.setenv("LTRCONV_NOTEBOOK_OUT", str(out))
-    monkeypatch.setenv("LTRCONV_NOTEBOOK_DPI", "50")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    nb = run_notebook(results_dir, out)
     for stem in ("figure1", "figure2", "runtime"):
         assert (out / f"{stem}.png").stat().st_size > 1000 and (out / f"{stem}.pdf").exists()
     texts = []

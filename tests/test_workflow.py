@@ -182,3 +182,12 @@ def test_full_config_dry_run(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout + proc.stderr
     assert re.search(r"^train\s+90$", out, re.M) and re.search(r"^evaluate\s+90$", out, re.M), out[-2000:]
+
+
+def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_notebook):
+    out = tmp_path / "nb"
+    nb = run_notebook(workflow_run["results"], out)
+    for stem in ("figure1", "figure2", "runtime"):
+        assert (out / f"{stem}.png").stat().st_size > 1000
+    shown = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert len(shown) >= 3
