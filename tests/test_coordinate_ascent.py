@@ -8,7 +8,7 @@ from ltrconv.data import read_letor
 from ltrconv.errors import InputError
 from ltrconv.metrics import NDCGScorer
 from ltrconv.rankers import ParamError, load, make
-from ltrconv.rankers.coordinate_ascent import LinearObjective
+from ltrconv.rankers.linear_objective import LinearObjective
 from ltrconv.synthetic import make_letor, split
 
 FAST = dict(n_restarts=3, n_iterations=10)

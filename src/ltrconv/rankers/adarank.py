@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .base import ParamError, Ranker
-from .coordinate_ascent import LinearObjective, linear_scores
+from .linear_objective import LinearObjective, linear_scores
 
 _MIN_DENOM = 1e-12
 WEIGHTINGS = ("cumulative", "ensemble")
