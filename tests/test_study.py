@@ -153,6 +153,15 @@ def test_yahoo_offset_claim_rules():
     assert claim(0.10, 0.40) == study.FAILS
 
 
+def test_yahoo_offset_skips_the_audit_when_folds_are_missing():
+    s = pd.concat([summary_rows({"x": 0.4}, "ranklib"), summary_rows({"x": 0.68}, "yahoo")])
+    c = study.paper_claims(s, pd.DataFrame(), pd.DataFrame(), {"empty_share": 0.1, "queries": 784})[0]
+    assert c["verdict"] == study.HOLDS  # only the 0.25 check applies: 100 of 784 queries
+    assert "100 of the audit's 784 queries" in c["measured"][-1]
+    c = study.paper_claims(s, pd.DataFrame(), pd.DataFrame(), {"empty_share": 0.1, "queries": 100})[0]
+    assert c["verdict"] == study.PARTLY
+
+
 def test_claims_on_synthetic(synth):
     _, summary, tests, order = synth
     a = {"empty_share": 0.0}
