@@ -8,8 +8,9 @@ import pytest
 from ltrconv import MetricSpec, evaluate_dataset, rankers
 from ltrconv.errors import InputError
 from ltrconv.rankers import ParamError, load
+from ltrconv.rankers.pairs import crucial_pairs
 from ltrconv.rankers.rankboost import (RankBoost, best_stump, bin_features, candidate_thresholds,
-                                       crucial_pairs, potentials, reweight)
+                                       potentials, reweight)
 from ltrconv.synthetic import make_letor, split
 
 MQ2008 = Path(__file__).resolve().parents[2] / "shared/data/MQ2008"

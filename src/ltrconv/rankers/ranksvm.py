@@ -12,35 +12,13 @@ import math
 import warnings
 
 import numpy as np
-from numba import njit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from .base import ParamError, Ranker
+from .pairs import crucial_pairs
 
 DEFAULT_C_GRID = tuple(10.0 ** e for e in range(-6, 5))
-
-
-@njit(cache=True)
-def _count_pairs(y, offsets):
-    total = 0
-    for q in range(len(offsets) - 1):
-        for i in range(offsets[q], offsets[q + 1]):
-            for j in range(offsets[q], offsets[q + 1]):
-                if y[i] > y[j]:
-                    total += 1
-    return total
-
-
-@njit(cache=True)
-def _fill_pairs(X, y, offsets, out):
-    p = 0
-    for q in range(len(offsets) - 1):
-        for i in range(offsets[q], offsets[q + 1]):
-            for j in range(offsets[q], offsets[q + 1]):
-                if y[i] > y[j]:
-                    out[p] = X[i] - X[j]
-                    p += 1
 
 
 def pairwise_differences(X, y, offsets) -> tuple[np.ndarray, np.ndarray]:
@@ -48,9 +26,9 @@ def pairwise_differences(X, y, offsets) -> tuple[np.ndarray, np.ndarray]:
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
     offsets = np.asarray(offsets, dtype=np.int64)
-    n = _count_pairs(y, offsets)
-    pos = np.empty((n, X.shape[1]))
-    _fill_pairs(X, y, offsets, pos)
+    hi, lo = crucial_pairs(y, offsets)
+    n = len(hi)
+    pos = X[hi] - X[lo]
     D = np.concatenate([pos, -pos])
     t = np.concatenate([np.ones(n, dtype=np.int64), -np.ones(n, dtype=np.int64)])
     return D, t
