@@ -5,7 +5,6 @@ import pytest
 
 from ltrconv import evaluate
 from ltrconv.data import read_letor
-from ltrconv.errors import InputError
 from ltrconv.metrics import NDCGScorer
 from ltrconv.rankers import ParamError, load, make
 from ltrconv.synthetic import make_letor, split
@@ -70,16 +69,6 @@ def test_tolerance_stops_early(data):
 def test_bad_params(data, params, match):
     with pytest.raises(ParamError, match=match):
         fit(data[0], **params)
-
-
-def test_bad_inputs(data):
-    d = data[0]
-    with pytest.raises(InputError, match="labels"):
-        make("adarank").fit(d.X, d.y[:-1], d.qid)
-    with pytest.raises(InputError, match="qid"):
-        make("adarank").fit(d.X, d.y, d.qid[1:])
-    with pytest.raises(InputError, match="features"):
-        fit(d).predict(d.X[:, :2])
 
 
 def test_letor_ignores_short_queries(data):

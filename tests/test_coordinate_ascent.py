@@ -5,7 +5,6 @@ import pytest
 
 from ltrconv import evaluate
 from ltrconv.data import read_letor
-from ltrconv.errors import InputError
 from ltrconv.metrics import NDCGScorer
 from ltrconv.rankers import ParamError, load, make
 from ltrconv.rankers.linear_objective import LinearObjective
@@ -85,16 +84,6 @@ def test_validation_selects_restart(data):
 def test_bad_params(data, params, match):
     with pytest.raises(ParamError, match=match):
         fit(data[0], **params)
-
-
-def test_bad_inputs(data):
-    d = data[0]
-    with pytest.raises(InputError, match="labels"):
-        make("coordinate_ascent").fit(d.X, d.y[:-1], d.qid)
-    with pytest.raises(InputError, match="qid"):
-        make("coordinate_ascent").fit(d.X, d.y, d.qid[:-1])
-    with pytest.raises(InputError, match="features"):
-        fit(d, n_restarts=1).predict(d.X[:, :3])
 
 
 def test_letor_ignores_short_queries(data):
