@@ -1,6 +1,5 @@
 """Obtain and verify a dataset (rule acquire)."""
 
-
 from _job import run
 from ltrconv.acquire import Layout, Source, acquire, write_manifest
 
