@@ -102,14 +102,18 @@ def zip_dir(src: Path, archive: Path, prefix: str = "DS") -> Path:
     return archive
 
 
+def pack(src: Path, archive: Path) -> Path:
+    """src as DS/… in a .zip or .tar.gz, by the archive's name."""
+    if archive.name.endswith(".zip"):
+        return zip_dir(src, archive)
+    with tarfile.open(archive, "w:gz") as tf:
+        tf.add(src, arcname="DS")
+    return archive
+
+
 @pytest.mark.parametrize("kind", ["zip", "tar.gz"])
 def test_archive_extracted_and_verified(copy, tmp_path, kind):
-    archive = tmp_path / f"DS.{kind}"
-    if kind == "zip":
-        zip_dir(copy, archive)
-    else:
-        with tarfile.open(archive, "w:gz") as tf:
-            tf.add(copy, arcname="DS")
+    archive = pack(copy, tmp_path / f"DS.{kind}")
     dest = tmp_path / "res" / "data"
     A.acquire(source(local=str(archive), archive_root="DS"), dest, tmp_path / "work",
               log=lambda m: None)
@@ -125,12 +129,7 @@ def test_archive_root_found_without_hint(copy, tmp_path):
 
 @pytest.mark.parametrize("kind", ["zip", "tar.gz"])
 def test_truncated_archive_rejected(copy, tmp_path, kind):
-    archive = tmp_path / f"DS.{kind}"
-    if kind == "zip":
-        zip_dir(copy, archive)
-    else:
-        with tarfile.open(archive, "w:gz") as tf:
-            tf.add(copy, arcname="DS")
+    archive = pack(copy, tmp_path / f"DS.{kind}")
     blob = archive.read_bytes()
     archive.write_bytes(blob[: len(blob) // 2])
     dest = tmp_path / "res" / "data"

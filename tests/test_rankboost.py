@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from ltrconv import MetricSpec, evaluate_dataset, rankers
-from ltrconv.errors import InputError
 from ltrconv.rankers import ParamError, load
 from ltrconv.rankers.pairs import crucial_pairs
 from ltrconv.rankers.rankboost import (RankBoost, best_stump, bin_features, candidate_thresholds,
@@ -123,12 +122,6 @@ def test_bad_parameters(parts, params, match):
     tr = parts[0]
     with pytest.raises(ParamError, match=match):
         RankBoost(**params).fit(tr.X, tr.y, tr.qid)
-
-
-def test_single_label_training_data_is_refused(parts):
-    tr = parts[0]
-    with pytest.raises(InputError, match="two different labels"):
-        RankBoost(n_rounds=3).fit(tr.X, np.zeros_like(tr.y), tr.qid)
 
 
 @pytest.mark.mq2008

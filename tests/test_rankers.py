@@ -66,6 +66,13 @@ def test_bad_training_inputs(parts, name, case, error, match):
         _fit(name, tr, X=X, y=y, qid=qid, **kw)
 
 
+@pytest.mark.parametrize("name", ["rankboost", "ranknet"])
+def test_pairwise_rankers_refuse_single_label_data(parts, name):
+    tr, _ = parts
+    with pytest.raises(InputError, match="two different labels"):
+        _fit(name, tr, y=np.zeros_like(tr.y))
+
+
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
 def test_bad_metric_and_unknown_parameter(parts, name):
     tr, _ = parts
