@@ -17,6 +17,14 @@ def mq2008_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def mq2008_fold1(mq2008_dir):
+    """(train, vali, test) Datasets of MQ2008 Fold1, read once per session."""
+    from ltrconv.data import read_letor
+
+    return tuple(read_letor(mq2008_dir / "Fold1" / f"{s}.txt") for s in ("train", "vali", "test"))
+
+
+@pytest.fixture(scope="session")
 def worked_example():
     """Three queries of STUDY.md: q1 (ties), q2 (6 documents), q3 (no relevant document)."""
     y = np.array([2, 0, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0] + [0, 1, 0, 0, 2, 0] + [0] * 8)

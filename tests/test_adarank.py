@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from ltrconv import evaluate
-from ltrconv.data import read_letor
 from ltrconv.metrics import NDCGScorer
 from ltrconv.rankers import ParamError, load, make
 from ltrconv.synthetic import make_letor, split
@@ -103,8 +102,8 @@ def test_letor_ignores_short_queries(data):
     assert np.ptp([ranklib.per_query(s)[short] for s in draws], axis=0).max() > 0.1
 
 
-def test_mq2008_fold1(mq2008_dir):
-    tr, va, te = (read_letor(mq2008_dir / "Fold1" / f"{s}.txt") for s in ("train", "vali", "test"))
+def test_mq2008_fold1(mq2008_fold1):
+    tr, va, te = mq2008_fold1
     m = fit(tr, va)
     assert ndcg10(te, m.predict(te.X)) > 0.44
     assert m.history_[m.best_iteration_ - 1] == m.val_score_

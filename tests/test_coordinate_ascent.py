@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from ltrconv import evaluate
-from ltrconv.data import read_letor
 from ltrconv.metrics import NDCGScorer
 from ltrconv.rankers import ParamError, load, make
 from ltrconv.rankers.linear_objective import LinearObjective
@@ -118,8 +117,8 @@ def test_letor_ignores_short_queries(data):
     assert np.ptp(vals_r, axis=0).max() > 0.1
 
 
-def test_mq2008_fold1_single_restart(mq2008_dir):
-    tr, va, te = (read_letor(mq2008_dir / "Fold1" / f"{s}.txt") for s in ("train", "vali", "test"))
+def test_mq2008_fold1_single_restart(mq2008_fold1):
+    tr, va, te = mq2008_fold1
     m = make("coordinate_ascent", n_restarts=1).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
                                                     qid_val=va.qid, docid=tr.docid, docid_val=va.docid)
     assert ndcg10(te, m.predict(te.X)) > 0.46

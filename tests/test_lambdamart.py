@@ -1,7 +1,5 @@
 """LambdaMART: λ-gradients under the conventions, early stopping on the convention's NDCG."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -10,7 +8,6 @@ from ltrconv.rankers import ParamError, load
 from ltrconv.rankers.lambdamart import LambdaMART, lambda_gradients
 from ltrconv.synthetic import make_letor, split
 
-MQ2008 = Path(__file__).resolve().parents[2] / "shared/data/MQ2008"
 FAST = dict(n_estimators=60, early_stopping_rounds=20, min_data_in_leaf=5)
 
 
@@ -137,11 +134,8 @@ def test_history_is_validation_ndcg_of_convention(data):
     assert m.val_score_ == pytest.approx(sc.mean(m.predict(va.X)), abs=1e-12)
 
 
-@pytest.mark.skipif(not MQ2008.exists(), reason="MQ2008 not available at " + str(MQ2008))
-def test_mq2008_fold1_smoke():
-    from ltrconv.data import read_letor
-
-    tr, va = (read_letor(MQ2008 / "Fold1" / f"{s}.txt") for s in ("train", "vali"))
+def test_mq2008_fold1_smoke(mq2008_fold1):
+    tr, va, _ = mq2008_fold1
     m = LambdaMART(n_estimators=30, early_stopping_rounds=10).fit(
         tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
     assert m.val_score_ > 0.45

@@ -1,7 +1,5 @@
 """RankBoost: weak-learner choice, round selection, persistence, errors, quality."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -12,7 +10,6 @@ from ltrconv.rankers.rankboost import (RankBoost, best_stump, bin_features, cand
                                        potentials, reweight)
 from ltrconv.synthetic import make_letor, split
 
-MQ2008 = Path(__file__).resolve().parents[2] / "shared/data/MQ2008"
 
 
 @pytest.fixture(scope="module")
@@ -125,11 +122,8 @@ def test_bad_parameters(parts, params, match):
 
 
 @pytest.mark.mq2008
-@pytest.mark.skipif(not MQ2008.exists(), reason="MQ2008 copy not found at ../shared/data/MQ2008")
-def test_mq2008_fold1_quality():
-    from ltrconv.data import read_letor
-
-    tr, va, te = (read_letor(MQ2008 / "Fold1" / f"{s}.txt") for s in ("train", "vali", "test"))
+def test_mq2008_fold1_quality(mq2008_fold1):
+    tr, va, te = mq2008_fold1
     model = RankBoost().fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid,
                             docid=tr.docid, docid_val=va.docid)
     score = evaluate_dataset(te, model.predict(te.X))["ranklib"].mean()["NDCG@10"]

@@ -1,7 +1,5 @@
 """RankNet: gradient, model selection, persistence, errors, quality."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -10,7 +8,6 @@ from ltrconv.rankers import ParamError, load
 from ltrconv.rankers.ranknet import RankNet, forward, init_params, pair_lambdas, query_loss_grad
 from ltrconv.synthetic import make_letor, split
 
-MQ2008 = Path(__file__).resolve().parents[2] / "shared/data/MQ2008"
 SMALL = dict(architectures=((4,), (8, 4)), max_epochs=25, patience=4, learning_rate=0.01)
 
 
@@ -148,11 +145,8 @@ def test_bad_parameters(parts, params, match):
 
 
 @pytest.mark.mq2008
-@pytest.mark.skipif(not MQ2008.exists(), reason="MQ2008 copy not found at ../shared/data/MQ2008")
-def test_mq2008_fold1_small_net():
-    from ltrconv.data import read_letor
-
-    tr, va, te = (read_letor(MQ2008 / "Fold1" / f"{s}.txt") for s in ("train", "vali", "test"))
+def test_mq2008_fold1_small_net(mq2008_fold1):
+    tr, va, te = mq2008_fold1
     model = RankNet(architectures=((10,),), max_epochs=30).fit(
         tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
     score = evaluate_dataset(te, model.predict(te.X))["ranklib"].mean()["NDCG@10"]

@@ -1,7 +1,5 @@
 """RankSVM: pair construction and C selection on the training convention's validation NDCG."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -10,7 +8,6 @@ from ltrconv.rankers import ParamError, load, make
 from ltrconv.rankers.ranksvm import RankSVM, pairwise_differences
 from ltrconv.synthetic import make_letor, split
 
-MQ2008 = Path(__file__).resolve().parents[2] / "shared/data/MQ2008"
 GRID = (1e-4, 1e-2, 1.0, 100.0)
 
 
@@ -93,10 +90,7 @@ def test_no_pairs_gives_zero_model():
     assert m.n_pairs_ == 0 and np.all(m.predict(X) == 0)
 
 
-@pytest.mark.skipif(not MQ2008.exists(), reason="MQ2008 not available at " + str(MQ2008))
-def test_mq2008_fold1_pairs():
-    from ltrconv.data import read_letor
-
-    tr = read_letor(MQ2008 / "Fold1" / "train.txt")
+def test_mq2008_fold1_pairs(mq2008_fold1):
+    tr = mq2008_fold1[0]
     D, t = pairwise_differences(tr.X, tr.y, tr.offsets)
     assert len(t) == 2 * 52325 and D.shape[1] == 46
