@@ -42,7 +42,13 @@ def test_selection_and_history(data, weighting, enqueue):
     train, test = data
     m = fit(train, test, weighting=weighting, enqueue=enqueue)
     assert 1 <= m.best_iteration_ <= len(m.history_) <= m.n_rounds_ <= 500
-    assert m.val_score_ == max(m.history_) == m.history_[m.best_iteration_ - 1]
+    # An undo forgets the validation record: selection among the rounds after the last undo.
+    assert bool(m.undone_) == enqueue
+    last = max(m.undone_, default=0)
+    assert last < len(m.history_)
+    tail = m.history_[last:]
+    assert m.best_iteration_ == last + 1 + int(np.argmax(tail))
+    assert m.val_score_ == max(tail) == m.history_[m.best_iteration_ - 1]
     assert m.val_score_ == pytest.approx(ndcg10(test, m.predict(test.X)), abs=1e-12)
     assert np.all(np.array(m.alphas_) >= 0)
     feats = m.features_
@@ -51,6 +57,15 @@ def test_selection_and_history(data, weighting, enqueue):
     # The first round is the feature with the best unweighted training NDCG.
     sc = NDCGScorer(train.y, train.offsets, "ranklib", 10)
     assert feats[0] == int(np.argmax([sc.mean(train.X[:, f]) for f in range(train.X.shape[1])]))
+
+
+def test_undone_round_is_not_selected():
+    # Round 1 has the best validation NDCG of the whole run, but the enqueue rule undoes it.
+    d = make_letor(n_queries=60, n_features=6, min_docs=5, max_docs=20, seed=1)
+    m = fit(split(d, np.arange(40)), split(d, np.arange(40, 60)))
+    assert 1 in m.undone_ and int(np.argmax(m.history_)) == 0
+    assert m.best_iteration_ > max(m.undone_)
+    assert m.val_score_ < m.history_[0]
 
 
 def test_tolerance_stops_early(data):

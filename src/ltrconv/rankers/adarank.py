@@ -22,8 +22,11 @@ first phase forbids repeats: a feature chosen twice in a row has its previous ro
 is benched; benched features then return one at a time (last benched first), each followed by
 boosting under the second rule. Second rule: a feature chosen ``max_consecutive`` times in a
 row sits out until another feature is chosen. The kept ensemble is that of the round with the
-best validation NDCG (same metric; earliest round on ties); ``best_iteration_`` indexes
-``history_`` (validation NDCG after each kept round, 1-based).
+best validation NDCG (same metric; earliest round on ties) among the rounds after the last
+undo: as in RankLib, an undo forgets the validation record, so neither the undone round nor
+those before it are selected unless no round follows. ``history_`` holds the validation NDCG
+after every round, undone ones included (their 1-based numbers are in ``undone_``);
+``best_iteration_`` indexes it.
 """
 
 from __future__ import annotations
@@ -94,15 +97,16 @@ class AdaRank(Ranker):
                             for f in range(n_features)])
         nq = self._obj.n_queries
         st = _State(w=np.zeros(n_features), P=np.full(nq, 1.0 / nq))
-        self._best = (st.w.copy(), -np.inf, 0)
+        self._best, self._floor = (st.w.copy(), -np.inf, 0), -np.inf
         self.history_, self.train_history_, self.features_, self.alphas_ = [], [], [], []
+        self.undone_ = []
         t = self._boost(st, 0, self.enqueue)
         while st.benched:
             st.benched.pop()
             t = self._boost(st, t, False)
         self.coef_, self.val_score_, self.best_iteration_ = self._best
         self.n_rounds_ = t
-        for attr in ("_obj", "_val_obj", "_X", "_Xv", "_m", "_best"):
+        for attr in ("_obj", "_val_obj", "_X", "_Xv", "_m", "_best", "_floor"):
             delattr(self, attr)
         self.fitted_ = True
         return self
@@ -123,6 +127,8 @@ class AdaRank(Ranker):
                 st.benched.append(f)
                 st.w, st.P, st.train = st.undo
                 st.last, st.run = -1, 0
+                self.undone_.append(len(self.history_))
+                self._floor = -np.inf
                 continue
             num = st.P @ (1.0 + m[f])
             den = max(st.P @ (1.0 - m[f]), _MIN_DENOM)
@@ -146,8 +152,8 @@ class AdaRank(Ranker):
             self.train_history_.append(train)
             self.features_.append(f)
             self.alphas_.append(float(alpha))
-            if val > self._best[1]:
-                self._best = (w.copy(), val, len(self.history_))
+            if val > self._floor:
+                self._best, self._floor = (w.copy(), val, len(self.history_)), val
         return t
 
     def predict(self, X) -> np.ndarray:
