@@ -1,4 +1,5 @@
-"""The per-query sort: insertion sort for short queries, merge sorts for long ones."""
+"""The per-query sort: insertion sort for short queries and short tied runs, merge sorts for
+long ones (n = 600 gives tied runs of ~150 documents)."""
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ def reference_order(scores, labels, tiekey, code):
     return np.lexsort((idx, -scores))
 
 
-@pytest.mark.parametrize("n", [1, 2, 7, K.INSERTION_MAX, K.INSERTION_MAX + 1, 130])
+@pytest.mark.parametrize("n", [1, 2, 7, K.INSERTION_MAX, K.INSERTION_MAX + 1, 130, 600])
 @pytest.mark.parametrize("code", [0, 1, 2, 3, 4])
 def test_rank_order_matches_lexsort(n, code):
     rng = np.random.default_rng(n * 10 + code)

@@ -57,17 +57,51 @@ def rank_order_into(order, scores, labels, tiekey, tie_code):
     descending under the tie policy; remaining ties keep input order.
 
     Short queries use an insertion sort in place; longer ones a stable merge sort by score,
-    then an insertion sort that only has the tied runs left to reorder.
+    then :func:`sort_tied_runs`.
     """
     n = len(scores)
     if n <= INSERTION_MAX:
         for i in range(n):
             order[i] = i
-    else:
-        order[:] = np.argsort(-scores, kind="mergesort")
-        if tie_code in (0, 2):
-            return
-    insertion_sort(order, scores, labels, tiekey, tie_code)
+        insertion_sort(order, scores, labels, tiekey, tie_code)
+        return
+    order[:] = np.argsort(-scores, kind="mergesort")
+    sort_tied_runs(order, scores, labels, tiekey, tie_code)
+
+
+@njit(cache=True)
+def sort_tied_runs(order, scores, labels, tiekey, tie_code):
+    """Reorder the tied runs of ``order`` (already a stable ranking by score, descending)
+    by the tie policy's secondary key, stably; O(n log n) however long the runs are.
+
+    Ties are equal float32 scores under code 1, equal scores otherwise; codes 0 and 2 leave
+    the order as it is. Short runs use the insertion sort, long ones a merge sort by key.
+    """
+    if tie_code == 0 or tie_code == 2:
+        return
+    n = len(order)
+    i = 0
+    while i < n:
+        si = scores[order[i]]
+        j = i + 1
+        if tie_code == 1:
+            while j < n and np.float32(scores[order[j]]) == np.float32(si):
+                j += 1
+        else:
+            while j < n and scores[order[j]] == si:
+                j += 1
+        if 1 < j - i <= INSERTION_MAX:
+            insertion_sort(order[i:j], scores, labels, tiekey, tie_code)
+        elif j - i > INSERTION_MAX:
+            run = order[i:j].copy()
+            if tie_code == 1:
+                key = -tiekey[run]
+            elif tie_code == 3:
+                key = labels[run].astype(np.int64)
+            else:
+                key = -labels[run].astype(np.int64)
+            order[i:j] = run[np.argsort(key, kind="mergesort")]
+        i = j
 
 
 @njit(cache=True)
@@ -256,9 +290,7 @@ def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_label
             while first < nc:
                 code = tie_codes[first]
                 order[:n] = base[:n]
-                if code != 0 and code != 2:
-                    # from the input-order ranking only tied runs remain to reorder
-                    insertion_sort(order[:n], scores[a:b], labels[a:b], tiekey[a:b], code)
+                sort_tied_runs(order[:n], scores[a:b], labels[a:b], tiekey[a:b], code)
                 for p in range(n):
                     ls[p] = labels[a + order[p]]
                 if code == 2:
