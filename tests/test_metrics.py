@@ -109,6 +109,8 @@ def test_bad_inputs_rejected():
         evaluate(y, np.zeros(3), np.array([1, 2, 1]))
     with pytest.raises(LtrconvError, match="cutoffs"):
         parse_cutoffs("0-3")
+    with pytest.raises(ValueError, match=r"docid_rank has shape \(1,\) for 3 documents"):
+        evaluate(y, np.zeros(3), np.zeros(3, int), conventions=["trec"], docid_rank=[0])
 
 
 def test_scorer_agrees_with_evaluate():

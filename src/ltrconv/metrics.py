@@ -117,8 +117,9 @@ def evaluate(
 
     Query structure comes from ``qid`` (contiguous) or ``offsets``. ``docid`` is needed by
     ``docid-desc`` tie policies (``docid_rank``, their byte-order ranks, may be given
-    instead, as :attr:`Dataset.docid_rank <ltrconv.data.Dataset.docid_rank>` caches them). ``max_label`` sets the gain table size and ERR's maximum
-    grade (default: the largest label present).
+    instead, as :attr:`Dataset.docid_rank <ltrconv.data.Dataset.docid_rank>` caches them).
+    ``max_label`` sets the gain table size and ERR's maximum grade (default: the largest
+    label present).
     """
     if offsets is None:
         if qid is None:
@@ -135,6 +136,9 @@ def evaluate(
     if docid_rank is None:
         needs_docid = any(c.ties == "docid-desc" for c in convs)
         docid_rank = docid_ranks(docid if needs_docid else None, len(y))
+    docid_rank = np.asarray(docid_rank, dtype=np.int64)
+    if docid_rank.shape != (len(y),):
+        raise InputError(f"docid_rank has shape {docid_rank.shape} for {len(y)} documents")
     columns = tuple(metric_names(ks.tolist()))
     # group conventions by tie policy so that each query is sorted once per policy
     todo = sorted(range(len(convs)), key=lambda i: K.TIE_CODES[convs[i].ties])
@@ -146,7 +150,7 @@ def evaluate(
     else:
         kernel, chunks = K.all_query_metrics, 1
     vals = kernel(
-        y, scores, np.asarray(docid_rank, dtype=np.int64), offsets,
+        y, scores, docid_rank, offsets,
         gains,
         np.argsort(-gains, axis=1, kind="stable"),
         np.array([c.discounts(disc_len) for c in cs]),

@@ -544,9 +544,9 @@ def synthetic_per_query(
     Algorithm quality and the letor-training penalty are built in (coordinate_ascent best,
     adarank worst; adarank, lambdamart and coordinate_ascent worse when trained with letor),
     so every table, figure and claim has something to show. Query q is tested in fold
-    ``q mod n_folds + 1``; metrics come from :func:`ltrconv.metrics.evaluate`.
+    ``q mod n_folds + 1``; metrics come from :func:`ltrconv.metrics.evaluate_dataset`.
     """
-    from .metrics import evaluate
+    from .metrics import evaluate_dataset
     from .synthetic import make_letor
 
     data = make_letor(n_queries=n_queries, n_features=9, min_docs=5, max_docs=16,
@@ -570,8 +570,7 @@ def synthetic_per_query(
             factor = {"letor": 1.6, "yahoo": 0.97}.get(tc, 1.0) if alg in listwise else 1.0
             jitter = 0.02 * rng.standard_normal(data.n_docs)
             scores = base + noise_level.get(alg, 0.7) * factor * z + jitter
-            res = evaluate(data.y, scores, data.qid, offsets=data.offsets, docid=data.docid,
-                           conventions=eval_conventions, cutoffs=ks)
+            res = evaluate_dataset(data, scores, conventions=eval_conventions, cutoffs=ks)
             for ev, evaluation in res.items():
                 block = np.column_stack([evaluation[name] for name in names])  # (nq, nm)
                 cols["value"].append(block.T.ravel())
