@@ -231,3 +231,13 @@ def test_truncated_download_resumed(server, tmp_path):
     _Handler.cut = None
     out = A.download([url], tmp_path / "DS.zip", retries=1, log=lambda m: None)
     assert out.read_bytes() == _Handler.payload  # resumed with a Range request
+
+
+def test_unusable_download_is_removed(server, tmp_path):
+    _Handler.payload = b"<html>not an archive</html>"
+    url = f"http://127.0.0.1:{server.server_port}/DS.zip"
+    work = tmp_path / "work"
+    with pytest.raises(A.AcquireError, match="removed the downloaded"):
+        A.acquire(source(urls=[url]), tmp_path / "data", work, log=lambda m: None)
+    assert not (work / "download" / "DS.zip").exists()
+    assert not (tmp_path / "data").exists()

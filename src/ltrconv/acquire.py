@@ -342,15 +342,19 @@ def acquire(src: Source, dest: str | Path, work: str | Path, *, offline: bool = 
                 f"{what}: cannot tell the archive type of {src.urls[0]}; set config key "
                 f"{key}.archive_name (e.g. {src.name}.zip)"
             )
+        archive = work / "download" / name
         try:
-            archive = work / "download" / name
             if not archive.exists():
                 download(src.urls, archive, sha256=src.archive_sha256, log=log)
             return _from_path(src, archive, dest, work, what, log), src.urls[0]
         except AcquireError as exc:
+            removed = ""
+            if archive.exists():  # unusable: never reuse it, download afresh next time
+                archive.unlink()
+                removed = f" (removed the downloaded {archive})"
             raise AcquireError(
-                f"{what}: {exc}\nNo usable local copy either: set config key {key}.local to a "
-                f"directory holding {src.layout.fold_file(1, 'train')} etc., or to the archive."
+                f"{what}: {exc}{removed}\nNo usable local copy either: set config key {key}.local "
+                f"to a directory holding {src.layout.fold_file(1, 'train')} etc., or to the archive."
             ) from None
     looked = ", ".join(src.search) or "none"
     raise AcquireError(
