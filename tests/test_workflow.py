@@ -146,6 +146,17 @@ def test_rerun_has_nothing_to_do(workflow_run):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
+def test_going_offline_or_moving_the_copy_invalidates_nothing(workflow_run, tmp_path):
+    moved = tmp_path / "elsewhere" / "SYN"
+    shutil.copytree(workflow_run["root"] / "SYN", moved)
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text(yaml.safe_dump({"offline": True, "datasets": {"SYN": {"local": str(moved)}}}))
+    proc = snakemake(workflow_run["work"], workflow_run["config"], "-n", "--configfile",
+                     str(workflow_run["config"]), str(overlay))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
 def test_wrong_type_names_key(tmp_path):
     cfg = base_config(tmp_path / "absent")
     cfg["folds"] = "one and two"

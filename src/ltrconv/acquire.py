@@ -22,7 +22,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .data import atomic_path
 from .errors import LtrconvError
@@ -315,6 +315,16 @@ class Source:
     expect: dict[str, int] = field(default_factory=dict)
     link: str = "symlink"
     config_key: str = ""
+
+
+def locations(spec: dict, name: str, repo: str | Path) -> dict[str, Any]:
+    """Where a config entry says to look, as absolute paths: ``local`` (relative to the
+    working directory) and ``search`` (relative to ``repo``, ``{dataset}`` filled in)."""
+    local = spec.get("local")
+    return dict(
+        local=str(Path(local).expanduser().resolve()) if local else None,
+        search=[str((Path(repo) / p.format(dataset=name)).resolve()) for p in spec["search"]],
+    )
 
 
 def acquire(src: Source, dest: str | Path, work: str | Path, *, offline: bool = False,

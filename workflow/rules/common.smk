@@ -88,11 +88,10 @@ wildcard_constraints:
     fold=r"\d+",
 
 
-def dataset_source(name):
-    """Keyword arguments of ltrconv.acquire.Source for one dataset."""
+def dataset_identity(name):
+    """What config says a dataset is (acquire's params: changing any of it re-runs the study)."""
     spec = config["datasets"][name]
     layout = spec["layout"]
-    local = spec.get("local")
     return dict(
         name=name,
         layout=dict(
@@ -104,13 +103,18 @@ def dataset_source(name):
         archive_sha256=spec.get("archive_sha256"),
         archive_name=spec.get("archive_name"),
         archive_root=spec["archive_root"],
-        local=str(Path(local).expanduser().resolve()) if local else None,
-        search=[str((REPO / s.format(dataset=name)).resolve()) for s in spec["search"]],
         sha256=dict(spec["sha256"]),
         expect=dict(spec["expect"]),
         link=spec["link"],
         config_key=f"datasets.{name}",
     )
+
+
+def dataset_source(name):
+    """Keyword arguments of ltrconv.acquire.Source: the identity plus where to look."""
+    from ltrconv.acquire import locations
+
+    return {**dataset_identity(name), **locations(config["datasets"][name], name, REPO)}
 
 
 def _check_reachable(name):

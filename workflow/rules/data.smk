@@ -5,10 +5,9 @@ rule acquire:
     output:
         manifest=f"{RESOURCES}/{{dataset}}/manifest.tsv",
     params:
-        source=lambda wc: dataset_source(wc.dataset),
+        source=lambda wc: dataset_identity(wc.dataset),
         data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
         work_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/work",
-        offline=config["offline"],
     log:
         f"{LOGS}/{{dataset}}/acquire.log",
     benchmark:
@@ -31,7 +30,7 @@ rule prepare:
         full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
     params:
         data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
-        layout=lambda wc: dataset_source(wc.dataset)["layout"],
+        layout=lambda wc: dataset_identity(wc.dataset)["layout"],
         folds=FOLDS,
         labels=lambda wc: config["datasets"][wc.dataset]["labels"],
         n_features=lambda wc: config["datasets"][wc.dataset].get("n_features"),
