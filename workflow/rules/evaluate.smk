@@ -95,7 +95,7 @@ rule claims:
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
         ttests=f"{RESULTS}/{{dataset}}/tables/ttests.tsv",
         order=f"{RESULTS}/{{dataset}}/tables/algorithm_order.tsv",
-        full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
+        audit=f"{RESULTS}/{{dataset}}/tables/audit.tsv",
     output:
         report(
             f"{RESULTS}/{{dataset}}/claims.md",
