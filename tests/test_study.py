@@ -178,6 +178,20 @@ def test_claims_on_synthetic(synth):
     assert v["yahoo_offset"] in (study.HOLDS, study.PARTLY)
 
 
+def test_ranking_claims_follow_the_order_table_setting(synth):
+    _, summary, tests, _ = synth
+    order = study.algorithm_order(summary, train_convention="yahoo", k=5)
+    claims = {c["id"]: c for c in study.paper_claims(summary, tests, order, None)}
+    assert "NDCG@5 of models trained with yahoo" in claims["ca_best"]["rule"]
+    assert "NDCG@5 of models trained with yahoo" in claims["adarank"]["rule"]
+    se = summary[(summary["train_convention"] == "yahoo") & (summary["eval_convention"] == "ranklib")
+                 & (summary["metric"] == "NDCG") & (summary["k"] == 5)].set_index("algorithm")["stderr"]
+    m = order[order["eval_convention"] == "ranklib"].set_index("algorithm")["mean"]
+    best = m.drop("adarank").idxmax()
+    two_se = 2 * math.sqrt(se["adarank"] ** 2 + se[best] ** 2)
+    assert f"2 × combined standard error {two_se:.4f}" in claims["adarank"]["measured"][0]
+
+
 def test_claims_degrade_without_data():
     s = summary_rows({"ranknet": 0.5}, "ranklib")
     claims = study.paper_claims(s, pd.DataFrame(), study.algorithm_order(s), None)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import LtrconvError
-from .stats import holm, t_from_moments
+from .stats import holm, quadrature_stderr, t_from_moments
 
 KEYS = ["dataset", "algorithm", "train_convention", "eval_convention", "metric", "k"]
 PER_QUERY_COLUMNS = ["dataset", "fold", "algorithm", "train_convention", "eval_convention",
@@ -79,28 +79,28 @@ def fold_stats(per_query: pd.DataFrame) -> pd.DataFrame:
     return _sort(out.drop(columns="sd"), KEYS + ["fold"])
 
 
-def fold_means(per_query: pd.DataFrame) -> pd.DataFrame:
-    """Mean query score of every configuration in every fold."""
-    return fold_stats(per_query)[KEYS + ["fold", "mean"]]
+def fold_means(per_query: pd.DataFrame | None = None, *, folds: pd.DataFrame | None = None):
+    """Mean query score of every configuration in every fold (from ``folds``, the
+    :func:`fold_stats` table, when given)."""
+    fs = fold_stats(per_query) if folds is None else folds
+    return fs[KEYS + ["fold", "mean"]]
 
 
-def summarise(per_query: pd.DataFrame) -> pd.DataFrame:
+def summarise(per_query: pd.DataFrame | None = None, *, folds: pd.DataFrame | None = None):
     """Mean and standard error of every configuration over the folds.
 
     ``mean = (1/F) sum_f m_f``: the mean over the F folds of the fold means m_f (the mean
     query score of fold f). ``stderr = sqrt(sum_f se_f^2) / F``: the standard error of that
     mean, with ``se_f = sd_f / sqrt(n_f)`` the per-fold standard error of the query-wise
     scores (sample sd, ddof = 1), combined in quadrature. NaN when a fold has one query.
+    ``folds``, the :func:`fold_stats` table, may be given instead of the per-query table.
     """
-    fs = fold_stats(per_query)
+    fs = fold_stats(per_query) if folds is None else folds
     cols = KEYS + ["mean", "stderr", "n_folds", "n_queries"]
     if fs.empty:
         return pd.DataFrame(columns=cols)
-    fs["se2"] = fs["se"] ** 2
-    g = fs.groupby(KEYS, sort=False)
-    out = g.agg(mean=("mean", "mean"), se2=("se2", "sum"), n_folds=("fold", "size"),
-                n_queries=("n", "sum"), se_nan=("se", lambda s: s.isna().any()))
-    out["stderr"] = np.where(out["se_nan"], np.nan, np.sqrt(out["se2"]) / out["n_folds"])
+    out = fs.groupby(KEYS, sort=False).agg(mean=("mean", "mean"), stderr=("se", quadrature_stderr),
+                                           n_folds=("fold", "size"), n_queries=("n", "sum"))
     return _sort(out.reset_index()[cols], KEYS)
 
 
@@ -378,9 +378,17 @@ def _claim_yahoo_training(tests) -> dict:
                   rule, measured, _verdict(n_ok, n_checked, n_checked))
 
 
-def _ranks(order: pd.DataFrame, eval_convention: str) -> pd.Series:
+def _order_column(order: pd.DataFrame, eval_convention: str, column: str = "mean") -> pd.Series:
+    """``column`` of the algorithm order table under one evaluation convention, by algorithm."""
     o = order[order["eval_convention"] == eval_convention]
-    return o.set_index("algorithm")["mean"]
+    return o.set_index("algorithm")[column]
+
+
+def _order_setting(order: pd.DataFrame) -> tuple[str, int]:
+    """(training convention, cutoff) the algorithm order table was built for."""
+    if not len(order):
+        return "ranklib", 10
+    return str(order["train_convention"].iloc[0]), int(order["k"].iloc[0])
 
 
 def _relative_order(means: pd.Series, algs) -> list:
@@ -389,7 +397,8 @@ def _relative_order(means: pd.Series, algs) -> list:
 
 
 def _claim_ca_best(order) -> dict:
-    rule = (f"three checks on NDCG@10 of models trained with ranklib: (a) Coordinate Ascent "
+    train, k = _order_setting(order)
+    rule = (f"three checks on NDCG@{k} of models trained with {train}: (a) Coordinate Ascent "
             f"ranks first under every evaluation convention; (b) RankBoost, RankSVM and "
             f"LambdaMART lie within {CLOSE_SPREAD} of each other and below Coordinate Ascent "
             f"under ranklib evaluation; (c) the order of those three under letor evaluation "
@@ -397,14 +406,15 @@ def _claim_ca_best(order) -> dict:
     measured, n_ok, n_checked = [], 0, 0
     evals = ordered(order["eval_convention"], EVAL_ORDER) if len(order) else []
     ca = "coordinate_ascent"
-    ca_ranks = {ev: _ranks(order, ev) for ev in evals}
-    if any(ca in m.index for m in ca_ranks.values()):
+    means = {ev: _order_column(order, ev) for ev in evals}
+    ranks = {ev: _order_column(order, ev, "rank") for ev in evals}
+    if any(ca in r.index for r in ranks.values()):
         n_checked += 1
-        firsts = {ev: int((m > m[ca]).sum()) + 1 for ev, m in ca_ranks.items() if ca in m.index}
+        firsts = {ev: int(r[ca]) for ev, r in ranks.items() if ca in r.index}
         n_ok += all(r == 1 for r in firsts.values())
         measured.append("(a) Coordinate Ascent rank: "
                         + ", ".join(f"{r} under {ev}" for ev, r in firsts.items()))
-    rl = ca_ranks.get("ranklib", pd.Series(dtype=float))
+    rl = means.get("ranklib", pd.Series(dtype=float))
     trio = [a for a in CLOSE_TRIO if a in rl.index]
     if len(trio) >= 2:
         n_checked += 1
@@ -415,7 +425,7 @@ def _claim_ca_best(order) -> dict:
         lead = f"; Coordinate Ascent {rl[ca]:.4f}, lead {rl[ca] - vals.max():+.4f}" if ca in rl.index else ""
         measured.append("(b) under ranklib: " + ", ".join(f"{name(a)} {vals[a]:.4f}" for a in trio)
                         + f" (spread {spread:.4f}){lead}")
-    let = ca_ranks.get("letor", pd.Series(dtype=float))
+    let = means.get("letor", pd.Series(dtype=float))
     common = [a for a in trio if a in let.index]
     if len(common) >= 2:
         n_checked += 1
@@ -430,23 +440,24 @@ def _claim_ca_best(order) -> dict:
 
 
 def _claim_adarank(summary, order) -> dict:
-    rule = ("two checks on ranklib NDCG@10 of models trained with ranklib: AdaRank ranks last, "
-            "and it trails the best algorithm by more than twice the combined standard error "
-            "sqrt(se_AdaRank^2 + se_best^2)")
-    means = _ranks(order, "ranklib") if len(order) else pd.Series(dtype=float)
+    train, k = _order_setting(order)
+    rule = (f"two checks on ranklib NDCG@{k} of models trained with {train}: AdaRank ranks "
+            "last, and it trails the best algorithm by more than twice the combined standard "
+            "error sqrt(se_AdaRank^2 + se_best^2)")
+    means = _order_column(order, "ranklib") if len(order) else pd.Series(dtype=float)
     if "adarank" not in means.index or len(means) < 2:
         return _claim("adarank", "AdaRank not competitive",
                       "AdaRank is not competitive with the other algorithms.", rule, [],
                       MISSING)
-    train = order["train_convention"].iloc[0]
     s = _ndcg(summary, train)
-    s = s[(s["eval_convention"] == "ranklib") & (s["k"] == 10)].set_index("algorithm")["stderr"]
+    s = s[(s["eval_convention"] == "ranklib") & (s["k"] == k)].set_index("algorithm")["stderr"]
     best = means.drop("adarank").idxmax()
     gap = float(means[best] - means["adarank"])
     se = float(np.sqrt(s.get("adarank", np.nan) ** 2 + s.get(best, np.nan) ** 2))
     last = bool((means.drop("adarank") > means["adarank"]).all())
     checks = [last] + ([gap > 2 * se] if np.isfinite(se) else [])
-    measured = [f"AdaRank {means['adarank']:.4f} (rank {int((means > means['adarank']).sum()) + 1} "
+    rank = int(_order_column(order, "ranklib", "rank")["adarank"])
+    measured = [f"AdaRank {means['adarank']:.4f} (rank {rank} "
                 f"of {len(means)}); best {name(best)} {means[best]:.4f}; gap {gap:+.4f}, "
                 f"2 × combined standard error {2 * se:.4f}"]
     return _claim("adarank", "AdaRank not competitive",

@@ -14,9 +14,10 @@ def write_tsv(frame: pd.DataFrame, path) -> None:
 
 def main(smk, log):
     per_query = pd.read_parquet(smk.input[0])
-    summary = study.summarise(per_query)
+    folds = study.fold_stats(per_query)
+    summary = study.summarise(folds=folds)
     write_tsv(summary, smk.output.summary)
-    write_tsv(study.fold_means(per_query), smk.output.fold_means)
+    write_tsv(study.fold_means(folds=folds), smk.output.fold_means)
     write_tsv(study.ttests(per_query), smk.output.ttests)
     order = study.algorithm_order(summary, train_convention=smk.params.official, metric="NDCG",
                                   k=smk.params.cutoff)
