@@ -37,7 +37,7 @@ Control flow, as in RankLib 2.x ``AdaRank.learn`` (rounds are numbered from 1, a
 * the kept model is the ensemble with the best validation NDCG (strictly above the record, which
   starts at 0); with no such round, the final ensemble.
 
-Sums over queries run in query order and the ensemble's scores accumulate round by round, as
+Feature values are rounded to float32, as RankLib 2.x stores them. Sums over queries run in query order and the ensemble's scores accumulate round by round, as
 RankLib's do, so that near-ties are broken the same way. ``log_`` lists every round as RankLib
 prints it: ``(round, feature, train, val, status)`` with status ``OK``, ``DAMN`` (failed),
 ``ROLLBACK`` (undone) or ``F. REM.`` (feature left out); ``rounds_`` holds the kept model's
@@ -104,8 +104,14 @@ def _seq_sum(a):
     return acc
 
 
+def as_float32_values(X) -> np.ndarray:
+    """``X`` with every value rounded to float32 (RankLib 2.x keeps feature values as float)."""
+    return np.asarray(X, dtype=np.float32).astype(np.float64)
+
+
 def _accumulate(X, rounds):
     """Scores of the ensemble ``rounds`` summed round by round."""
+    X = as_float32_values(X)
     s = np.zeros(X.shape[0])
     for f, alpha in rounds:
         s += alpha * X[:, f]
@@ -163,6 +169,7 @@ class AdaRank(Ranker):
         self._check_params()
         X, y, off, Xv, yv, offv, train_scorer, val_scorer = self._prepare(
             X, y, qid, X_val, y_val, qid_val, docid, docid_val)
+        X, Xv = as_float32_values(X), as_float32_values(Xv)
         obj, val_obj = LinearObjective(train_scorer), LinearObjective(val_scorer)
         run = _Run(self, X, Xv, obj, val_obj, self._weak_table(X, train_scorer, obj))
         t = run.phase(1, self.enqueue)
