@@ -52,6 +52,7 @@ from numba import njit
 from ..metrics import NDCGScorer
 from .base import ParamError, Ranker
 from .linear_objective import LinearObjective
+from .ranklib_values import as_float32_values
 
 WEIGHTINGS = ("cumulative", "ensemble")
 WEAK_TIES = ("selection", "convention", "average")
@@ -102,11 +103,6 @@ def _seq_sum(a):
     for v in a:
         acc += v
     return acc
-
-
-def as_float32_values(X) -> np.ndarray:
-    """``X`` with every value rounded to float32 (RankLib 2.x keeps feature values as float)."""
-    return np.asarray(X, dtype=np.float32).astype(np.float64)
 
 
 def _accumulate(X, rounds):

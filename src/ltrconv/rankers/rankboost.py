@@ -1,13 +1,28 @@
-"""RankBoost (Freund, Iyer, Schapire & Singer 2003) with threshold stumps.
+"""RankBoost (Freund, Iyer, Schapire & Singer 2003) with threshold stumps, as RankLib 2.x runs it.
 
-Crucial pairs are (i, j) of one query with ``l_i > l_j``; ``D`` starts uniform over them.
-Round t picks the stump ``h(x) = [x_f > theta]`` maximising ``|r|`` with
-``r = sum_(i,j) D(i,j) (h(x_i) - h(x_j)) = sum_x h(x) pi(x)``, where the potential
-``pi(x) = sum_j D(x, j) - sum_i D(i, x)`` (mass where x is the better minus the worse
-document), so a round costs O(docs x features + pairs). Then ``alpha = 0.5 ln((1+r)/(1-r))``
-and ``D(i,j) <- D(i,j) exp(alpha (h(x_j) - h(x_i))) / Z``. The model is
-``F(x) = sum_t alpha_t h_t(x)``; the number of rounds is the prefix with the best validation
-NDCG@k under the training convention.
+Crucial pairs are (i, j) of one query with ``l_i > l_j``; ``D`` starts uniform over them. A stump
+is ``h(x) = [x_f > theta]``; its edge is ``r = sum_(i,j) D(i,j) (h(x_i) - h(x_j)) =
+sum_x h(x) pi(x)`` with the potential ``pi(x) = sum_j D(x, j) - sum_i D(i, x)``. Round t keeps
+the stump with, by ``objective``, the largest signed ``r`` (``"signed"``, RankLib 2.x: a stump
+that ranks pairs the wrong way round is never chosen) or the largest ``|r|`` (``"abs"``, where a
+negative ``alpha`` turns it round); the first in (feature, threshold from the top) order wins
+ties. Then ``alpha = 0.5 ln((Z + R) / (Z - R))`` with ``R = Z r`` and ``Z`` the mass of ``D``
+before the last normalisation (1 at first), i.e. ``0.5 ln((1 + r) / (1 - r))``, and
+``D(i,j) <- D(i,j) exp(alpha (h(x_j) - h(x_i))) / Z``. The model is
+``F(x) = sum_t alpha_t h_t(x)``.
+
+Candidate thresholds per feature, by ``thresholds``:
+
+* ``"ranklib"`` (RankLib 2.x): ``max - i (max - min) / n_thresholds`` for i = 0..n_thresholds-1
+  over the training values, plus ``min - 1e8`` (a stump that fires on every document);
+* ``"quantile"``: up to ``n_thresholds`` distinct quantiles of the training values below the
+  maximum.
+
+As in RankLib, feature values are rounded to float32, ``r`` is accumulated per feature over the
+thresholds from the top, query by query, walking each query's documents in descending feature
+value (so that near-equal edges are compared as RankLib compares them), and the kept model is the
+prefix of rounds with the best validation NDCG@k, strictly above a record that starts at 0 (with
+none, all rounds). ``log_`` holds ``(feature, threshold, R, validation NDCG)`` per round.
 """
 
 from __future__ import annotations
@@ -17,68 +32,130 @@ from numba import njit
 
 from ..errors import InputError
 from .base import ParamError, Ranker
-from .pairs import crucial_pairs
+from .ranklib_values import as_float32_values
 
+THRESHOLDS = ("ranklib", "quantile")
+OBJECTIVES = ("signed", "abs")
 _R_LIMIT = 1.0 - 1e-10
 
 
 @njit(cache=True)
-def potentials(D, hi, lo, n):
-    """pi(x) = D-mass of pairs where x is better minus D-mass where x is worse."""
+def _pairs_in_position_order(y, offsets):
+    """Crucial pairs (better row, worse row) of each query, listed as RankLib 2.x visits them.
+
+    Positions are those of the query sorted by label, descending and stable; pairs come in
+    (better position, worse position) order. Also returns the permutation that lists them in
+    (worse position, better position) order.
+    """
+    count = 0
+    for q in range(len(offsets) - 1):
+        for i in range(offsets[q], offsets[q + 1]):
+            for j in range(offsets[q], offsets[q + 1]):
+                if y[i] > y[j]:
+                    count += 1
+    hi = np.empty(count, dtype=np.int64)
+    lo = np.empty(count, dtype=np.int64)
+    by_worse = np.empty(count, dtype=np.int64)
+    p = 0
+    for q in range(len(offsets) - 1):
+        a, b = offsets[q], offsets[q + 1]
+        pos = a + np.argsort(-y[a:b], kind="mergesort")
+        first = p
+        n = b - a
+        index = -np.ones((n, n), dtype=np.int64)
+        for u in range(n):
+            for v in range(u + 1, n):
+                if y[pos[u]] > y[pos[v]]:
+                    hi[p] = pos[u]
+                    lo[p] = pos[v]
+                    index[u, v] = p
+                    p += 1
+        w = first
+        for v in range(n):
+            for u in range(v):
+                if index[u, v] >= 0:
+                    by_worse[w] = index[u, v]
+                    w += 1
+    return hi, lo, by_worse
+
+
+@njit(cache=True)
+def potentials(D, hi, lo, by_worse, n):
+    """pi(x): pair mass where x is the better document minus mass where it is the worse one."""
     pi = np.zeros(n)
     for p in range(len(D)):
         pi[hi[p]] += D[p]
+    for w in range(len(D)):
+        p = by_worse[w]
         pi[lo[p]] -= D[p]
     return pi
 
 
 @njit(cache=True)
-def best_stump(bins, pi, n_thr):
-    """Stump (feature, threshold index, r) maximising |r|; the first in (f, t) order wins ties.
-
-    ``bins[x, f]`` counts the thresholds of feature f strictly below ``x_f``, so the stump
-    with threshold index t fires on x iff ``bins[x, f] > t`` and
-    ``r(f, t) = sum_{x: bins[x, f] > t} pi(x)`` (a suffix sum of the per-bin potentials).
-    """
-    n, d = bins.shape
-    best_f, best_t, best_r = -1, -1, 0.0
-    for f in range(d):
-        m = n_thr[f]
-        if m == 0:
-            continue
-        hist = np.zeros(m + 1)
-        for x in range(n):
-            hist[bins[x, f]] += pi[x]
-        suffix = np.zeros(m)
-        acc = 0.0
-        for t in range(m - 1, -1, -1):
-            acc += hist[t + 1]
-            suffix[t] = acc
-        for t in range(m):
-            if abs(suffix[t]) > abs(best_r):
-                best_f, best_t, best_r = f, t, suffix[t]
+def best_stump(X, sorted_rows, offsets, thr, thr_off, pi, signed):
+    """(feature, threshold, r) of the best stump; ``thr[thr_off[f]:thr_off[f+1]]`` descending."""
+    nq = len(offsets) - 1
+    best_f, best_t, best_r = -1, 0.0, -10.0 if signed else 0.0
+    last = np.empty(nq, dtype=np.int64)
+    for f in range(X.shape[1]):
+        last[:] = -1
+        r = 0.0
+        for c in range(thr_off[f], thr_off[f + 1]):
+            t = thr[c]
+            for q in range(nq):
+                a, b = offsets[q], offsets[q + 1]
+                pos = last[q] + 1
+                while pos < b - a:
+                    row = sorted_rows[f, a + pos]
+                    if X[row, f] > t:
+                        r += pi[row]
+                        last[q] = pos
+                        pos += 1
+                    else:
+                        break
+            if (r > best_r) if signed else (abs(r) > abs(best_r)):
+                best_f, best_t, best_r = f, t, r
     return best_f, best_t, best_r
 
 
 @njit(cache=True)
 def reweight(D, hi, lo, fires, alpha):
-    """D(i,j) <- D(i,j) exp(alpha (h_j - h_i)), renormalised to sum 1."""
-    up = np.exp(alpha)
-    down = np.exp(-alpha)
+    """D(i,j) <- D(i,j) exp(alpha (h_j - h_i)); returns the new mass Z (D is not normalised)."""
     total = 0.0
     for p in range(len(D)):
-        diff = fires[lo[p]] - fires[hi[p]]
-        if diff > 0:
-            D[p] *= up
-        elif diff < 0:
-            D[p] *= down
+        D[p] = D[p] * np.exp(alpha * (fires[lo[p]] - fires[hi[p]]))
         total += D[p]
-    for p in range(len(D)):
-        D[p] /= total
+    return total
 
 
-def candidate_thresholds(X: np.ndarray, n_thresholds: int) -> list[np.ndarray]:
-    """Per feature, distinct quantiles of the training values below the maximum (ascending)."""
+@njit(cache=True)
+def _sorted_rows(X, offsets):
+    """Per feature, each query's rows by descending value, stable."""
+    out = np.empty((X.shape[1], X.shape[0]), dtype=np.int64)
+    for f in range(X.shape[1]):
+        for q in range(len(offsets) - 1):
+            a, b = offsets[q], offsets[q + 1]
+            out[f, a:b] = a + np.argsort(-X[a:b, f], kind="mergesort")
+    return out
+
+
+def ranklib_thresholds(X: np.ndarray, n_thresholds: int) -> list[np.ndarray]:
+    """Per feature: ``max - i step`` for i < n_thresholds, step = (max - min) / n, then ``min - 1e8``."""
+    out = []
+    for f in range(X.shape[1]):
+        hi, lo = float(X[:, f].max()), float(X[:, f].min())
+        step = abs(hi - lo) / n_thresholds
+        thr = np.empty(n_thresholds + 1)
+        thr[0] = hi
+        for i in range(1, n_thresholds):
+            thr[i] = thr[i - 1] - step
+        thr[n_thresholds] = lo - 1.0e8
+        out.append(thr)
+    return out
+
+
+def quantile_thresholds(X: np.ndarray, n_thresholds: int) -> list[np.ndarray]:
+    """Per feature, distinct quantiles of the training values below the maximum."""
     qs = np.linspace(0.0, 1.0, n_thresholds + 2)[1:-1]
     out = []
     for f in range(X.shape[1]):
@@ -93,14 +170,6 @@ def candidate_thresholds(X: np.ndarray, n_thresholds: int) -> list[np.ndarray]:
     return out
 
 
-def bin_features(X: np.ndarray, thresholds: list[np.ndarray]) -> np.ndarray:
-    """bins[x, f] = number of thresholds of feature f strictly below X[x, f]."""
-    bins = np.empty(X.shape, dtype=np.int64)
-    for f, thr in enumerate(thresholds):
-        bins[:, f] = np.searchsorted(thr, X[:, f], side="left")
-    return bins
-
-
 class RankBoost(Ranker):
     """Pairwise boosting of threshold stumps; rounds chosen on validation NDCG@k.
 
@@ -110,10 +179,13 @@ class RankBoost(Ranker):
     name = "rankboost"
 
     def __init__(self, n_rounds: int = 300, n_thresholds: int = 10,
-                 metric: str = "ndcg@10:ranklib", random_state: int = 0):
+                 metric: str = "ndcg@10:ranklib", thresholds: str = "ranklib",
+                 objective: str = "signed", random_state: int = 0):
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
         self.metric = metric
+        self.thresholds = thresholds
+        self.objective = objective
         self.random_state = random_state
 
     def _check_params(self) -> None:
@@ -121,50 +193,60 @@ class RankBoost(Ranker):
             v = getattr(self, pname)
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo:
                 raise ParamError(f"{self.name}: {pname} must be an integer >= {lo}, got {v!r}")
+        if self.thresholds not in THRESHOLDS:
+            raise ParamError(f"{self.name}: thresholds must be one of {THRESHOLDS}, got {self.thresholds!r}")
+        if self.objective not in OBJECTIVES:
+            raise ParamError(f"{self.name}: objective must be one of {OBJECTIVES}, got {self.objective!r}")
         self.metric_spec  # raises ParamError on a bad metric
 
     def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None):
         self._check_params()
         X, y, off, Xv, yv, offv, _, val_scorer = self._prepare(
             X, y, qid, X_val, y_val, qid_val, docid, docid_val)
-        thresholds = candidate_thresholds(X, int(self.n_thresholds))
-        n_thr = np.array([len(t) for t in thresholds], dtype=np.int64)
-        bins = bin_features(X, thresholds)
-        hi, lo = crucial_pairs(y, off)
+        X, Xv = as_float32_values(X), as_float32_values(Xv)
+        hi, lo, by_worse = _pairs_in_position_order(y, off)
         if len(hi) == 0:
             raise InputError(f"{self.name}: no query of the training data has two different labels")
-        feats, thetas, alphas, history = [], [], [], []
+        make = ranklib_thresholds if self.thresholds == "ranklib" else quantile_thresholds
+        per_feature = [np.sort(t)[::-1] for t in make(X, int(self.n_thresholds))]
+        thr = np.concatenate(per_feature)
+        thr_off = np.concatenate(([0], np.cumsum([len(t) for t in per_feature]))).astype(np.int64)
+        rows = _sorted_rows(X, off)
+        signed = self.objective == "signed"
         D = np.full(len(hi), 1.0 / len(hi))
+        Z = 1.0
         F_val = np.zeros(len(yv))
+        rounds, log = [], []
+        best, best_val = 0, 0.0
         for _ in range(int(self.n_rounds)):
-            pi = potentials(D, hi, lo, len(y))
-            f, t, r = best_stump(bins, pi, n_thr)
-            if f < 0 or r == 0.0:
+            pi = potentials(D, hi, lo, by_worse, len(y))
+            f, theta, r = best_stump(X, rows, off, thr, thr_off, pi, signed)
+            if f < 0:
                 break
-            r = float(np.clip(r, -_R_LIMIT, _R_LIMIT))
-            alpha = 0.5 * np.log((1.0 + r) / (1.0 - r))
-            theta = float(thresholds[f][t])
-            fires = (bins[:, f] > t).astype(np.int64)
-            reweight(D, hi, lo, fires, alpha)
+            R = Z * float(np.clip(r, -_R_LIMIT, _R_LIMIT))
+            alpha = 0.5 * np.log((Z + R) / (Z - R))
+            fires = (X[:, f] > theta).astype(np.float64)
+            Z = reweight(D, hi, lo, fires, alpha)
             F_val += alpha * (Xv[:, f] > theta)
-            feats.append(int(f))
-            thetas.append(theta)
-            alphas.append(float(alpha))
-            history.append(val_scorer.mean(F_val))
-        self.history_ = history
-        self.best_iteration_ = int(np.argmax(history)) + 1 if history else 0
-        self.val_score_ = float(history[self.best_iteration_ - 1]) if history else val_scorer.mean(
-            np.zeros(len(yv)))
-        keep = self.best_iteration_
-        self.features_ = np.array(feats[:keep], dtype=np.int64)
-        self.thresholds_ = np.array(thetas[:keep], dtype=np.float64)
-        self.alphas_ = np.array(alphas[:keep], dtype=np.float64)
+            rounds.append((int(f), float(theta), float(alpha)))
+            val = val_scorer.mean(F_val)
+            log.append((int(f), float(theta), R, val))
+            if val > best_val:
+                best, best_val = len(rounds), val
+            D /= Z
+        keep = best if best else len(rounds)
+        self.log_ = log
+        self.best_iteration_ = keep
+        self.val_score_ = best_val if best else (log[-1][3] if log else 0.0)
+        self.features_ = np.array([r[0] for r in rounds[:keep]], dtype=np.int64)
+        self.thresholds_ = np.array([r[1] for r in rounds[:keep]], dtype=np.float64)
+        self.alphas_ = np.array([r[2] for r in rounds[:keep]], dtype=np.float64)
         self.fitted_ = True
         return self
 
     def predict(self, X) -> np.ndarray:
-        """F(x) = sum_t alpha_t [x_{f_t} > theta_t]."""
-        X = self._check_fitted(X)
+        """F(x) = sum_t alpha_t [x_{f_t} > theta_t], summed round by round."""
+        X = as_float32_values(self._check_fitted(X))
         out = np.zeros(X.shape[0])
         for f, theta, a in zip(self.features_, self.thresholds_, self.alphas_):
             out += a * (X[:, f] > theta)
