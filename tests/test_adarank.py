@@ -6,6 +6,8 @@ import pytest
 from ltrconv import evaluate
 from ltrconv.metrics import NDCGScorer
 from ltrconv.rankers import ParamError, load, make
+from ltrconv.rankers.adarank import selection_sort_ranks
+from ltrconv.rankers.linear_objective import LinearObjective
 from ltrconv.synthetic import make_letor, split
 
 
@@ -38,47 +40,69 @@ def test_beats_random_and_roundtrips(data, tmp_path):
 
 @pytest.mark.parametrize("weighting", ["cumulative", "ensemble"])
 @pytest.mark.parametrize("enqueue", [True, False])
-def test_selection_and_history(data, weighting, enqueue):
+@pytest.mark.parametrize("weak_ties", ["selection", "convention", "average"])
+def test_log_follows_the_control_flow(data, weighting, enqueue, weak_ties):
     train, test = data
-    m = fit(train, test, weighting=weighting, enqueue=enqueue)
-    assert 1 <= m.best_iteration_ <= len(m.history_) <= m.n_rounds_ <= 500
-    # An undo forgets the validation record: selection among the rounds after the last undo.
-    assert bool(m.undone_) == enqueue
-    last = max(m.undone_, default=0)
-    assert last < len(m.history_)
-    tail = m.history_[last:]
-    assert m.best_iteration_ == last + 1 + int(np.argmax(tail))
-    assert m.val_score_ == max(tail) == m.history_[m.best_iteration_ - 1]
+    m = fit(train, test, weighting=weighting, enqueue=enqueue, weak_ties=weak_ties)
+    log = m.log_
+    done = [r for r in log if r[4] != "ROLLBACK" and r[2] is not None]
+    assert done and all(r[0] <= m.n_rounds for r in log)
+    # Round numbers never decrease; a phase that ends in a failure is followed by one that
+    # starts at the same round number.
+    rounds = [r[0] for r in log]
+    assert rounds == sorted(rounds)
+    for a, b in zip(log, log[1:]):
+        if a[4] == "DAMN":
+            assert b[0] == a[0]
+    # A rollback undoes the round of the feature chosen right before it.
+    for i, r in enumerate(log):
+        if r[4] == "ROLLBACK":
+            assert enqueue and log[i - 1][1] == r[1] and log[i - 1][4] == "OK"
+    # The kept model is the first round with the best validation NDCG (failed rounds included),
+    # counted from the last rollback.
+    last_undo = max((i for i, r in enumerate(log) if r[4] == "ROLLBACK"), default=-1)
+    vals = [r[3] for r in log[last_undo + 1:] if r[3] is not None]
+    assert m.val_score_ == max(vals)
     assert m.val_score_ == pytest.approx(ndcg10(test, m.predict(test.X)), abs=1e-12)
-    assert np.all(np.array(m.alphas_) >= 0)
-    feats = m.features_
-    runs = max(len(r) for r in np.split(feats, np.flatnonzero(np.diff(feats)) + 1))
-    assert runs <= m.max_consecutive
-    # The first round is the feature with the best unweighted training NDCG.
-    sc = NDCGScorer(train.y, train.offsets, "ranklib", 10)
-    assert feats[0] == int(np.argmax([sc.mean(train.X[:, f]) for f in range(train.X.shape[1])]))
+    assert np.all(np.array([a for _, a in m.rounds_]) >= 0)
 
 
-def test_undone_round_is_not_selected():
-    # Round 1 has the best validation NDCG of the whole run, but the enqueue rule undoes it.
-    d = make_letor(n_queries=60, n_features=6, min_docs=5, max_docs=20, seed=1)
-    m = fit(split(d, np.arange(40)), split(d, np.arange(40, 60)))
-    assert 1 in m.undone_ and int(np.argmax(m.history_)) == 0
-    assert m.best_iteration_ > max(m.undone_)
-    assert m.val_score_ < m.history_[0]
+def test_selection_sort_is_not_stable():
+    # Descending selection sort of 2, 1, 2, 3: position 0 takes 3 (swapping the first 2 to
+    # the end), position 1 takes the second 2, position 2 the first 2: order 3, 2, 0, 1.
+    s = selection_sort_ranks(np.array([2.0, 1.0, 2.0, 3.0]), np.array([0, 4]))
+    assert list(np.argsort(-s)) == [3, 2, 0, 1]
+    # Ties of a stable sort keep the input order instead: 3, 0, 2, 1.
+    assert list(np.argsort(-np.array([2.0, 1.0, 2.0, 3.0]), kind="stable")) == [3, 0, 2, 1]
+
+
+@pytest.mark.parametrize("weak_ties, expected", [
+    ("selection", 1 / np.log2(4)),                       # doc 0 third
+    ("convention", 1 / np.log2(3)),                      # doc 0 second (input order)
+    ("average", (1 / np.log2(3) + 1 / np.log2(4)) / 2),  # second or third, equally likely
+])
+def test_weak_ranker_tie_order(weak_ties, expected):
+    X = np.array([[2.0], [1.0], [2.0], [3.0]])
+    y = np.array([1, 0, 0, 0])
+    model = make("adarank", weak_ties=weak_ties)
+    scorer = NDCGScorer(y, np.array([0, 4]), "ranklib", 10)
+    m = model._weak_table(X, scorer, LinearObjective(scorer))
+    assert m.shape == (1, 1) and m[0, 0] == pytest.approx(expected, abs=1e-12)
 
 
 def test_tolerance_stops_early(data):
     train = data[0]
-    m = fit(train, tolerance=0.0, enqueue=False)
-    assert np.all(np.diff(m.train_history_) > 0) and m.n_rounds_ < 500
-    assert fit(train, tolerance=10.0, n_rounds=30).n_rounds_ == 30
+    strict = fit(train, tolerance=0.0, enqueue=False)
+    assert strict.log_[-1][4] == "DAMN" and strict.log_[-1][0] < 500
+    loose = fit(train, tolerance=10.0, n_rounds=30)
+    assert max(r[0] for r in loose.log_) == 30 and "DAMN" not in [r[4] for r in loose.log_]
 
 
 @pytest.mark.parametrize("params, match", [
     (dict(n_rounds=0), "n_rounds"), (dict(max_consecutive=True), "max_consecutive"),
     (dict(tolerance=-0.1), "tolerance"), (dict(weighting="adaboost"), "weighting"),
     (dict(enqueue="yes"), "enqueue"), (dict(metric="ndcg@0:ranklib"), "metric"),
+    (dict(weak_ties="stable-ish"), "weak_ties"),
 ])
 def test_bad_params(data, params, match):
     with pytest.raises(ParamError, match=match):
@@ -100,7 +124,7 @@ def test_letor_ignores_short_queries(data):
 
     def model(metric, X, y=d.y, docid=d.docid):
         m = make("adarank", metric=metric).fit(X, y, d.qid, docid=docid)
-        return m.coef_, m.features_
+        return m.coef_, m.rounds_
 
     base = model("ndcg@10:letor", d.X)
     for other in (model("ndcg@10:letor", d.X[perm], d.y[perm], d.docid[perm]),
@@ -115,10 +139,3 @@ def test_letor_ignores_short_queries(data):
     draws = [rng.random(len(d.y)) for _ in range(20)]
     assert np.all(np.array([letor.per_query(s)[short] for s in draws]) == 0.0)
     assert np.ptp([ranklib.per_query(s)[short] for s in draws], axis=0).max() > 0.1
-
-
-def test_mq2008_fold1(mq2008_fold1):
-    tr, va, te = mq2008_fold1
-    m = fit(tr, va)
-    assert ndcg10(te, m.predict(te.X)) > 0.44
-    assert m.history_[m.best_iteration_ - 1] == m.val_score_
