@@ -9,7 +9,7 @@ from ltrconv.rankers import ParamError, load, make
 from ltrconv.rankers.linear_objective import LinearObjective
 from ltrconv.synthetic import make_letor, split
 
-FAST = dict(n_restarts=3, n_iterations=10)
+FAST = dict(n_restarts=3, n_steps=20, max_sweeps=10)
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ def test_validation_selects_restart(data):
 
 
 @pytest.mark.parametrize("params, match", [
-    (dict(n_restarts=0), "n_restarts"), (dict(n_iterations=1.5), "n_iterations"),
+    (dict(n_restarts=0), "n_restarts"), (dict(n_steps=1.5), "n_steps"), (dict(max_sweeps=0), "max_sweeps"), (dict(init="zero"), "init"),
     (dict(tolerance=-1.0), "tolerance"), (dict(n_jobs=0), "n_jobs"),
     (dict(metric="ndcg@10:nosuch"), "nosuch"), (dict(step_base=float("nan")), "step_base"),
 ])

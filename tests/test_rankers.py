@@ -9,7 +9,7 @@ from ltrconv.synthetic import make_letor, split
 
 FAST = {
     "adarank": dict(n_rounds=5),
-    "coordinate_ascent": dict(n_restarts=1, n_iterations=2),
+    "coordinate_ascent": dict(n_restarts=1, n_steps=10, max_sweeps=2),
     "lambdamart": dict(n_estimators=5, early_stopping_rounds=2, min_data_in_leaf=5),
     "ranknet": dict(architectures=((4,),), max_epochs=2, patience=1),
     "rankboost": dict(n_rounds=3),

@@ -1,18 +1,27 @@
-"""Coordinate Ascent (Metzler & Croft 2007): a linear ranker fitted by maximising NDCG directly.
+"""Coordinate Ascent (Metzler & Croft 2007) as RankLib 2.x runs it: a linear ranker fitted by
+maximising NDCG directly.
 
-Model: ``score(x) = w . x`` with ``sum_j |w_j| = 1``. One restart starts from ``w0`` and runs
-at most ``n_iterations`` sweeps; a sweep visits every feature once in a random order and
-performs a line search on ``w_j``: the training objective ``sum_q NDCG@k_q(s + delta x_j)``
-is evaluated for ``delta`` in {0, -w_j} and ``+-step * 2^i`` (``i < n_steps``,
-``step = max(step_base |w_j|, 0.001)``), both directions at once (RankLib grows its steps the
-same way but stops at the first direction that helps). The best strictly improving ``delta``
-is taken and ``w`` renormalised to unit L1 norm. A restart ends when a sweep gains less than
-``tolerance`` in mean training NDCG. Restart 0 starts from uniform weights, the others from
-``U(0, 1)`` weights drawn from ``random_state``; the restart with the best validation NDCG is
-kept.
+Model: ``score(x) = w . x`` with ``sum_j |w_j| = 1``. A restart starts from ``w_j = 1/d``
+(``init="uniform"``, RankLib 2.x: restarts differ only in the order features are visited) and
+sweeps over the features in a random order. For feature j with weight ``w_j`` the line search
+tries, direction by direction in the order +, -, 0 (RankLib ``CoorAscent.learn``):
+
+* ``+`` and ``-``: ``w_j + T_i`` for ``i < n_steps`` (RankLib's ``-i``; the paper's T = 100),
+  ``T_i = step (2^(i+1) - 1)`` (the step doubles each time), ``step = +-0.001``, or
+  ``step_base |w_j|`` (sign dropped, as RankLib does) when ``0.001 > |w_j| / 2``;
+* ``0``: ``w_j = 0``.
+
+Within a direction the best value strictly above the current training NDCG wins (the first on
+ties) and the later directions are skipped; the weights are then renormalised to unit L1 norm.
+A restart ends when ``d - 1`` features in a row have failed to improve, or after a sweep whose
+training NDCG is less than ``tolerance`` above the restart's start (or after ``max_sweeps``
+sweeps, unlimited by default as in RankLib). The restart with the best validation NDCG is kept
+(the first on ties). ``init="random"`` starts restarts after the first from ``U(0, 1)`` weights
+instead, which explores more of the simplex than shuffling alone.
 
 Every NDCG here is the ranker's ``metric``, computed without sorting by
-:class:`~ltrconv.rankers.linear_objective.LinearObjective`.
+:class:`~ltrconv.rankers.linear_objective.LinearObjective`; features are used as given (RankLib
+reads them as float32, which changes no order on the LETOR datasets).
 """
 
 from __future__ import annotations
@@ -25,46 +34,54 @@ import numpy as np
 from .base import ParamError, Ranker
 from .linear_objective import LinearObjective, linear_scores
 
+INITS = ("uniform", "random")
 
-def _candidates(wj: float, step_base: float, n_steps: int) -> np.ndarray:
-    """Line-search steps, smallest first: 0, -wj (drop the feature), +-step * 2^i."""
-    step = max(step_base * abs(wj), 1e-3)
-    grow = step * np.exp2(np.arange(n_steps))
-    deltas = [0.0]
-    if wj != 0.0:
-        deltas.append(-wj)
-    deltas.extend(np.column_stack((grow, -grow)).ravel().tolist())
-    return np.array(deltas)
+
+def _direction_steps(wj: float, sign: int, step_base: float, n_steps: int) -> np.ndarray:
+    """Total steps ``T_i`` tried in one direction (RankLib 2.x's doubling line search)."""
+    step = 0.001 * sign
+    if wj != 0.0 and abs(step) > 0.5 * abs(wj):
+        step = step_base * abs(wj)
+    return step * (np.exp2(np.arange(1, n_steps + 1)) - 1.0)
 
 
 def _ascend(obj: LinearObjective, X: np.ndarray, Xt: np.ndarray, varying: list, w0: np.ndarray,
-            rng: np.random.Generator, n_iterations: int, tolerance: float, step_base: float,
-            n_steps: int) -> tuple[np.ndarray, float, int]:
+            rng: np.random.Generator, n_steps: int, tolerance: float, step_base: float,
+            max_sweeps: int | None) -> tuple[np.ndarray, float, int]:
     """One restart: returns (weights, mean training NDCG, sweeps run)."""
+    d = len(w0)
     w = w0 / np.abs(w0).sum()
     s = linear_scores(X, w)
-    cur = obj.mean(s)
-    sweeps = 0
-    for _ in range(n_iterations):
+    start = cur = obj.mean(s)
+    fails, sweeps = 0, 0
+    while (fails < d - 1) if d > 1 else (fails == 0):
+        if max_sweeps is not None and sweeps >= max_sweeps:
+            break
         sweeps += 1
-        start = cur
-        for j in rng.permutation(len(w)):
-            if len(varying[j]) == 0:
+        for j in rng.permutation(d):
+            best = None
+            if len(varying[j]):
+                for sign in (1, -1, 0):
+                    if sign == 0:
+                        if w[j] == 0.0:
+                            continue
+                        steps = np.array([-w[j]])
+                    else:
+                        steps = _direction_steps(w[j], sign, step_base, n_steps)
+                    vals = obj.line(s, Xt[j], np.concatenate(([0.0], steps)), varying[j])
+                    i = int(np.argmax(vals[1:]))
+                    if vals[1 + i] > vals[0]:
+                        best = steps[i]
+                        break
+            if best is None:
+                fails += 1
                 continue
-            deltas = _candidates(w[j], step_base, n_steps)
-            vals = obj.line(s, Xt[j], deltas, varying[j])
-            gain = vals - vals[0]
-            for c in np.argsort(-gain, kind="stable"):
-                if gain[c] <= 1e-12:
-                    break
-                trial = w.copy()
-                trial[j] += deltas[c]
-                norm = np.abs(trial).sum()
-                if norm > 0.0:
-                    w = trial / norm
-                    s = linear_scores(X, w)
-                    cur = obj.mean(s)
-                    break
+            fails = 0
+            w = w.copy()
+            w[j] += best
+            w /= np.abs(w).sum()
+            s = linear_scores(X, w)
+            cur = obj.mean(s)
         if cur - start < tolerance:
             break
     return w, cur, sweeps
@@ -73,20 +90,22 @@ def _ascend(obj: LinearObjective, X: np.ndarray, Xt: np.ndarray, varying: list, 
 class CoordinateAscent(Ranker):
     """Linear ranker; coordinate-wise line search on the training NDCG, restarts kept on validation.
 
-    ``n_iterations`` is the maximum number of sweeps over all features per restart.
+    ``n_steps`` is the number of doubling steps tried in each direction (RankLib's ``-i``).
     """
 
     name = "coordinate_ascent"
 
     def __init__(self, metric: str = "ndcg@10:ranklib", n_restarts: int = 30,
-                 n_iterations: int = 100, tolerance: float = 0.001, step_base: float = 0.05,
-                 n_steps: int = 25, n_jobs: int | None = -1, random_state: int = 0):
+                 n_steps: int = 100, tolerance: float = 0.001, step_base: float = 0.05,
+                 init: str = "uniform", max_sweeps: int | None = None, n_jobs: int | None = -1,
+                 random_state: int = 0):
         self.metric = metric
         self.n_restarts = n_restarts
-        self.n_iterations = n_iterations
+        self.n_steps = n_steps
         self.tolerance = tolerance
         self.step_base = step_base
-        self.n_steps = n_steps
+        self.init = init
+        self.max_sweeps = max_sweeps
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -97,8 +116,11 @@ class CoordinateAscent(Ranker):
                 raise ParamError(f"{self.name}: {name} must be an integer >= {lo}, got {v!r}")
 
         positive_int("n_restarts")
-        positive_int("n_iterations")
         positive_int("n_steps")
+        if self.max_sweeps is not None:
+            positive_int("max_sweeps")
+        if self.init not in INITS:
+            raise ParamError(f"{self.name}: init must be one of {INITS}, got {self.init!r}")
         for name in ("tolerance", "step_base"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or not np.isfinite(v) or v < 0:
@@ -126,11 +148,13 @@ class CoordinateAscent(Ranker):
 
         def run(r):
             rng = np.random.default_rng(seeds[r])
-            w0 = np.ones(X.shape[1]) if r == 0 else rng.uniform(0.0, 1.0, X.shape[1])
-            if not np.any(w0):
-                w0 = np.ones(X.shape[1])
-            return _ascend(obj, X, Xt, varying, w0, rng, self.n_iterations, float(self.tolerance),
-                           float(self.step_base), int(self.n_steps))
+            w0 = np.ones(X.shape[1])
+            if self.init == "random" and r > 0:
+                w0 = rng.uniform(0.0, 1.0, X.shape[1])
+                if not np.any(w0):
+                    w0 = np.ones(X.shape[1])
+            return _ascend(obj, X, Xt, varying, w0, rng, int(self.n_steps), float(self.tolerance),
+                           float(self.step_base), self.max_sweeps)
 
         if n_jobs > 1 and self.n_restarts > 1:
             with ThreadPoolExecutor(max_workers=min(n_jobs, self.n_restarts)) as pool:
