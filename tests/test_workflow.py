@@ -17,12 +17,14 @@ from ltrconv.synthetic import make_folds, make_letor, write_letor
 REPO = Path(__file__).resolve().parents[1]
 ALGORITHMS = {
     "adarank": {"n_rounds": 10},
-    "coordinate_ascent": {"n_restarts": 1, "n_iterations": 3},
+    "coordinate_ascent": {"n_restarts": 1, "n_steps": 10, "max_sweeps": 3},
     "lambdamart": {"n_estimators": 10, "early_stopping_rounds": 5, "min_data_in_leaf": 5},
     "ranknet": {"architectures": [[5]], "max_epochs": 3, "patience": 1},
     "rankboost": {"n_rounds": 10},
     "ranksvm": {"C_grid": [1.0]},
 }
+# config/config.yaml's implementation variants are merged into every test configuration.
+VARIANTS = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["variants"]
 TRAIN = ["yahoo", "ranklib"]
 EVAL = ["ranklib", "trec", "yahoo", "letor"]
 FOLDS = [1, 2]
@@ -93,7 +95,7 @@ def test_outputs_exist(workflow_run):
         assert len(table) > 0, name
     assert (res / "claims.md").read_text().startswith("#")
     runtime = pd.read_csv(res / "tables" / "runtime.tsv", sep="\t")
-    assert len(runtime) == len(ALGORITHMS) * len(TRAIN) * len(FOLDS)
+    assert len(runtime) == (len(ALGORITHMS) + len(VARIANTS)) * len(TRAIN) * len(FOLDS)
     assert (runtime["s"] > 0).all()
 
 
@@ -103,7 +105,7 @@ def test_per_query_table_complete(workflow_run):
                                 "eval_convention", "metric", "k", "qid", "value"]
     assert pq["value"].dtype == np.float64 and pd.api.types.is_string_dtype(pq["qid"])
     combos = pq.groupby(["fold", "algorithm", "train_convention", "eval_convention"]).size()
-    assert len(combos) == len(FOLDS) * len(ALGORITHMS) * len(TRAIN) * len(EVAL)
+    assert len(combos) == len(FOLDS) * (len(ALGORITHMS) + len(VARIANTS)) * len(TRAIN) * len(EVAL)
     metrics = set(zip(pq["metric"], pq["k"]))
     assert metrics == {("NDCG", k) for k in range(1, 11)} | {("P", k) for k in range(1, 11)} | {("MAP", 0)}
     for fold in FOLDS:
@@ -126,7 +128,7 @@ def test_summary_values_and_yahoo_gap(workflow_run):
     ndcg = summary[summary["metric"] == "NDCG"].set_index(
         ["algorithm", "train_convention", "k", "eval_convention"])["mean"].unstack()
     gap = ndcg["yahoo"] - ndcg["ranklib"]
-    assert len(gap) == len(ALGORITHMS) * len(TRAIN) * 10
+    assert len(gap) == (len(ALGORITHMS) + len(VARIANTS)) * len(TRAIN) * 10
     np.testing.assert_allclose(gap.to_numpy(), expected, atol=1e-9)
 
 
@@ -155,6 +157,39 @@ def test_going_offline_or_moving_the_copy_invalidates_nothing(workflow_run, tmp_
                      str(workflow_run["config"]), str(overlay))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_implementation_variants(workflow_run):
+    res = workflow_run["results"]
+    table = pd.read_csv(res / "tables" / "implementation.tsv", sep="\t")
+    assert set(table["variant"]) == set(VARIANTS)
+    assert dict(zip(table["variant"], table["algorithm"])) == {v: s["of"] for v, s in VARIANTS.items()}
+    per_query = pd.read_parquet(res / "per_query.parquet")
+    v, base = next(iter(VARIANTS)), VARIANTS[next(iter(VARIANTS))]["of"]
+    sel = dict(train_convention="ranklib", eval_convention="ranklib", metric="NDCG", k=10)
+    q = per_query
+    for col, val in sel.items():
+        q = q[q[col] == val]
+    wide = q.pivot(index=["fold", "qid"], columns="algorithm", values="value")
+    row = table[(table["variant"] == v) & (table["train_convention"] == "ranklib")
+                & (table["eval_convention"] == "ranklib") & (table["metric"] == "NDCG") & (table["k"] == 10)]
+    assert row["diff"].iloc[0] == pytest.approx((wide[v] - wide[base]).mean(), abs=1e-9)
+    assert (res / "figures" / "implementation.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    claims = (res / "claims.md").read_text()
+    assert "## Implementation sensitivity" in claims
+    order = pd.read_csv(res / "tables" / "algorithm_order.tsv", sep="\t")
+    assert not set(order["algorithm"]) & set(VARIANTS)
+
+
+def test_variant_with_unknown_parameter_names_key(tmp_path):
+    cfg = base_config(tmp_path / "SYN")
+    write_dataset(tmp_path / "SYN")
+    cfg["variants"] = {"adarank_odd": {"of": "adarank", "params": {"weak_tie": "convention"}}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
+    assert proc.returncode != 0
+    assert "config key 'variants.adarank_odd.params'" in proc.stdout + proc.stderr
 
 
 def test_wrong_type_names_key(tmp_path):
@@ -191,7 +226,8 @@ def test_full_config_dry_run(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout + proc.stderr
-    assert re.search(r"^train\s+90$", out, re.M) and re.search(r"^evaluate\s+90$", out, re.M), out[-2000:]
+    n = (6 + len(VARIANTS)) * 3 * 5
+    assert re.search(rf"^train\s+{n}$", out, re.M) and re.search(rf"^evaluate\s+{n}$", out, re.M), out[-2000:]
 
 
 def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_notebook):

@@ -210,6 +210,61 @@ def figure2(summary: pd.DataFrame, out_stem,
         return _save(fig, out_stem)
 
 
+IMPLEMENTATION_STYLE = {
+    "base": dict(color=OKABE_ITO["black"], marker="o", linestyle="-"),
+    "variant": dict(color=OKABE_ITO["vermillion"], marker="^", linestyle="--"),
+}
+
+
+def implementation_figure(summary: pd.DataFrame, out_stem, pairs,
+                          eval_conventions=("ranklib", "yahoo", "letor"),
+                          train_convention: str = "ranklib", metric: str = "NDCG") -> Figure:
+    """Rows = (variant, base, label) pairs, columns = evaluation conventions; two curves per
+    panel: the base algorithm (RankLib 2.x's implementation) and the variant."""
+    s = summary[(summary["metric"] == metric) & (summary["train_convention"] == train_convention)]
+    present = set(s["algorithm"])
+    rows = [(v, b, lab) for v, b, lab in pairs if v in present and b in present]
+    evs = [e for e in eval_conventions if e in set(s["eval_convention"])]
+    if not (rows and evs):
+        return _empty(out_stem, f"Implementation: no {metric} results of a variant and its base "
+                                f"trained with {train_convention}")
+    ks = sorted(int(k) for k in s["k"].unique() if int(k) >= 1)
+    with rc_context(RC):
+        fig = Figure(figsize=(WIDTH, 0.9 + 1.65 * len(rows)), layout="constrained")
+        axes = fig.subplots(len(rows), len(evs), sharex=True, squeeze=False)
+        dx = _dodge(2)
+        for j, ev in enumerate(evs):
+            bounds = []
+            for i, (v, b, lab) in enumerate(rows):
+                ax = axes[i, j]
+                for n_i, (alg, key) in enumerate(((b, "base"), (v, "variant"))):
+                    c = _curves(s, metric, {"algorithm": alg, "eval_convention": ev})
+                    if c.empty:
+                        continue
+                    mean, se = c["mean"].to_numpy(dtype=float), c["stderr"].to_numpy(dtype=float)
+                    _errorbar(ax, c["k"].to_numpy(), mean, se, dx[n_i], IMPLEMENTATION_STYLE[key])
+                    bounds += [mean - np.nan_to_num(se), mean + np.nan_to_num(se)]
+                _cutoff_axis(ax, ks)
+                if i == 0:
+                    ax.set_title(f"evaluated with {ev}")
+                if j == 0:
+                    ax.set_ylabel(f"{name(b)}\n{metric}@k")
+                if j == len(evs) - 1:
+                    ax.text(1.02, 0.5, f"variant:\n{lab}", transform=ax.transAxes, rotation=90,
+                            ha="left", va="center", fontsize=7)
+                if i == len(rows) - 1:
+                    ax.set_xlabel("cutoff k")
+            lim = _ylim(bounds)
+            if lim:
+                for i in range(len(rows)):
+                    axes[i, j].set_ylim(*lim)
+        handles = [_handle(IMPLEMENTATION_STYLE["base"], "as RankLib 2.x implements it"),
+                   _handle(IMPLEMENTATION_STYLE["variant"], "variant (right margin)")]
+        fig.legend(handles=handles, loc="outside upper center", ncol=2, frameon=False,
+                   title=f"trained with {train_convention}")
+        return _save(fig, out_stem)
+
+
 def _bars(ax, table: pd.DataFrame, column: str, algs, trains, log: bool) -> bool:
     """Grouped bars of the fold mean of ``column`` with each fold as a dot; False if no data."""
     if column not in table.columns:

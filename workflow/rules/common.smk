@@ -54,6 +54,18 @@ def _check_config(cfg):
     algos = [a for a, p in cfg["algorithms"].items() if p is not None]
     if not algos:
         raise WorkflowError("config key 'algorithms': every algorithm is disabled (null)")
+    for v, spec in cfg["variants"].items():
+        if v in cfg["algorithms"]:
+            raise WorkflowError(f"config key 'variants.{v}': the name is already under 'algorithms'")
+        if cfg["algorithms"].get(spec["of"], None) is None:
+            raise WorkflowError(
+                f"config key 'variants.{v}.of': base algorithm {spec['of']!r} is not enabled under 'algorithms'"
+            )
+        from ltrconv import rankers
+
+        unknown = sorted(set(spec["params"]) - set(rankers.get_class(spec["of"])._param_names()))
+        if unknown:
+            raise WorkflowError(f"config key 'variants.{v}.params': {spec['of']} has no parameter(s) {unknown}")
     for a in cfg["figures"]["figure1_algorithms"]:
         if a not in cfg["algorithms"]:
             raise WorkflowError(f"config key 'figures.figure1_algorithms': {a!r} is not under 'algorithms'")
@@ -74,7 +86,9 @@ RESULTS = config["results_dir"].rstrip("/")
 RESOURCES = config["resources_dir"].rstrip("/")
 LOGS = config["logs_dir"].rstrip("/")
 DATASETS = [d for d, spec in config["datasets"].items() if spec["enabled"]]
-ALGORITHMS = [a for a, p in config["algorithms"].items() if p is not None]
+BASE_ALGORITHMS = [a for a, p in config["algorithms"].items() if p is not None]
+VARIANTS = {v: spec for v, spec in config["variants"].items()}
+ALGORITHMS = BASE_ALGORITHMS + list(VARIANTS)
 TRAIN_CONVENTIONS = list(config["train_conventions"])
 EVAL_CONVENTIONS = list(config["eval_conventions"])
 FOLDS = sorted(config["folds"])
@@ -138,8 +152,21 @@ for _d in DATASETS:
     _check_reachable(_d)
 
 
+def base_algorithm(algorithm):
+    """The ranker a study algorithm runs: itself, or a variant's base."""
+    return VARIANTS[algorithm]["of"] if algorithm in VARIANTS else algorithm
+
+
 def hyperparams(algorithm):
+    """Keyword arguments of the ranker: the base's from config, then a variant's overrides."""
+    if algorithm in VARIANTS:
+        return {**(config["algorithms"][VARIANTS[algorithm]["of"]] or {}), **VARIANTS[algorithm]["params"]}
     return dict(config["algorithms"][algorithm] or {})
+
+
+def variant_label(name):
+    spec = VARIANTS[name]
+    return spec.get("label") or ", ".join(f"{k}={v}" for k, v in spec["params"].items())
 
 
 def train_metric(convention):
@@ -174,4 +201,7 @@ def all_targets():
         out += [f"{RESULTS}/{d}/tables/{t}.tsv" for t in TABLES + ("audit", "runtime")]
         out += [f"{RESULTS}/{d}/figures/{f}.{ext}" for f in FIGURES for ext in ("png", "pdf")]
         out.append(f"{RESULTS}/{d}/claims.md")
+        if VARIANTS:
+            out.append(f"{RESULTS}/{d}/tables/implementation.tsv")
+            out += [f"{RESULTS}/{d}/figures/implementation.{ext}" for ext in ("png", "pdf")]
     return out

@@ -56,6 +56,7 @@ rule aggregate:
     params:
         official=config["figures"]["official_convention"],
         cutoff=config["train_cutoff"],
+        algorithms=BASE_ALGORITHMS,
     log:
         f"{LOGS}/{{dataset}}/aggregate.log",
     benchmark:
@@ -92,6 +93,11 @@ rule runtime_table:
 
 rule claims:
     input:
+        unpack(
+            lambda wc: {"implementation": f"{RESULTS}/{wc.dataset}/tables/implementation.tsv"}
+            if VARIANTS
+            else {}
+        ),
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
         ttests=f"{RESULTS}/{{dataset}}/tables/ttests.tsv",
         order=f"{RESULTS}/{{dataset}}/tables/algorithm_order.tsv",
@@ -105,6 +111,12 @@ rule claims:
         ),
     log:
         f"{LOGS}/{{dataset}}/claims.log",
+    params:
+        algorithms=BASE_ALGORITHMS,
+        variants={v: spec["of"] for v, spec in VARIANTS.items()},
+        labels={v: variant_label(v) for v in VARIANTS},
+        official=config["figures"]["official_convention"],
+        cutoff=config["train_cutoff"],
     benchmark:
         f"{RESULTS}/{{dataset}}/bench/claims.tsv"
     threads: 1

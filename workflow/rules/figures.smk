@@ -1,4 +1,4 @@
-"""Figures 1 and 2 of the paper and the training-time figure, from the result tables."""
+"""Figures 1 and 2 of the paper, the training-time figure and the implementation comparison."""
 
 
 def _figure_output(name, caption):
@@ -38,7 +38,7 @@ rule figure2:
     output:
         **_figure_output("figure2", "figure2"),
     params:
-        algorithms=ALGORITHMS,
+        algorithms=BASE_ALGORITHMS,
         eval_conventions=config["figures"]["figure2_eval_conventions"],
         train_convention=config["figures"]["official_convention"],
     log:
@@ -64,3 +64,30 @@ rule runtime_figure:
         runtime=RES["light"]["runtime"],
     script:
         "../scripts/figure.py"
+
+
+rule implementation:
+    input:
+        per_query=f"{RESULTS}/{{dataset}}/per_query.parquet",
+        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
+    output:
+        table=report(
+            f"{RESULTS}/{{dataset}}/tables/implementation.tsv",
+            caption="../report/implementation_table.rst",
+            category="Tables",
+            subcategory="{dataset}",
+        ),
+        **_figure_output("implementation", "implementation"),
+    params:
+        variants={v: spec["of"] for v, spec in VARIANTS.items()},
+        labels={v: variant_label(v) for v in VARIANTS},
+        eval_conventions=config["figures"]["figure1_eval_conventions"],
+        train_convention=config["figures"]["official_convention"],
+    log:
+        f"{LOGS}/{{dataset}}/implementation.log",
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    script:
+        "../scripts/implementation.py"

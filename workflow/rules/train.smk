@@ -10,6 +10,7 @@ rule train:
         model=f"{RESULTS}/{{dataset}}/models/{{algorithm}}/{{train_convention}}/fold{{fold}}.pkl",
         scores=f"{RESULTS}/{{dataset}}/models/{{algorithm}}/{{train_convention}}/fold{{fold}}.test_scores.npy",
     params:
+        ranker=lambda wc: base_algorithm(wc.algorithm),
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=lambda wc: hyperparams(wc.algorithm),
     log:

@@ -19,7 +19,8 @@ def main(smk, log):
     write_tsv(summary, smk.output.summary)
     write_tsv(study.fold_means(folds=folds), smk.output.fold_means)
     write_tsv(study.ttests(per_query), smk.output.ttests)
-    order = study.algorithm_order(summary, train_convention=smk.params.official, metric="NDCG",
+    base = summary[summary["algorithm"].isin(smk.params.algorithms)]
+    order = study.algorithm_order(base, train_convention=smk.params.official, metric="NDCG",
                                   k=smk.params.cutoff)
     write_tsv(order, smk.output.algorithm_order)
     log.info(f"{len(summary)} summary rows")

@@ -13,11 +13,11 @@ THREAD_PARAMS = ("num_threads", "n_jobs")  # set from the rule's threads unless 
 
 def main(smk, log):
     params = dict(smk.params.hyperparams)
-    cls = rankers.get_class(smk.wildcards.algorithm)
+    cls = rankers.get_class(smk.params.ranker)
     for name in THREAD_PARAMS:
         if name in cls._param_names() and name not in params:
             params[name] = smk.threads
-    model = rankers.make(smk.wildcards.algorithm, metric=smk.params.metric, **params)
+    model = rankers.make(smk.params.ranker, metric=smk.params.metric, **params)
     train, vali, test = (Dataset.load(p) for p in (smk.input.train, smk.input.vali, smk.input.test))
     log.info(f"{model!r}\ntrain {train.n_queries} queries, vali {vali.n_queries}, test {test.n_queries}")
     start = time.perf_counter()

@@ -1,0 +1,23 @@
+"""Each implementation variant against its base algorithm: table and figure (rule implementation)."""
+
+import pandas as pd
+
+from _job import run
+from ltrconv import figures, implementation
+from ltrconv.data import atomic_path
+
+
+def main(smk, log):
+    p = smk.params
+    table = implementation.implementation_table(pd.read_parquet(smk.input.per_query), dict(p.variants))
+    with atomic_path(smk.output.table) as tmp:
+        table.to_csv(tmp, sep="\t", index=False, float_format="%.10g")
+    pairs = [(v, b, p.labels[v]) for v, b in p.variants.items()]
+    figures.implementation_figure(pd.read_csv(smk.input.summary, sep="\t"),
+                                  str(smk.output.png)[: -len(".png")], pairs,
+                                  eval_conventions=p.eval_conventions,
+                                  train_convention=p.train_convention)
+    log.info(f"{len(table)} comparisons of {len(pairs)} variant(s)")
+
+
+run(snakemake, main)  # noqa: F821
