@@ -1,18 +1,22 @@
 """Shared fixtures: the STUDY.md worked example and the MQ2008 copy beside the checkout."""
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-MQ2008 = Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008"
+# The copy beside the checkout; LTRCONV_MQ2008_DIR points elsewhere (e.g. from a git worktree).
+MQ2008 = Path(os.environ.get("LTRCONV_MQ2008_DIR")
+              or Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008")
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
 
 
 @pytest.fixture(scope="session")
 def mq2008_dir() -> Path:
     if not (MQ2008 / "Fold1" / "train.txt").exists():
-        pytest.skip(f"MQ2008 not found at {MQ2008} (the copy CI keeps beside the checkout)")
+        pytest.skip(f"MQ2008 not found at {MQ2008} (the copy CI keeps beside the checkout; "
+                    "set LTRCONV_MQ2008_DIR to use another)")
     return MQ2008
 
 

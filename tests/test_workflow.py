@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -35,7 +36,9 @@ pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snake
 def snakemake(workdir: Path, configfile: Path, *args: str, timeout: int = 600):
     cmd = ["snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(configfile), "--cores", "2", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    env = dict(os.environ)  # the jobs import this checkout's ltrconv, whatever is installed
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def write_dataset(root: Path) -> dict[int, list[str]]:

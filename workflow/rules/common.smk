@@ -103,7 +103,10 @@ wildcard_constraints:
 
 
 def dataset_identity(name):
-    """What config says a dataset is (acquire's params: changing any of it re-runs the study)."""
+    """What config says a dataset is (acquire's params: changing any of it re-runs the study).
+
+    Where the data comes from (local, search, urls, archive details) is not part of it: the
+    files are verified by their digests whichever copy or mirror they come from."""
     spec = config["datasets"][name]
     layout = spec["layout"]
     return dict(
@@ -113,11 +116,8 @@ def dataset_identity(name):
             fold_dir=layout["fold_dir"],
             splits={s: layout[s] for s in SPLITS},
         ),
-        urls=list(spec["urls"]),
-        archive_sha256=spec.get("archive_sha256"),
-        archive_name=spec.get("archive_name"),
-        archive_root=spec["archive_root"],
         sha256=dict(spec["sha256"]),
+        content_sha256=dict(spec["content_sha256"]),
         expect=dict(spec["expect"]),
         link=spec["link"],
         config_key=f"datasets.{name}",
@@ -133,6 +133,8 @@ def dataset_source(name):
 
 def _check_reachable(name):
     """Fail before any job runs when a dataset has no possible source."""
+    from ltrconv.acquire import Source, no_data_message
+
     src = dataset_source(name)
     if src["local"] or any(Path(p).exists() for p in src["search"]):
         return
@@ -140,12 +142,8 @@ def _check_reachable(name):
         return
     if Path(RESOURCES, name, "manifest.tsv").exists():
         return
-    why = "offline: true" if config["offline"] and src["urls"] else "no download URL"
-    raise WorkflowError(
-        f"dataset {name}: no local copy and {why}. Set config key datasets.{name}.local to a "
-        f"directory holding {src['layout']['fold_dir'].format(k=1)}/{src['layout']['splits']['train']} "
-        f"etc. (or to the archive); searched: {', '.join(src['search']) or 'nothing'}."
-    )
+    looked = [(p, "absent") for p in src["search"]]
+    raise WorkflowError(no_data_message(Source.from_dict(src), looked, [], config["offline"]))
 
 
 for _d in DATASETS:
