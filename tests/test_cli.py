@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -75,3 +76,230 @@ def test_errors_are_one_line_and_exit_non_zero(files, args, message):
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not (d / "m.pkl").exists()
+
+
+# --- hostile and careless input: one line naming file/line/option, exit 2, nothing written --
+def fails(capsys, args, message, out=None):
+    """Run the CLI in-process; assert exit 2, one stderr line containing ``message``."""
+    capsys.readouterr()
+    assert main([str(a) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ltrconv: error: ") and len(err.strip().splitlines()) == 1, err
+    assert message in err, err
+    if out is not None:
+        assert not out.exists() and not list(out.parent.glob(f".{out.name}.*"))
+    return err
+
+
+def run_limited(args, tmp_path):
+    """The CLI in a child limited to 4 GB of address space and 60 s: unbounded work fails fast."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    import os
+
+    import ltrconv
+
+    env = {**os.environ, "PYTHONPATH": str(Path(ltrconv.__file__).parents[1])}  # this checkout
+    return subprocess.run([sys.executable, "-m", "ltrconv.cli", *map(str, args)], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=60, preexec_fn=limit)
+
+
+@pytest.mark.parametrize(
+    "cutoffs, message",
+    [
+        ("1-100000000", "cutoffs '1-100000000': cutoff 100000000 is above 100000"),
+        ("1-100000", "cutoffs '1-100000': more than 1000 distinct cutoffs"),
+    ],
+)
+def test_cutoffs_are_bounded(files, tmp_path, cutoffs, message):
+    d, _ = files
+    out = tmp_path / "r.json"
+    proc = run_limited(["eval", d / "data.txt", d / "a.txt", "--cutoffs", cutoffs, "-o", out], tmp_path)
+    assert proc.returncode == 2 and message in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "cutoffs, message",
+    [
+        ("1-100000", "cutoffs '1-100000': more than 1000 distinct cutoffs (each adds four"),
+        ("10-1", "range 10-1 is empty (its end is below its start); did you mean 1-10?"),
+        ("0-5", "cutoffs '0-5': cutoff 0 must be >= 1"),
+    ],
+)
+def test_cutoff_messages(files, tmp_path, capsys, cutoffs, message):
+    d, _ = files
+    out = tmp_path / "r.txt"
+    fails(capsys, ["eval", d / "data.txt", d / "a.txt", "--cutoffs", cutoffs, "-o", out], message, out)
+    fails(capsys, ["audit", d / "data.txt", "--cutoffs", cutoffs, "-o", out], message, out)
+
+
+def test_stray_feature_index_is_refused_without_allocating(tmp_path):
+    (tmp_path / "d.txt").write_text("0 qid:1 1:0.5 #docid = a\n1 qid:1 1:0.2 1000000000:0.3 #docid = b\n")
+    (tmp_path / "s.txt").write_text("0.1\n0.2\n")
+    proc = run_limited(["eval", "d.txt", "s.txt", "-o", "out.json"], tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("ltrconv: error: d.txt:2: feature index 1000000000 is above 100000")
+    assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("0 qid:1 1:0.5\n1 qid:1 1:0.2 100000000000:0.3\n", "d.txt:2: feature index 100000000000 is above"),
+        ("0 qid:1 1:0.5\n1 qid:1 1:0.2 1e11:0.3\n", "d.txt:2: malformed token '1e11:0.3'"),
+        ("0 qid:1 1:0.5\n1 qid:123456789012345678901234567890 1:0.2\n", "d.txt:2: qid 123456789012345678901234567890 does not fit in 64 bits"),
+        ("0 qid:1 1:0.5\n1 qid:q7 1:0.2\n", "d.txt:2: qid 'q7' is not an integer"),
+        ("0 qid:1 1:0.5\n1e11 qid:1 1:0.2\n", "d.txt:2: label '1e11' is above 1000"),
+    ],
+)
+def test_hostile_data_lines(tmp_path, capsys, text, message):
+    (tmp_path / "d.txt").write_text(text)
+    (tmp_path / "s.txt").write_text("0.1\n0.2\n")
+    fails(capsys, ["eval", tmp_path / "d.txt", tmp_path / "s.txt", "-o", tmp_path / "r.json"],
+          message, tmp_path / "r.json")
+
+
+def test_truncated_cache_and_bad_conventions_file(files, tmp_path, capsys):
+    d, data = files
+    data.save(tmp_path / "c.npz")
+    blob = (tmp_path / "c.npz").read_bytes()
+    (tmp_path / "c.npz").write_bytes(blob[: len(blob) // 3])
+    out = tmp_path / "r.json"
+    fails(capsys, ["eval", tmp_path / "c.npz", d / "a.txt", "-o", out],
+          f"{tmp_path / 'c.npz'}: not a dataset cache, or a truncated/corrupt one", out)
+    (tmp_path / "g.yaml").write_text("conventions:\n  g:\n    gain: {0: 0, 1: x}\n")
+    fails(capsys, ["eval", d / "data.txt", d / "a.txt", "--conventions-file", tmp_path / "g.yaml",
+                   "-o", out], "g.yaml: conventions.g: gain map value 'x' is not a number", out)
+    (tmp_path / "g.yaml").write_text("conventions:\n  g:\n    gain: {0: 0, [1]: 1}\n")
+    fails(capsys, ["conventions", "--conventions-file", tmp_path / "g.yaml"],
+          "g.yaml:3: not valid YAML")
+
+
+@pytest.mark.parametrize(
+    "param, message",
+    [
+        ("metric=ndcg@5:trec", "--param metric=ndcg@5:trec: the training metric is set with --metric"),
+        ("name=x", "--param: ranksvm has no parameter(s) ['name']"),
+        ("foo=1", "--param: ranksvm has no parameter(s) ['foo']"),
+    ],
+)
+def test_train_param_collisions(files, tmp_path, capsys, param, message):
+    d, _ = files
+    out = tmp_path / "m.pkl"
+    fails(capsys, ["train", "--algorithm", "ranksvm", "--train", d / "data.txt", "--out", out,
+                   "--param", param], message, out)
+
+
+def write_sparse(data, path, drop_zeros=True):
+    """LETOR text without zero-valued features (as sparse writers do)."""
+    with open(path, "w") as fh:
+        for i in range(data.n_docs):
+            feats = " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(data.X[i])
+                             if v != 0 or not drop_zeros)
+            fh.write(f"{data.y[i]} qid:{data.qid[i]} {feats} #docid = {data.docid[i]}\n")
+
+
+def test_files_that_omit_trailing_zero_features(files, tmp_path, capsys):
+    from dataclasses import replace
+
+    _, data = files
+    X = data.X.copy()
+    X[:, -2:] = 0.0  # the last two features are zero everywhere
+    full = replace(data, X=X)
+    write_letor(full, tmp_path / "full.txt")
+    write_sparse(full, tmp_path / "sparse.txt")
+    assert "9:" not in (tmp_path / "sparse.txt").read_text()
+    # train on the narrow file, validate on the full one: widths are reconciled with zeros
+    assert main(["train", "--algorithm", "ranksvm", "--train", str(tmp_path / "sparse.txt"),
+                 "--vali", str(tmp_path / "full.txt"), "--out", str(tmp_path / "m.pkl")]) == 0
+    # predicting the narrow file equals predicting the full one
+    for name in ("full", "sparse"):
+        assert main(["predict", str(tmp_path / "m.pkl"), str(tmp_path / f"{name}.txt"),
+                     "-o", str(tmp_path / f"{name}.scores")]) == 0
+    assert (tmp_path / "full.scores").read_text() == (tmp_path / "sparse.scores").read_text()
+    # a file wider than the model is refused, naming the file and the line
+    wide = replace(data, X=np.hstack([data.X, np.ones((data.n_docs, 1))]))
+    write_letor(wide, tmp_path / "wide.txt")
+    fails(capsys, ["predict", tmp_path / "m.pkl", tmp_path / "wide.txt", "-o", tmp_path / "w.scores"],
+          f"{tmp_path / 'wide.txt'}:1: feature index 11 is beyond the 10 features the model "
+          f"{tmp_path / 'm.pkl'} was fitted on", tmp_path / "w.scores")
+
+
+def test_audit_of_files_with_different_widths(files, tmp_path, capsys):
+    d, data = files
+    (tmp_path / "narrow.txt").write_text("0 qid:5 1:0.5 #docid = x\n1 qid:5 1:0.1 #docid = y\n")
+    capsys.readouterr()
+    assert main(["audit", str(d / "data.txt"), str(tmp_path / "narrow.txt"), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["features"] == data.X.shape[1] and report["queries"] == data.n_queries + 1
+
+
+def per_query_json(path, per_query):
+    path.write_text(json.dumps({"conventions": {name: {"per_query": pq} for name, pq in per_query.items()}}))
+    return path
+
+
+def test_ttest_one_query_is_nan_with_a_warning(tmp_path, capsys):
+    a = per_query_json(tmp_path / "a.json", {"ranklib": {"1": {"NDCG@1": 0.5}}})
+    b = per_query_json(tmp_path / "b.json", {"ranklib": {"1": {"NDCG@1": 0.7}}})
+    capsys.readouterr()
+    assert main(["ttest", str(a), str(b)]) == 0
+    io = capsys.readouterr()
+    row = io.out.splitlines()[1].split("\t")
+    assert row[:3] == ["ranklib", "NDCG@1", "1"] and row[6:] == ["nan", "nan"]
+    assert io.err == ("ltrconv: warning: one query only under ranklib; a paired t-test needs two "
+                      "or more, so t and p are nan\n")
+
+
+@pytest.mark.parametrize(
+    "a, message",
+    [
+        ({"yahoo": {"1": {"NDCG@1": 0.2}, "2": {"NDCG@1": 0.1}}}, "have no convention in common"),
+        ({"ranklib": {"1": {"NDCG@1": "x"}, "2": {"NDCG@1": 0.1}}},
+         "a.json: conventions.ranklib.per_query.1.NDCG@1: value 'x' is not a finite number or null"),
+        ({"ranklib": {"1": {"NDCG@1": True}, "2": {"NDCG@1": 0.1}}}, "value True is not a finite number"),
+        ({"ranklib": {"1": {"NDCG@1": 1e999}, "2": {"NDCG@1": 0.1}}}, "value inf is not a finite number"),
+        ({"ranklib": {}}, "a.json: no per-query values under ranklib"),
+        ({"ranklib": [1, 2]}, "a.json: conventions.ranklib has no 'per_query' mapping"),
+        ({"ranklib": {"1": 5}}, "a.json: conventions.ranklib.per_query.1: expected a mapping"),
+        ({"ranklib": {"1": {"NDCG@1": 0.2}, "2": {"P@1": 0.1}}},
+         "a.json: under ranklib, query 2 has metrics ['P@1'] but query 1 has ['NDCG@1']"),
+        ({"ranklib": {"1": {"P@1": 0.2}, "2": {"P@1": 0.1}}}, "have no metric in common under ranklib"),
+        ({"ranklib": {"1": {"NDCG@1": None}, "2": {"NDCG@1": 0.1}}}, "nothing to test"),
+    ],
+)
+def test_ttest_hand_made_json(tmp_path, capsys, a, message):
+    pa = per_query_json(tmp_path / "a.json", a)
+    pb = per_query_json(tmp_path / "b.json", {"ranklib": {"1": {"NDCG@1": 0.2}, "2": {"NDCG@1": 0.1}}})
+    fails(capsys, ["ttest", pa, pb, "-o", tmp_path / "t.tsv"], message, tmp_path / "t.tsv")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"conventions": ', "a.json:1: not valid JSON"),
+        ('{"runs": {}}', "a.json: no 'conventions' mapping"),
+        ("convention\tqid\tNDCG@1\nranklib\t1\tinf\n", "a.json:2: NDCG@1 value 'inf' is not finite"),
+        ("convention\tqid\tNDCG@1\nranklib\t1\t0.5\nranklib\t1\t0.4\n", "a.json:3: query 1 appears twice"),
+    ],
+)
+def test_ttest_malformed_files(tmp_path, capsys, text, message):
+    (tmp_path / "a.json").write_text(text)
+    pb = per_query_json(tmp_path / "b.json", {"ranklib": {"1": {"NDCG@1": 0.2}}})
+    fails(capsys, ["ttest", tmp_path / "a.json", pb], message)
+
+
+def test_docid_warnings_are_one_line(tmp_path, capsys):
+    (tmp_path / "d.txt").write_text("1 qid:1 1:0.5 #docid = A\n0 qid:1 1:0.5 #docid = A\n")
+    (tmp_path / "s.txt").write_text("0.1\n0.1\n")
+    capsys.readouterr()
+    assert main(["eval", str(tmp_path / "d.txt"), str(tmp_path / "s.txt"), "-c", "trec"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"ltrconv: warning: {tmp_path / 'd.txt'}:2: docid A repeats within "
+                          "query 1 (first on line 1)")
+    assert len(err.splitlines()) == 1

@@ -80,3 +80,64 @@ def test_metric_spec():
     for bad in ("ndcg@0:letor", "map@10:letor", "ndcg@10"):
         with pytest.raises(ValueError, match="expected ndcg@K:CONVENTION|unknown convention"):
             MetricSpec.parse(bad)
+
+
+@pytest.mark.parametrize(
+    "gain, message",
+    [
+        ("{0: 0, 1: x}", r"gain map value 'x' is not a number"),
+        ("{0: 0, 1: [1]}", r"gain map value \[1\] is not a number"),
+        ("{0: 0, 1: true}", r"gain map value True is not a number"),
+        ("{0: 0, 1.5: 1}", r"gain map label 1.5 is not a non-negative integer"),
+        ("{0: 0, true: 1}", r"gain map label True is not a non-negative integer"),
+        ("{0: 0, x: 1}", r"gain map label 'x' is not a non-negative integer"),
+        ("{0: 0, 1: -1}", r"gain map values must be finite and >= 0"),
+        ("{}", r"the label map is empty"),
+        ("[1, 2]", r"or a list of \[label, gain\] pairs, got \[1, 2\]"),
+        ("[[0, 0], [1]]", r"or a list of \[label, gain\] pairs"),
+        ("'0:0;1'", r"gain must be one of .* got '0:0;1'"),
+        ("5", r"gain must be one of .* got 5"),
+    ],
+)
+def test_malformed_gain_maps_name_the_file(tmp_path, gain, message):
+    f = tmp_path / "gains.yaml"
+    f.write_text(f"conventions:\n  g:\n    gain: {gain}\n")
+    with pytest.raises(C.ConventionError, match=rf"gains.yaml: conventions.g: .*{message}"):
+        C.load_yaml(f)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("conventions:\n  g:\n    gain: {0: 0, [1]: 1}\n", r"bad.yaml:3: not valid YAML: .*unhashable key"),
+        ("conventions: [\n", r"bad.yaml:2: not valid YAML: .*expected the node content"),
+        ("conventions:\n  g:\n  empty: 1\n   x: 2\n", r"bad.yaml:4: not valid YAML"),
+        ("conventions:\n  5:\n    gain: linear\n", r"bad.yaml: conventions.5: convention name 5 must match"),
+        ("conventions:\n  g:\n    base: [ranklib]\n", r"bad.yaml: conventions.g: base must be a convention name"),
+        ("conventions:\n  g:\n    base: nope\n", r"bad.yaml: conventions.g: unknown convention 'nope'"),
+        ("conventions:\n  g:\n    rel: true\n", r"bad.yaml: conventions.g: rel must be"),
+        ("conventions:\n  g:\n    empty: true\n", r"bad.yaml: conventions.g: empty must be"),
+        ("conventions:\n  g:\n    rel: 100000000000000000000000\n", r"conventions.g: rel must be an integer label in 1..1000"),
+        ("conventions:\n  g:\n    1: 2\n", r"bad.yaml: conventions.g: keys must be names"),
+    ],
+)
+def test_bad_conventions_files_are_one_line(tmp_path, text, message):
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    with pytest.raises(C.ConventionError, match=message) as info:
+        C.load_yaml(f)
+    assert "\n" not in str(info.value)
+
+
+def test_conventions_file_not_utf8(tmp_path):
+    f = tmp_path / "bad.yaml"
+    f.write_bytes(b"\xff\xfeconventions: {}\n")
+    with pytest.raises(C.ConventionError, match=r"bad.yaml: cannot read conventions: not UTF-8"):
+        C.load_yaml(f)
+
+
+def test_gain_map_spellings_agree():
+    want = ((0, 0.0), (1, 1.0), (2, 3.0))
+    for spelling in ({0: 0, 1: 1, 2: 3}, {"0": "0", "1": 1, "2": 3.0}, [[2, 3], [0, 0], [1, 1]],
+                     "0:0;1:1;2:3", {0.0: 0, 1: 1, 2: 3}):
+        assert C.Convention(gain=spelling).gain == want

@@ -1,9 +1,11 @@
 """Reading LETOR files: the data, the docids, and one clear error per kind of bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
 
-from ltrconv.data import Dataset, read_letor, read_scores
+from ltrconv.data import MAX_FEATURES, Dataset, DocidWarning, read_letor, read_scores
 from ltrconv.errors import InputError
 
 GOOD = (
@@ -46,6 +48,23 @@ BAD = [
     ("", r"data.txt: no data lines \(empty file\)"),
     ("0 qid:1 1:0.5 1:0.7\n", r"data.txt:1: feature indices must increase"),
     ("1.5 qid:1 1:0.5\n", r"data.txt:1: label '1.5' is not a non-negative integer"),
+    # qids: integers that fit in 64 bits, refused with their line otherwise
+    ("0 qid:1 1:0.5\n0 qid:abc 1:0.5\n", r"data.txt:2: qid 'abc' is not an integer"),
+    ("0 qid:1 1:0.5\n0 qid:1.5 1:0.5\n", r"data.txt:2: qid '1.5' is not an integer"),
+    ("0 qid:1e11 1:0.5\n", r"data.txt:1: qid '1e11' is not an integer"),
+    ("0 qid:1 1:0.5\n0 qid:123456789012345678901234567890 1:0.5\n",
+     r"data.txt:2: qid 123456789012345678901234567890 does not fit in 64 bits"),
+    ("0 qid:9223372036854775808 1:0.5\n", r"data.txt:1: qid 9223372036854775808 does not fit"),
+    # one stray feature index or label must not ask for gigabytes
+    ("0 qid:1 1:0.5\n0 qid:1 1:0.5 1000000000:0.3\n",
+     rf"data.txt:2: feature index 1000000000 is above {MAX_FEATURES}, the largest accepted"),
+    ("0 qid:1 1:0.5 100000000000:0.3\n", r"data.txt:1: feature index 100000000000 is above"),
+    ("0 qid:1 1:0.5 100000000000000000000000:0.3\n", r"data.txt:1: feature index 1000000000"),
+    ("0 qid:1 1:0.5 1e11:0.3\n", r"data.txt:1: malformed token '1e11:0.3'"),
+    ("0 qid:1 1:0.5 2:1_0\n", r"data.txt:1: feature value in '2:1_0' is not a number"),
+    ("0 qid:1 1:0.5\n99999999999999999999999 qid:1 1:0.5\n",
+     r"data.txt:2: label '99999999999999999999999' is above 1000"),
+    ("1e11 qid:1 1:0.5\n", r"data.txt:1: label '1e11' is above 1000"),
 ]
 
 
@@ -76,3 +95,106 @@ def test_mq2008_facts(mq2008_dir):
     assert (sizes.min(), sizes.max()) == (5, 121)
     train = read_letor(mq2008_dir / "Fold1" / "train.txt")
     assert train.n_queries == sum(p.n_queries for p in parts[:3])
+
+
+@pytest.mark.filterwarnings("ignore::ltrconv.data.DocidWarning")
+def test_width_given_pads_omitted_trailing_zero_features(tmp_path):
+    # the sparse format omits zero features: a file whose last features are zero is narrower
+    f = write(tmp_path, "1 qid:1 1:0.5 2:0.1\n0 qid:1 2:0.3\n")
+    assert read_letor(f).X.shape == (2, 2)
+    d = read_letor(f, n_features=4)
+    np.testing.assert_array_equal(d.X, [[0.5, 0.1, 0, 0], [0, 0.3, 0, 0]])
+    with pytest.raises(InputError, match=r"data.txt:2: feature index 2 is beyond the 1 features "
+                                         r"of the model"):
+        read_letor(write(tmp_path, "1 qid:1 1:0.5\n0 qid:1 2:0.3\n"), 1, "of the model")
+    with pytest.raises(ValueError, match="n_features must be an integer"):
+        read_letor(f, n_features=10**9)
+
+
+def test_with_width_and_cached_load_name_the_file(tmp_path):
+    d = read_letor(write(tmp_path, GOOD))
+    assert d.with_width(3) is d
+    np.testing.assert_array_equal(d.with_width(5).X[:, 3:], 0)
+    d.save(tmp_path / "c.npz")
+    assert Dataset.load(tmp_path / "c.npz", n_features=4).X.shape == (3, 4)
+    with pytest.raises(InputError, match=r"c.npz: has 3 features, more than the 2 features "
+                                         r"of the model"):
+        Dataset.load(tmp_path / "c.npz", n_features=2, what="of the model")
+    with pytest.raises(InputError, match=r"data.txt:1: feature index 3 is beyond the 2 features"):
+        Dataset.load(tmp_path / "data.txt", n_features=2)
+
+
+@pytest.mark.parametrize("odd", ["\f", "\u2028", "\u2029", "\x85", "\x1c", "\v"])
+def test_odd_characters_in_comments_do_not_shift_line_numbers(tmp_path, odd):
+    text = f"# header with {odd} inside\n0 qid:1 1:0.5 #docid = A{odd}B\n0 qid:1 1:x\n"
+    with pytest.raises(InputError, match=r"data.txt:3: feature value in '1:x'"):
+        read_letor(write(tmp_path, text))
+
+
+@pytest.mark.parametrize("eol", ["\r\n", "\r"])
+def test_crlf_and_cr_line_endings(tmp_path, eol):
+    f = tmp_path / "data.txt"
+    f.write_bytes(GOOD.replace("\n", eol).encode())
+    d = read_letor(f)
+    assert d.y.tolist() == [2, 0, 1] and d.docid.tolist() == ["GX01", "GX02", "GX03"]
+    f.write_bytes(("0 qid:1 1:0.5" + eol + "0 qid:1 1:x" + eol).encode())
+    with pytest.raises(InputError, match=r"data.txt:2: feature value in '1:x'"):
+        read_letor(f)
+
+
+def test_duplicate_docid_within_a_query_warns_with_file_and_lines(tmp_path):
+    text = ("0 qid:1 1:0.5 #docid = A\n1 qid:1 1:0.3 #docid = B\n0 qid:1 1:0.2 #docid = A\n"
+            "0 qid:2 1:0.2 #docid = A\n0 qid:2 1:0.1 #docid = B\n0 qid:2 1:0.1 #docid = B\n")
+    with pytest.warns(DocidWarning) as record:
+        d = read_letor(write(tmp_path, text))
+    assert len(record) == 1
+    msg = str(record[0].message)
+    assert msg.startswith(f"{tmp_path / 'data.txt'}:3: docid A repeats within query 1 (first on line 1)")
+    assert "2 docid(s) repeat within a query" in msg and "trec" in msg
+    assert d.docid.tolist() == ["A", "B", "A", "A", "B", "B"]
+
+
+def test_missing_docids_warn_and_distinct_ones_do_not(tmp_path):
+    with pytest.warns(DocidWarning, match=r"data.txt:2: 2 of 3 documents have no '#docid"):
+        read_letor(write(tmp_path, "0 qid:1 1:0.5 #docid = A\n0 qid:1 1:0.5\n1 qid:2 1:1\n"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # the same docid under different queries is normal (LETOR: one page, many queries)
+        read_letor(write(tmp_path, "0 qid:1 1:0.5 #docid = A\n1 qid:2 1:0.5 #docid = A\n"))
+        read_letor(write(tmp_path, GOOD))
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda b: b[:300], r"c.npz: not a dataset cache, or a truncated/corrupt one"),
+        (lambda b: b[: len(b) // 2], r"c.npz: not a dataset cache, or a truncated/corrupt one"),
+        (lambda b: b"", r"c.npz: not a dataset cache, or a truncated/corrupt one"),
+        (lambda b: b"0 qid:1 1:0.5\n", r"c.npz: not a dataset cache"),
+    ],
+    ids=["truncated-300", "truncated-half", "empty", "text"],
+)
+def test_damaged_cache_is_one_clear_error(tmp_path, damage, message):
+    read_letor(write(tmp_path, GOOD)).save(tmp_path / "c.npz")
+    p = tmp_path / "c.npz"
+    p.write_bytes(damage(p.read_bytes()))
+    with pytest.raises(InputError, match=message):
+        Dataset.load(p)
+
+
+def test_cache_with_wrong_arrays_is_refused(tmp_path):
+    d = read_letor(write(tmp_path, GOOD))
+    p = tmp_path / "c.npz"
+    np.savez(p, X=d.X, y=d.y, qid=d.qid, docid=d.docid)
+    with pytest.raises(InputError, match=r"c.npz: not a dataset cache: no array\(s\) offsets"):
+        Dataset.load(p)
+    np.savez(p, X=d.X, y=d.y, qid=d.qid, offsets=np.array([0, 5]), docid=d.docid)
+    with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: query offsets"):
+        Dataset.load(p)
+    np.savez(p, X=d.X, y=d.y + 10**6, qid=d.qid, offsets=d.offsets, docid=d.docid)
+    with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: y must hold"):
+        Dataset.load(p)
+    with open(tmp_path / "one.npz", "wb") as fh:  # a bare .npy array under an .npz name
+        np.save(fh, d.X)
+    with pytest.raises(InputError, match=r"one.npz: not a dataset cache"):
+        Dataset.load(tmp_path / "one.npz")

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from ltrconv import evaluate
 from ltrconv.conventions import get
 from ltrconv.errors import LtrconvError
-from ltrconv.metrics import NDCGScorer, parse_cutoffs
+from ltrconv.metrics import MAX_CUTOFF, MAX_CUTOFFS, NDCGScorer, parse_cutoffs
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -111,6 +111,37 @@ def test_bad_inputs_rejected():
         parse_cutoffs("0-3")
     with pytest.raises(ValueError, match=r"docid_rank has shape \(1,\) for 3 documents"):
         evaluate(y, np.zeros(3), np.zeros(3, int), conventions=["trec"], docid_rank=[0])
+
+
+def test_cutoffs_parse_and_are_bounded():
+    assert parse_cutoffs("1-3,5, 10").tolist() == [1, 2, 3, 5, 10]
+    assert parse_cutoffs([10, 5.0, 5]).tolist() == [5, 10] and parse_cutoffs(7).tolist() == [7]
+    assert len(parse_cutoffs(f"1-{MAX_CUTOFFS}")) == MAX_CUTOFFS
+    for spec, message in [
+        ("10-1", r"cutoffs '10-1': range 10-1 is empty \(its end is below its start\); did you "
+                 r"mean 1-10\?"),
+        ("0-3", r"cutoffs '0-3': cutoff 0 must be >= 1"),
+        ("1-100000000", rf"cutoffs '1-100000000': cutoff 100000000 is above {MAX_CUTOFF}"),
+        ("99999999999999999999999999", r"cutoff 99999999999999999999999999 is above"),
+        (f"1-{MAX_CUTOFFS + 1}", rf"more than {MAX_CUTOFFS} distinct cutoffs"),
+        ("ten", r"cutoffs 'ten': expected e.g. '1-10'"),
+        ("", r"expected e.g. '1-10'"),
+        ([], r"need at least one cutoff"),
+        ([1, "5"], r"cutoff '5' is not an integer"),
+        ([1.5], r"cutoff 1.5 is not an integer"),
+        (True, r"expected e.g."),
+    ]:
+        with pytest.raises(LtrconvError, match=message):
+            parse_cutoffs(spec)
+
+
+def test_huge_labels_are_refused_before_any_table_is_built():
+    with pytest.raises(ValueError, match="label 100000000000 is above 1000"):
+        evaluate(np.array([0, 10**11]), np.zeros(2), np.zeros(2, int))
+    with pytest.raises(ValueError, match=r"label 1e\+30 is above 1000"):
+        evaluate(np.array([0, 1e30]), np.zeros(2), np.zeros(2, int))
+    with pytest.raises(ValueError, match="max_label 100000000000 must lie in 0..1000"):
+        evaluate(np.array([0, 1]), np.zeros(2), np.zeros(2, int), max_label=10**11)
 
 
 def test_scorer_agrees_with_evaluate():

@@ -38,6 +38,16 @@ def test_ttest_zero_variance():
     assert all(math.isnan(x) for x in paired_ttest([], []))
 
 
+def test_ttest_one_pair_is_nan():
+    # one difference is trivially "constant" but says nothing about its spread (docstring: NaN)
+    for a, b in [([0.5], [0.7]), ([0.7], [0.5]), ([0.5], [0.5])]:
+        t, p = paired_ttest(a, b)
+        assert math.isnan(t) and math.isnan(p)
+    t, p = t_from_moments([1, 1, 2], [-0.2, 0.0, -0.2], [np.nan, np.nan, 0.0], [True, True, True])
+    assert np.isnan(t[:2]).all() and np.isnan(p[:2]).all()
+    assert (t[2], p[2]) == (-math.inf, 0.0)
+
+
 def test_ttest_rejects_bad_input():
     with pytest.raises(ValueError, match="equal lengths"):
         paired_ttest([1, 2], [1, 2, 3])

@@ -9,6 +9,7 @@ import argparse
 import json
 import math
 import sys
+import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -46,25 +47,30 @@ def cmd_eval(args: argparse.Namespace) -> None:
     scores = read_scores(args.scores, data.n_docs)
     names = args.convention or list(conv_mod.PAPER_TOOLS)
     results = evaluate_dataset(data, scores, conventions=names, cutoffs=args.cutoffs)
-    keep = [c for c in next(iter(results.values())).columns if not c.startswith("DCG@")]
+    columns = next(iter(results.values())).columns
+    keep_idx = [j for j, c in enumerate(columns) if not c.startswith("DCG@")]
+    keep = [columns[j] for j in keep_idx]
     if args.format == "json":
         doc: dict = {"data": str(args.data), "scores": str(args.scores), "conventions": {}}
         for name, ev in results.items():
-            cols = [c for c in keep if not np.all(np.isnan(ev[c]))]
+            idx = [j for j in keep_idx if not np.all(np.isnan(ev.values[:, j]))]
+            cols = [ev.columns[j] for j in idx]
+            means = ev.values.mean(axis=0)
             entry: dict = {
                 "definition": ev.convention.canonical,
-                "mean": {c: _clean(v) for c, v in ev.mean().items() if c in cols},
+                "mean": {c: _clean(means[j]) for c, j in zip(cols, idx)},
             }
             if args.per_query:
                 entry["per_query"] = {
-                    str(q): {c: _clean(ev[c][i]) for c in cols} for i, q in enumerate(ev.qids)
+                    str(q): {c: _clean(v) for c, v in zip(cols, ev.values[i, idx])}
+                    for i, q in enumerate(ev.qids)
                 }
             doc["conventions"][name] = entry
         _emit(json.dumps(doc, indent=1) + "\n", args.output)
         return
     lines = ["\t".join(["convention", "qid", *keep])]
     for name, ev in results.items():
-        idx = [ev.columns.index(c) for c in keep]
+        idx = keep_idx
         if args.per_query:
             for i, q in enumerate(ev.qids):
                 lines.append("\t".join([name, str(q), *(f"{ev.values[i, j]:.6f}" for j in idx)]))
@@ -74,38 +80,85 @@ def cmd_eval(args: argparse.Namespace) -> None:
 
 
 # --- ttest ------------------------------------------------------------------------------
+def _metric_value(v, path: str, where: str) -> float:
+    """A per-query metric value from JSON: a finite number, or null (NaN, as eval writes)."""
+    if v is None:
+        return math.nan
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise InputError(f"{where}: value {v!r} is not a finite number or null", path)
+    return float(v)
+
+
 def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
-    """{convention: {qid: {metric: value}}} from ``eval --per-query`` JSON or TSV output."""
+    """{convention: {qid: {metric: value}}} from ``eval --per-query`` JSON or TSV output.
+
+    Every query of a convention must carry the same metrics.
+    """
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path) from None
+        raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", path) from None
+    expected = "expected the output of 'ltrconv eval --per-query' (JSON or TSV)"
+    out: dict = {}
     if text.lstrip().startswith("{"):
         try:
             doc = json.loads(text)
-            out = {name: entry["per_query"] for name, entry in doc["conventions"].items()}
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
-            raise InputError("not the JSON of 'ltrconv eval --per-query'", path) from None
-        return out
-    lines = text.splitlines()
-    if not lines or not lines[0].startswith("convention\tqid\t"):
-        raise InputError("expected 'ltrconv eval --per-query' output (JSON or TSV)", path, 1)
-    header = lines[0].split("\t")
-    out: dict = {}
-    for lineno, line in enumerate(lines[1:], start=2):
-        parts = line.split("\t")
-        if len(parts) != len(header):
-            raise InputError(f"expected {len(header)} columns, got {len(parts)}", path, lineno)
-        if parts[1] == "all":
-            continue
-        try:
-            values = {m: float(v) for m, v in zip(header[2:], parts[2:])}
-        except ValueError:
-            raise InputError("non-numeric metric value", path, lineno) from None
-        out.setdefault(parts[0], {})[parts[1]] = values
-    if not any(out.values()):
-        raise InputError("no per-query rows (run 'ltrconv eval --per-query')", path)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            line = getattr(exc, "lineno", None)
+            raise InputError(f"not valid JSON ({getattr(exc, 'msg', exc)}); {expected}", path,
+                             line) from None
+        convs = doc.get("conventions")
+        if not isinstance(convs, dict) or not convs:
+            raise InputError(f"no 'conventions' mapping; {expected}", path)
+        for name, entry in convs.items():
+            pq = entry.get("per_query") if isinstance(entry, dict) else None
+            if not isinstance(pq, dict):
+                raise InputError(f"conventions.{name} has no 'per_query' mapping; {expected}", path)
+            rows: dict = {}
+            for qid, values in pq.items():
+                where = f"conventions.{name}.per_query.{qid}"
+                if not isinstance(values, dict) or not values:
+                    raise InputError(f"{where}: expected a mapping of metric to value", path)
+                rows[qid] = {m: _metric_value(v, path, f"{where}.{m}") for m, v in values.items()}
+            out[str(name)] = rows
+    else:
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if not lines or not lines[0].rstrip("\r").startswith("convention\tqid\t"):
+            raise InputError(expected, path, 1)
+        header = lines[0].rstrip("\r").split("\t")
+        for lineno, line in enumerate(lines[1:], start=2):
+            parts = line.rstrip("\r").split("\t")
+            if len(parts) != len(header):
+                raise InputError(f"expected {len(header)} columns, got {len(parts)}", path, lineno)
+            if parts[1] == "all":
+                continue
+            values = {}
+            for m, v in zip(header[2:], parts[2:]):
+                try:
+                    x = float(v)
+                except ValueError:
+                    raise InputError(f"{m} value {v!r} is not a number", path, lineno) from None
+                if math.isinf(x):
+                    raise InputError(f"{m} value {v!r} is not finite", path, lineno)
+                values[m] = x
+            if parts[1] in out.setdefault(parts[0], {}):
+                raise InputError(f"query {parts[1]} appears twice under {parts[0]}", path, lineno)
+            out[parts[0]][parts[1]] = values
+    for name, rows in out.items():
+        if not rows:
+            raise InputError(f"no per-query values under {name} (run 'ltrconv eval --per-query')", path)
+        first_q, first = next(iter(rows.items()))
+        for q, values in rows.items():
+            if values.keys() != first.keys():
+                raise InputError(
+                    f"under {name}, query {q} has metrics {sorted(values)} but query {first_q} "
+                    f"has {sorted(first)}", path,
+                )
     return out
 
 
@@ -114,7 +167,12 @@ def cmd_ttest(args: argparse.Namespace) -> None:
 
     a, b = _read_per_query(args.a), _read_per_query(args.b)
     convs = args.convention or [c for c in a if c in b]
+    if not convs:
+        raise LtrconvError(
+            f"{args.a} ({', '.join(a)}) and {args.b} ({', '.join(b)}) have no convention in common"
+        )
     rows = ["\t".join(["convention", "metric", "n", "mean_a", "mean_b", "diff", "t", "p"])]
+    single = []
     for name in convs:
         if name not in a or name not in b:
             raise LtrconvError(f"convention {name!r} is not in both {args.a} and {args.b}")
@@ -125,7 +183,11 @@ def cmd_ttest(args: argparse.Namespace) -> None:
                 f"{args.a} and {args.b} cover different queries under {name} (e.g. {only})"
             )
         qids = sorted(qa)
+        if len(qids) < 2:
+            single.append(name)
         metrics = [m for m in next(iter(qa.values())) if m in next(iter(qb.values()))]
+        if not metrics:
+            raise LtrconvError(f"{args.a} and {args.b} have no metric in common under {name}")
         for m in metrics:
             va = np.array([qa[q][m] for q in qids], dtype=float)
             vb = np.array([qb[q][m] for q in qids], dtype=float)
@@ -136,6 +198,12 @@ def cmd_ttest(args: argparse.Namespace) -> None:
                 f"{name}\t{m}\t{len(qids)}\t{va.mean():.6f}\t{vb.mean():.6f}\t"
                 f"{va.mean() - vb.mean():+.6f}\t{t:.4f}\t{p:.4g}"
             )
+    if len(rows) == 1:
+        raise LtrconvError(f"nothing to test: every metric common to {args.a} and {args.b} has "
+                           "missing (null) values")
+    if single:
+        print(f"ltrconv: warning: one query only under {', '.join(single)}; a paired t-test "
+              "needs two or more, so t and p are nan", file=sys.stderr)
     _emit("\n".join(rows) + "\n", args.output)
 
 
@@ -144,6 +212,8 @@ def cmd_audit(args: argparse.Namespace) -> None:
     from .audit import audit, format_audit
 
     datasets = [Dataset.load(p) for p in args.data]
+    width = max(d.X.shape[1] for d in datasets)  # absent features are zeros
+    datasets = [d.with_width(width) for d in datasets]
     if len(datasets) == 1:
         data = datasets[0]
     else:
@@ -194,9 +264,21 @@ def cmd_train(args: argparse.Namespace) -> None:
 
     _load_conventions_file(args.conventions_file)
     MetricSpec.parse(args.metric)
-    model = rankers.make(args.algorithm, metric=args.metric, **_parse_params(args.param))
+    params = _parse_params(args.param)
+    if "metric" in params:
+        raise LtrconvError(f"--param metric={params['metric']}: the training metric is set "
+                           f"with --metric (e.g. --metric {params['metric']}), not --param")
+    valid = rankers.get_class(args.algorithm)._param_names()
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise LtrconvError(f"--param: {args.algorithm} has no parameter(s) {unknown}; valid: "
+                           f"{', '.join(v for v in valid if v != 'metric')}")
+    model = rankers.make(args.algorithm, **params, metric=args.metric)
     train = Dataset.load(args.train)
     vali = Dataset.load(args.vali) if args.vali else None
+    if vali is not None:  # a file may omit features that are zero throughout it
+        width = max(train.X.shape[1], vali.X.shape[1])
+        train, vali = train.with_width(width), vali.with_width(width)
     kwargs = {}
     if vali is not None:
         kwargs = dict(X_val=vali.X, y_val=vali.y, qid_val=vali.qid, docid_val=vali.docid)
@@ -208,7 +290,8 @@ def cmd_predict(args: argparse.Namespace) -> None:
     from . import rankers
 
     model = rankers.load(args.model)
-    data = Dataset.load(args.data)
+    width = getattr(model, "n_features_", None)
+    data = Dataset.load(args.data, n_features=width, what=f"the model {args.model} was fitted on")
     scores = model.predict(data.X)
     if args.output and args.output != "-":
         write_scores(args.output, scores)
@@ -270,14 +353,21 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        args.func(args)
-    except LtrconvError as exc:
-        print(f"ltrconv: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except BrokenPipeError:
-        return 0
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        try:
+            args.func(args)
+        except LtrconvError as exc:
+            print(f"ltrconv: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+        except BrokenPipeError:
+            return 0
     return 0
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings as one line each, like the errors."""
+    print(f"ltrconv: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .data import MAX_LABEL
 from .errors import LtrconvError
 
 DISCOUNTS = ("log2", "letor")
@@ -48,29 +49,53 @@ def _format_number(x: float) -> str:
     return repr(int(x)) if float(x).is_integer() else repr(float(x))
 
 
+def _gain_label(k: Any, value: Any) -> int:
+    """A gain-map label: a non-negative integer (``2``, ``"2"``, ``2.0``), never a bool."""
+    if isinstance(k, str) and re.fullmatch(r"\s*[0-9]+\s*", k):
+        return int(k)
+    if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+        return int(k)
+    if isinstance(k, (float, np.floating)) and float(k).is_integer():
+        return int(k)
+    raise ConventionError(f"gain map label {k!r} is not a non-negative integer, in {value!r}")
+
+
+def _gain_value(v: Any, value: Any) -> float:
+    """A gain: a finite number >= 0 (``"3"`` allowed, bools not)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number, str)):
+        raise ConventionError(f"gain map value {v!r} is not a number, in {value!r}")
+    try:
+        g = float(v)
+    except ValueError:
+        raise ConventionError(f"gain map value {v!r} is not a number, in {value!r}") from None
+    if not math.isfinite(g) or g < 0:
+        raise ConventionError(f"gain map values must be finite and >= 0, got {v!r} in {value!r}")
+    return g
+
+
 def _parse_gain(value: Any) -> str | tuple[tuple[int, float], ...]:
     if isinstance(value, str) and value in GAIN_KINDS:
         return value
-    items: list[tuple[int, float]]
+    hint = f"gain must be one of {GAIN_KINDS} or a label map like '0:0;1:1;2:3'"
+    pairs: list
     if isinstance(value, Mapping):
-        items = [(int(k), float(v)) for k, v in value.items()]
+        pairs = list(value.items())
     elif isinstance(value, (tuple, list)):
-        items = [(int(k), float(v)) for k, v in value]
+        pairs = list(value)
+        if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
+            raise ConventionError(f"{hint} or a list of [label, gain] pairs, got {value!r}")
     elif isinstance(value, str):
-        try:
-            items = [(int(a), float(b)) for a, b in (p.split(":") for p in value.split(";"))]
-        except ValueError:
-            raise ConventionError(
-                f"gain must be one of {GAIN_KINDS} or a label map like '0:0;1:1;2:3', got {value!r}"
-            ) from None
+        pairs = [p.split(":") for p in value.split(";")]
+        if not all(len(p) == 2 for p in pairs):
+            raise ConventionError(f"{hint}, got {value!r}")
     else:
-        raise ConventionError(f"gain must be one of {GAIN_KINDS} or a label map, got {value!r}")
-    items.sort()
+        raise ConventionError(f"{hint}, got {value!r}")
+    if not pairs:
+        raise ConventionError(f"{hint}; the label map is empty")
+    items = sorted((_gain_label(k, value), _gain_value(v, value)) for k, v in pairs)
     labels = [k for k, _ in items]
     if len(set(labels)) != len(labels) or any(k < 0 for k in labels):
         raise ConventionError(f"gain map needs distinct non-negative labels, got {value!r}")
-    if any(not math.isfinite(v) or v < 0 for _, v in items):
-        raise ConventionError(f"gain map values must be finite and >= 0, got {value!r}")
     return tuple(items)
 
 
@@ -100,6 +125,8 @@ class Convention:
                     f"{attr} must be one of {', '.join(allowed)}; got {getattr(self, attr)!r}"
                 )
         try:
+            if isinstance(self.empty, (bool, np.bool_)):
+                raise TypeError
             empty = float(self.empty)
         except (TypeError, ValueError):
             raise ConventionError(f"empty must be a number in [0, 1], got {self.empty!r}") from None
@@ -107,13 +134,15 @@ class Convention:
             raise ConventionError(f"empty must be a number in [0, 1], got {self.empty!r}")
         object.__setattr__(self, "empty", empty)
         try:
+            if isinstance(self.rel, (bool, np.bool_)):
+                raise TypeError
             rel = int(self.rel)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ConventionError(f"rel must be a label >= 1, got {self.rel!r}") from None
-        if rel < 1 or rel != float(self.rel):
-            raise ConventionError(f"rel must be an integer label >= 1, got {self.rel!r}")
+        if rel < 1 or rel > MAX_LABEL or (isinstance(self.rel, (float, np.floating)) and rel != self.rel):
+            raise ConventionError(f"rel must be an integer label in 1..{MAX_LABEL}, got {self.rel!r}")
         object.__setattr__(self, "rel", rel)
-        if self.name is not None and not _NAME_RE.match(self.name):
+        if self.name is not None and not _NAME_RE.fullmatch(self.name):
             raise ConventionError(f"convention name {self.name!r} must match {_NAME_RE.pattern}")
 
     # ---- string forms -------------------------------------------------------------
@@ -175,7 +204,7 @@ _REGISTRY: dict[str, Convention] = {}
 
 def register(name: str, convention: Convention, *, overwrite: bool = False) -> Convention:
     """Register ``convention`` under ``name`` and return the named copy."""
-    if not _NAME_RE.match(name):
+    if not _NAME_RE.fullmatch(name):
         raise ConventionError(f"convention name {name!r} must match {_NAME_RE.pattern}")
     if name in _REGISTRY and not overwrite and _REGISTRY[name] != convention:
         raise ConventionError(f"convention {name!r} is already registered differently")
@@ -227,32 +256,64 @@ def from_mapping(params: Mapping[str, Any], where: str = "convention") -> Conven
     params = dict(params)
     unknown = set(params) - set(PARAMS) - {"base"}
     if unknown:
-        raise ConventionError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: base, {', '.join(PARAMS)}")
-    base = get(params.pop("base")) if "base" in params else Convention()
+        raise ConventionError(f"{where}: unknown key(s) {sorted(map(str, unknown))}; allowed: "
+                              f"base, {', '.join(PARAMS)}")
     try:
+        base = Convention()
+        if "base" in params:
+            name = params.pop("base")
+            if not isinstance(name, str):
+                raise ConventionError(f"base must be a convention name, got {name!r}")
+            base = get(name)
         return base.with_(**params)
     except ConventionError as exc:
         raise ConventionError(f"{where}: {exc}") from None
 
 
 def load_yaml(path: str | Path) -> list[Convention]:
-    """Register every convention of a YAML file ``{conventions: {NAME: {key: value}}}``."""
+    """Register every convention of a YAML file ``{conventions: {NAME: {key: value}}}``.
+
+    Any problem is one :class:`ConventionError` line naming the file (and the line for YAML
+    syntax errors).
+    """
     import yaml
 
     path = Path(path)
     try:
-        doc = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConventionError(f"{path}: cannot read conventions: {exc}") from None
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConventionError(f"{path}: cannot read conventions: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConventionError(f"{path}: cannot read conventions: not UTF-8 text (byte {exc.start})") from None
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConventionError(f"{_yaml_where(path, exc)}: not valid YAML: {_yaml_reason(exc)}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("conventions"), dict):
         raise ConventionError(f"{path}: expected a mapping with key 'conventions'")
     out = []
     for name, params in doc["conventions"].items():
+        where = f"{path}: conventions.{name}"
         if not isinstance(params, dict):
-            raise ConventionError(f"{path}: conventions.{name} must be a mapping")
-        conv = from_mapping(params, where=f"{path}: conventions.{name}")
-        out.append(register(str(name), conv, overwrite=True))
+            raise ConventionError(f"{where} must be a mapping")
+        if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+            raise ConventionError(f"{where}: convention name {name!r} must match {_NAME_RE.pattern}")
+        if any(not isinstance(k, str) for k in params):
+            raise ConventionError(f"{where}: keys must be names, got {sorted(map(repr, params))}")
+        conv = from_mapping(params, where=where)
+        out.append(register(name, conv, overwrite=True))
     return out
+
+
+def _yaml_where(path: Path, exc: Exception) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return f"{path}:{mark.line + 1}" if mark is not None else str(path)
+
+
+def _yaml_reason(exc: Exception) -> str:
+    parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
+    reason = "; ".join(p for p in parts if p) or str(exc)
+    return " ".join(reason.split())
 
 
 # The four public tools (see STUDY.md) and tie-aware variants.

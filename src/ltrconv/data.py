@@ -10,15 +10,37 @@ import io
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+import warnings
+import zipfile
+import zlib
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, LtrconvError
 
 _DOCID_RE = re.compile(r"docid\s*=\s*(\S+)")
+
+MAX_FEATURES = 100_000
+"""Largest feature index accepted. Features are held densely (rows x largest index, float64),
+so one stray ``1000000000:0.3`` would ask for gigabytes per row; public LTR datasets have at
+most a few hundred features (MSLR-WEB 136, Yahoo 700, Istella 220)."""
+
+MAX_LABEL = 1_000
+"""Largest relevance label accepted: gain tables are indexed by label, and the ``exp`` gain
+2^l - 1 overflows float64 beyond l = 1023. Public LTR datasets grade 0..4."""
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_QID_RE = re.compile(r"-?[0-9]+")
+_LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
+"""Line breaks as text-mode ``open`` (and grep, sed, editors) count them: not str.splitlines(),
+which also breaks at form feeds, U+2028 and other characters that may sit inside comments."""
+
+
+class DocidWarning(UserWarning):
+    """Docids that make the ``docid-desc`` tie order (the ``trec`` convention) ambiguous."""
 
 
 @dataclass(frozen=True)
@@ -83,20 +105,76 @@ class Dataset:
                     source=np.array(self.source),
                 )
 
+    def with_width(self, n_features: int, what: str = "expected",
+                   where: str | None = None) -> "Dataset":
+        """The same data with ``n_features`` columns: missing trailing features are zeros.
+
+        In the sparse LETOR/SVMlight format an absent feature *is* zero, so a file whose last
+        features are zero everywhere may be narrower than its siblings; padding restores the
+        width. Data wider than ``n_features`` is an :class:`InputError` naming ``where`` (by
+        default the source).
+        """
+        d = self.X.shape[1]
+        if d > n_features:
+            raise InputError(f"has {d} features, more than the {n_features} features {what}",
+                             where or self.source or None)
+        if d == n_features:
+            return self
+        return replace(self, X=np.pad(self.X, ((0, 0), (0, n_features - d))))
+
     @classmethod
-    def load(cls, path: str | Path) -> "Dataset":
-        """Read a cache written by :meth:`save`, or parse a LETOR text file."""
+    def load(cls, path: str | Path, n_features: int | None = None,
+             what: str = "expected") -> "Dataset":
+        """Read a cache written by :meth:`save`, or parse a LETOR text file.
+
+        With ``n_features`` the result has exactly that many columns (see :meth:`with_width`);
+        ``what`` says where that width comes from, for the error message.
+        """
         path = Path(path)
         if path.suffix != ".npz":
-            return read_letor(path)
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                return cls(
-                    X=z["X"], y=z["y"], qid=z["qid"], offsets=z["offsets"],
-                    docid=z["docid"], source=str(z["source"]),
-                )
-        except (OSError, KeyError, ValueError) as exc:
-            raise InputError(f"not a dataset cache: {exc}", str(path)) from None
+            return read_letor(path, n_features=n_features, what=what)
+        data = _load_npz(path)
+        return data if n_features is None else data.with_width(n_features, what, str(path))
+
+
+def _load_npz(path: Path) -> Dataset:
+    """A :class:`Dataset` from an ``.npz`` cache, checked array by array."""
+    where = str(path)
+    try:
+        z = np.load(path, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise InputError("not a dataset cache (a single .npy array, not an .npz archive)", where)
+        with z:
+            missing = [k for k in ("X", "y", "qid", "offsets", "docid") if k not in z.files]
+            if missing:
+                raise InputError(f"not a dataset cache: no array(s) {', '.join(missing)}", where)
+            arrays = {k: z[k] for k in ("X", "y", "qid", "offsets", "docid")}
+            source = str(z["source"]) if "source" in z.files else where
+    except InputError:
+        raise
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", where) from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, KeyError) as exc:
+        raise InputError(
+            f"not a dataset cache, or a truncated/corrupt one ({exc}); delete it so that it is "
+            "rebuilt from the text file", where,
+        ) from None
+    X, y, qid, offsets, docid = (arrays[k] for k in ("X", "y", "qid", "offsets", "docid"))
+    if X.ndim != 2 or X.dtype.kind not in "fiu":
+        raise InputError(f"corrupt dataset cache: X has shape {X.shape} and dtype {X.dtype}", where)
+    if y.ndim != 1 or y.dtype.kind not in "iu" or (len(y) and (y.min() < 0 or y.max() > MAX_LABEL)):
+        raise InputError(f"corrupt dataset cache: y must hold integer labels 0..{MAX_LABEL}", where)
+    if qid.ndim != 1 or docid.ndim != 1 or docid.dtype.kind not in "US":
+        raise InputError("corrupt dataset cache: qid and docid must be vectors, docid strings", where)
+    if (offsets.ndim != 1 or offsets.dtype.kind not in "iu" or len(offsets) < 1
+            or offsets[0] != 0 or offsets[-1] != len(y) or np.any(np.diff(offsets) <= 0)):
+        raise InputError("corrupt dataset cache: query offsets must rise from 0 to the number "
+                         "of rows", where)
+    if not np.all(np.isfinite(X)):
+        raise InputError("corrupt dataset cache: X has non-finite values", where)
+    return Dataset(X=X.astype(np.float64, copy=False), y=y.astype(np.int64, copy=False),
+                   qid=qid, offsets=offsets.astype(np.int64, copy=False),
+                   docid=docid.astype(str), source=source)
 
 
 def docid_ranks(docid: np.ndarray | None, n: int) -> np.ndarray:
@@ -135,8 +213,8 @@ def offsets_from_qid(qid: np.ndarray, source: str | None = None) -> np.ndarray:
     return offsets
 
 
-def _parse_header(path: str, lineno: int, line: str) -> tuple[int, str, str]:
-    """Label, qid and docid of one data line (features are parsed in bulk)."""
+def _parse_header(path: str, lineno: int, line: str) -> tuple[int, int, str, str]:
+    """Label, qid, docid and the feature tokens (single-spaced) of one stripped data line."""
     body, _, comment = line.partition("#")
     parts = body.split(None, 2)
     if len(parts) < 2:
@@ -148,24 +226,46 @@ def _parse_header(path: str, lineno: int, line: str) -> tuple[int, str, str]:
         raise InputError(f"label {label_tok!r} is not a number", path, lineno) from None
     if not label_f.is_integer() or label_f < 0:
         raise InputError(f"label {label_tok!r} is not a non-negative integer", path, lineno)
+    if label_f > MAX_LABEL:
+        raise InputError(f"label {label_tok!r} is above {MAX_LABEL}, the largest label accepted "
+                         "(gains are tabulated per label)", path, lineno)
     if not qid_tok.startswith("qid:") or len(qid_tok) == 4:
         raise InputError(f"missing qid: second token is {qid_tok!r}, expected qid:QID", path, lineno)
+    q = qid_tok[4:]
+    if not _QID_RE.fullmatch(q):
+        raise InputError(f"qid {q!r} is not an integer", path, lineno)
+    qid = int(q)
+    if not _INT64_MIN <= qid <= _INT64_MAX:
+        raise InputError(f"qid {q} does not fit in 64 bits", path, lineno)
     m = _DOCID_RE.search(comment)
-    return int(label_f), qid_tok[4:], (m.group(1) if m else "")
+    feats = " ".join(parts[2].split()) if len(parts) > 2 else ""
+    return int(label_f), qid, (m.group(1) if m else ""), feats
 
 
-def _check_features(path: str, lineno: int, line: str) -> None:
-    body = line.partition("#")[0].split()
+def _check_features(path: str, lineno: int, feats: str, n_features: int | None,
+                    what: str) -> None:
+    """Raise the :class:`InputError` that the feature tokens ``feats`` of one line deserve."""
     last = 0
-    for tok in body[2:]:
+    limit = MAX_FEATURES if n_features is None else n_features
+    for tok in feats.split():
         idx, sep, val = tok.partition(":")
-        if not sep or not idx.isdigit():
+        if not sep or not (idx.isascii() and idx.isdigit()):
             raise InputError(f"malformed token {tok!r}, expected FEATURE:VALUE", path, lineno)
-        if int(idx) < 1:
+        i = int(idx)
+        if i < 1:
             raise InputError(f"feature index in {tok!r} must be >= 1", path, lineno)
-        if int(idx) <= last:
+        if i <= last:
             raise InputError(f"feature indices must increase, {tok!r} does not", path, lineno)
-        last = int(idx)
+        if i > limit:
+            if n_features is None:
+                raise InputError(
+                    f"feature index {i} is above {MAX_FEATURES}, the largest accepted "
+                    "(features are held densely, one float per row and index)", path, lineno)
+            raise InputError(f"feature index {i} is beyond the {n_features} features {what}",
+                             path, lineno)
+        last = i
+        if "_" in val:
+            raise InputError(f"feature value in {tok!r} is not a number", path, lineno)
         try:
             v = float(val)
         except ValueError:
@@ -174,11 +274,42 @@ def _check_features(path: str, lineno: int, line: str) -> None:
             raise InputError(f"feature value in {tok!r} is not finite", path, lineno)
 
 
-def read_letor(path: str | Path, n_features: int | None = None) -> Dataset:
-    """Parse a LETOR/SVMlight file; raise :class:`InputError` naming file and line."""
+def _svmlight(lines: list[str], n_features: int | None):
+    """Sparse matrix of feature strings ``lines`` (sklearn's fast parser; labels are ours)."""
     from sklearn.datasets import load_svmlight_file
 
+    X, _ = load_svmlight_file(
+        io.BytesIO("\n".join(f"0 {f}" for f in lines).encode()),
+        n_features=n_features, zero_based=False, dtype=np.float64,
+    )
+    return X
+
+
+def _locate_feature_error(path, linenos, feats, n_features, what, exc=None):
+    """Find the line behind a failed or oversized feature parse; raise its error."""
+    for lineno, f in zip(linenos, feats):
+        _check_features(path, lineno, f, n_features, what)
+    for lineno, f in zip(linenos, feats):  # what sklearn refuses and the checks above allow
+        try:
+            _svmlight([f], n_features)
+        except (ValueError, OverflowError) as one:
+            raise InputError(f"cannot parse features ({one})", path, lineno) from None
+    raise InputError(f"cannot parse features ({exc})", path)
+
+
+def read_letor(path: str | Path, n_features: int | None = None, what: str = "expected") -> Dataset:
+    """Parse a LETOR/SVMlight file; raise :class:`InputError` naming file and line.
+
+    ``n_features`` fixes the width: features the file omits are zeros (the sparse format's
+    meaning), an index beyond it is an error (``what`` says whose width it is). Without it
+    the width is the largest index present, at most :data:`MAX_FEATURES`. Duplicate docids
+    within a query, and missing docids, raise a :class:`DocidWarning`: the ``docid-desc``
+    tie order (the ``trec`` convention) cannot separate such documents.
+    """
     path = str(path)
+    if n_features is not None and not (isinstance(n_features, (int, np.integer))
+                                       and 1 <= n_features <= MAX_FEATURES):
+        raise LtrconvError(f"n_features must be an integer in 1..{MAX_FEATURES}, got {n_features!r}")
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -188,44 +319,46 @@ def read_letor(path: str | Path, n_features: int | None = None) -> Dataset:
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text (byte {exc.start})", path) from None
     labels: list[int] = []
-    qids: list[str] = []
+    qids: list[int] = []
     docids: list[str] = []
     linenos: list[int] = []
-    data_lines: list[str] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    feats: list[str] = []
+    lines = _LINE_BREAK_RE.split(text) if "\r" in text else text.split("\n")
+    for lineno, line in enumerate(lines, start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        label, q, d = _parse_header(path, lineno, stripped)
+        label, q, d, f = _parse_header(path, lineno, stripped)
+        if "_" in f:  # float() and sklearn read '1_0' as 10; LETOR tools refuse it
+            _check_features(path, lineno, f, n_features, what)
         labels.append(label)
         qids.append(q)
         docids.append(d)
         linenos.append(lineno)
-        data_lines.append(stripped)
+        feats.append(f)
     if not labels:
         raise InputError("no data lines (empty file)", path)
     try:
-        X, _, _ = load_svmlight_file(
-            io.BytesIO("\n".join(data_lines).encode()),
-            n_features=n_features,
-            query_id=True,
-            zero_based=False,
-            dtype=np.float64,
-        )
-    except ValueError:
-        for lineno, line in zip(linenos, data_lines):
-            _check_features(path, lineno, line)
-        raise InputError("cannot parse features", path) from None
-    X = np.asarray(X.todense())
+        Xs = _svmlight(feats, n_features)
+    except (ValueError, OverflowError) as exc:
+        _locate_feature_error(path, linenos, feats, n_features, what, exc)
+        raise  # not reached
+    if Xs.shape[1] > MAX_FEATURES:
+        _locate_feature_error(path, linenos, feats, n_features, what)
+    try:
+        X = Xs.toarray()
+    except MemoryError:
+        raise InputError(f"not enough memory for the dense {Xs.shape[0]} x {Xs.shape[1]} "
+                         "feature matrix", path) from None
     bad = ~np.isfinite(X)
     if bad.any():
         row, col = np.argwhere(bad)[0]
         raise InputError(f"feature {col + 1} is {X[row, col]} (not finite)", path, linenos[row])
-    qid_arr = _qid_array(qids)
+    qid_arr = np.asarray(qids, dtype=np.int64)
     try:
         offsets = offsets_from_qid(qid_arr, path)
     except InputError:
-        seen: set[str] = set()
+        seen: set[int] = set()
         prev = None
         for lineno, q in zip(linenos, qids):
             if q != prev and q in seen:
@@ -236,21 +369,49 @@ def read_letor(path: str | Path, n_features: int | None = None) -> Dataset:
             seen.add(q)
             prev = q
         raise
+    docid_arr = np.asarray(docids, dtype=str)
+    _warn_docids(path, docid_arr, qid_arr, offsets, linenos)
     return Dataset(
         X=X,
         y=np.asarray(labels, dtype=np.int64),
         qid=qid_arr,
         offsets=offsets,
-        docid=np.asarray(docids, dtype=str),
+        docid=docid_arr,
         source=path,
     )
 
 
-def _qid_array(qids: list[str]) -> np.ndarray:
-    try:
-        return np.asarray([int(q) for q in qids], dtype=np.int64)
-    except ValueError:
-        return np.asarray(qids, dtype=str)
+def _warn_docids(path: str, docid: np.ndarray, qid: np.ndarray, offsets: np.ndarray,
+                 linenos: list[int]) -> None:
+    """Warn once about missing docids and once about a docid repeated within a query."""
+    consequence = ("the docid-desc tie order (trec convention) keeps file order among tied "
+                   "documents it cannot tell apart")
+    missing = np.flatnonzero(docid == "")
+    if missing.size:
+        warnings.warn(
+            f"{path}:{linenos[int(missing[0])]}: {missing.size} of {len(docid)} documents have "
+            f"no '#docid = ...' comment (the first is here); {consequence}",
+            DocidWarning, stacklevel=3,
+        )
+    qpos = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    rows = np.flatnonzero(docid != "")
+    order = rows[np.lexsort((docid[rows], qpos[rows]))]
+    same = (qpos[order][1:] == qpos[order][:-1]) & (docid[order][1:] == docid[order][:-1])
+    if not same.any():
+        return
+    n_dup = len({(int(qpos[r]), str(docid[r])) for r in order[1:][same]})
+    seen: dict[tuple[int, str], int] = {}
+    for r in rows:  # the first repeat in file order
+        key = (int(qpos[r]), str(docid[r]))
+        if key in seen:
+            warnings.warn(
+                f"{path}:{linenos[r]}: docid {docid[r]} repeats within query {qid[r]} (first on "
+                f"line {linenos[seen[key]]}); {n_dup} docid(s) repeat within a query in this file; "
+                f"{consequence}",
+                DocidWarning, stacklevel=3,
+            )
+            return
+        seen[key] = int(r)
 
 
 def read_scores(path: str | Path, n_expected: int | None = None) -> np.ndarray:

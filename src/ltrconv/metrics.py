@@ -22,28 +22,68 @@ import numpy as np
 
 from . import _kernels as K
 from .conventions import Convention, get
-from .data import Dataset, docid_ranks, offsets_from_qid
+from .data import MAX_LABEL, Dataset, docid_ranks, offsets_from_qid
 from .errors import InputError, LtrconvError
 
 
+MAX_CUTOFF = 100_000
+"""Largest cutoff k: discount tables are sized max(k, largest query), one float per rank."""
+
+MAX_CUTOFFS = 1_000
+"""Most distinct cutoffs in one evaluation: each adds four columns (NDCG, DCG, P, ERR) per
+query and convention to the work and the output."""
+
+
 def parse_cutoffs(spec: str | int | Iterable[int]) -> np.ndarray:
-    """``'1-10'``, ``'1,3,5'``, ``10`` or a list, as a sorted int64 array of k >= 1."""
+    """``'1-10'``, ``'1,3,5'``, ``10`` or a list, as a sorted int64 array of k >= 1.
+
+    At most :data:`MAX_CUTOFFS` distinct cutoffs, each at most :data:`MAX_CUTOFF`.
+    """
+    where = f"cutoffs {spec!r}"
+
+    def check(k: int) -> int:
+        if k < 1:
+            raise LtrconvError(f"{where}: cutoff {k} must be >= 1")
+        if k > MAX_CUTOFF:
+            raise LtrconvError(f"{where}: cutoff {k} is above {MAX_CUTOFF}, the largest accepted "
+                               "(discount tables are sized by the largest k)")
+        return k
+
+    ks: set[int] = set()
+    if isinstance(spec, (bool, np.bool_)):
+        raise LtrconvError(f"{where}: expected e.g. '1-10' or '1,5,10'")
     if isinstance(spec, (int, np.integer)):
-        ks = [int(spec)]
+        ks.add(check(int(spec)))
     elif isinstance(spec, str):
-        ks = []
         for part in spec.split(","):
-            m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+            m = re.fullmatch(r"\s*([0-9]+)\s*(?:-\s*([0-9]+)\s*)?", part)
             if not m:
-                raise LtrconvError(f"cutoffs {spec!r}: expected e.g. '1-10' or '1,5,10'")
-            lo = int(m.group(1))
-            hi = int(m.group(2) or lo)
-            ks.extend(range(lo, hi + 1))
+                raise LtrconvError(f"{where}: expected e.g. '1-10' or '1,5,10'")
+            lo = check(int(m.group(1)))
+            hi = check(int(m.group(2))) if m.group(2) else lo
+            if hi < lo:
+                raise LtrconvError(f"{where}: range {lo}-{hi} is empty (its end is below its "
+                                   f"start); did you mean {hi}-{lo}?")
+            ks.update(range(lo, hi + 1))
+            if len(ks) > MAX_CUTOFFS:
+                break
     else:
-        ks = [int(k) for k in spec]
-    if not ks or min(ks) < 1:
-        raise LtrconvError(f"cutoffs {spec!r}: need at least one cutoff, all >= 1")
-    return np.array(sorted(set(ks)), dtype=np.int64)
+        try:
+            items = list(spec)
+        except TypeError:
+            raise LtrconvError(f"{where}: expected e.g. '1-10', '1,5,10' or a list of integers") from None
+        for k in items:
+            if isinstance(k, (float, np.floating)) and float(k).is_integer():
+                k = int(k)
+            if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+                raise LtrconvError(f"{where}: cutoff {k!r} is not an integer")
+            ks.add(check(int(k)))
+    if not ks:
+        raise LtrconvError(f"{where}: need at least one cutoff")
+    if len(ks) > MAX_CUTOFFS:
+        raise LtrconvError(f"{where}: more than {MAX_CUTOFFS} distinct cutoffs (each adds four "
+                           "metric columns per query and convention)")
+    return np.array(sorted(ks), dtype=np.int64)
 
 
 def _validate(y, scores, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -60,9 +100,12 @@ def _validate(y, scores, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if len(y) and (not np.issubdtype(y.dtype, np.integer)):
         if not np.all(np.mod(y, 1) == 0):
             raise InputError("labels must be integers")
-    y = y.astype(np.int64)
     if len(y) and y.min() < 0:
         raise InputError("labels must be >= 0")
+    if len(y) and y.max() > MAX_LABEL:
+        raise InputError(f"label {y.max()} is above {MAX_LABEL}, the largest accepted "
+                         "(gains are tabulated per label)")
+    y = y.astype(np.int64)
     if len(offsets) < 1 or offsets[0] != 0 or offsets[-1] != len(y) or np.any(np.diff(offsets) <= 0):
         raise InputError("query offsets must rise strictly from 0 to the number of documents")
     return y, scores, offsets
@@ -130,6 +173,8 @@ def evaluate(
     ks = parse_cutoffs(cutoffs)
     convs = [get(c) for c in conventions]
     top = int(y.max()) if max_label is None else int(max_label)
+    if not 0 <= top <= MAX_LABEL:
+        raise InputError(f"max_label {max_label} must lie in 0..{MAX_LABEL}")
     if len(y) and y.max() > top:
         raise InputError(f"label {int(y.max())} exceeds max_label {top}")
     disc_len = max(int(np.diff(offsets).max()), int(ks.max()))

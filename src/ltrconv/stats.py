@@ -16,7 +16,9 @@ def t_from_moments(n, mean, sd, constant=None) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised paired t statistic and two-sided p from n, mean(d) and sd(d) (ddof = 1).
 
     ``constant`` marks groups whose differences are all equal (sd = 0 exactly): all zero
-    gives t = 0, p = 1; a non-zero constant gives t = ±inf, p = 0. Otherwise n < 2 gives NaN.
+    gives t = 0, p = 1; a non-zero constant gives t = ±inf, p = 0. Fewer than two pairs give
+    NaN whatever ``constant`` says (one difference is trivially constant but carries no
+    information about its spread).
     """
     n = np.asarray(n, dtype=np.float64)
     mean = np.asarray(mean, dtype=np.float64)
@@ -28,10 +30,10 @@ def t_from_moments(n, mean, sd, constant=None) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(ok, mean / (sd / np.sqrt(n)), t)
     p = np.where(ok, 2.0 * _st.t.sf(np.abs(t), np.maximum(n - 1.0, 1.0)), p)
-    zero = constant & (mean == 0) & (n >= 1)
+    zero = constant & (mean == 0) & (n >= 2)
     t = np.where(zero, 0.0, t)
     p = np.where(zero, 1.0, p)
-    step = constant & (mean != 0) & (n >= 1)
+    step = constant & (mean != 0) & (n >= 2)
     t = np.where(step, np.copysign(np.inf, mean), t)
     p = np.where(step, 0.0, p)
     return t, p
@@ -50,7 +52,7 @@ def paired_ttest(a, b) -> tuple[float, float]:
     if np.isnan(a).any() or np.isnan(b).any():
         raise ValueError("paired_ttest: NaN in the inputs")
     d = a - b
-    if d.size == 0:
+    if d.size < 2:
         return float("nan"), float("nan")
     constant = bool(d.min() == d.max())
     sd = float(d.std(ddof=1)) if d.size > 1 else float("nan")

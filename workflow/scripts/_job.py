@@ -17,6 +17,7 @@ def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
     if log_path:
         handlers.append(logging.FileHandler(log_path, mode="w"))
     logging.basicConfig(level=logging.INFO, format="%(message)s", handlers=handlers, force=True)
+    logging.captureWarnings(True)  # e.g. DocidWarning from the reader, into the rule log
     log = logging.getLogger(snakemake.rule)
     try:
         main(snakemake, log)
