@@ -79,6 +79,17 @@ def cmd_eval(args: argparse.Namespace) -> None:
     _emit("\n".join(lines) + "\n", args.output)
 
 
+# --- eval-score -------------------------------------------------------------------------
+def cmd_eval_score(args: argparse.Namespace) -> None:
+    from .letor_tool import eval_score_report
+
+    if args.flag not in ("0", "1"):
+        raise LtrconvError(f"FLAG {args.flag!r}: 1 writes per-query results, 0 the averages only")
+    data = Dataset.load(args.test)
+    scores = read_scores(args.prediction, data.n_docs)
+    _emit(eval_score_report(data, scores, per_query=args.flag == "1", path=args.test), args.output)
+
+
 # --- ttest ------------------------------------------------------------------------------
 def _metric_value(v, path: str, where: str) -> float:
     """A per-query metric value from JSON: a finite number, or null (NaN, as eval writes)."""
@@ -303,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ltrconv", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
 
-    e = sub.add_parser("eval", help="evaluate a score file under NDCG conventions (Eval-Score-4.0.pl replacement)")
+    e = sub.add_parser("eval", help="evaluate a score file under NDCG conventions")
     e.add_argument("data", help="LETOR file (or .npz cache)")
     e.add_argument("scores", help="one score per line, aligned with DATA")
     e.add_argument("--convention", "-c", action="append", help="name or canonical string; repeatable (default: ranklib, trec, yahoo, letor)")
@@ -313,6 +324,18 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--format", choices=("json", "tsv"), default="json")
     e.add_argument("--output", "-o", help="write here instead of stdout")
     e.set_defaults(func=cmd_eval)
+
+    es = sub.add_parser(
+        "eval-score",
+        help="LETOR 4.0's Eval-Score-4.0.pl: same arguments, same output layout",
+        description="Replaces 'perl Eval-Score-4.0.pl TEST PREDICTION OUTPUT FLAG': P@1-10, MAP, "
+                    "NDCG@1-10 and MeanNDCG under the letor convention, in the Perl tool's layout.",
+    )
+    es.add_argument("test", help="LETOR file (labels 0-2)")
+    es.add_argument("prediction", help="one score per line, aligned with TEST")
+    es.add_argument("output", help="result file ('-' for stdout)")
+    es.add_argument("flag", help="1: per-query results and averages; 0: averages only")
+    es.set_defaults(func=cmd_eval_score)
 
     t = sub.add_parser("ttest", help="paired t-test per metric between two per-query result files")
     t.add_argument("a")
