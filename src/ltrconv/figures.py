@@ -172,9 +172,12 @@ def figure2(summary: pd.DataFrame, out_stem,
             eval_conventions=("ranklib", "trec", "yahoo", "letor"),
             algorithms=ALGORITHM_ORDER, train_convention: str = "ranklib",
             metric: str = "NDCG") -> Figure:
-    """All algorithms trained with ``train_convention``, one panel per evaluation convention."""
+    """All algorithms trained with ``train_convention``, one panel per evaluation convention.
+
+    ``algorithms`` selects; the legend lists them in the study's order (:data:`ALGORITHM_ORDER`).
+    """
     s = summary[(summary["metric"] == metric) & (summary["train_convention"] == train_convention)]
-    algs = [a for a in algorithms if a in set(s["algorithm"])]
+    algs = ordered([a for a in algorithms if a in set(s["algorithm"])], ALGORITHM_ORDER)
     evs = [e for e in eval_conventions if e in set(s["eval_convention"])]
     if not (algs and evs):
         return _empty(out_stem, f"Figure 2: no {metric} results of models trained with "
