@@ -42,7 +42,7 @@ def _require(table: pd.DataFrame, columns: Sequence[str], what: str) -> None:
 
 
 def unit_wins(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-unit wins and possible wins of each method; ``values`` is (units, methods), NaN = missing.
+    """Wins and possible wins per unit and method; ``values`` is (units, methods), NaN missing.
 
     ``wins[j, i] = #{k != i: M_k(j) defined, M_i(j) > M_k(j)}``,
     ``possible[j, i] = #{k != i: M_k(j) defined}`` when ``M_i(j)`` is defined, else 0.
