@@ -4,7 +4,7 @@ Job: NDCG@1..10 and MAP for every query of MQ2008 (S1..S5, 784 queries, 15,211 d
 under the four tools' conventions (ranklib, trec, yahoo, letor). pytrec_eval only knows the
 trec convention, so its peer job is one ``evaluate`` call per convention (4 calls), with the
 qrels parsed once outside the timing, as a user of pytrec_eval would; likewise ltrconv's
-dataset caches its docid order.
+dataset caches its docid order. A last row times the same call with RankDCG added.
 
     python benchmarks/bench_metrics.py [--data DIR] [--repeats 30]
 """
@@ -95,6 +95,16 @@ def main() -> None:
           f"target >= 10x and < 50 ms: {'met' if theirs_cpu / ours_cpu >= 10 and ours_wall < 50 else 'NOT met'}")
     for name in CONVENTIONS:
         print(f"  mean NDCG@10 {name:8s} {res[name].mean()['NDCG@10']:.4f}")
+
+    def with_rankdcg():
+        return evaluate_dataset(data, scores, conventions=CONVENTIONS, cutoffs="1-10", rankdcg=True)
+
+    extra = with_rankdcg()
+    plus_wall, plus_cpu = median_ms(with_rankdcg, args.repeats)
+    print(f"{'ltrconv, the same plus RankDCG':56s} {plus_wall:8.2f} {plus_cpu:8.2f}   "
+          f"(CPU x{plus_cpu / ours_cpu:.2f} of the run without)")
+    for name in CONVENTIONS:
+        print(f"  mean RankDCG {name:8s} {extra[name].mean()['RankDCG']:.4f}")
 
 
 if __name__ == "__main__":

@@ -310,6 +310,104 @@ all_query_metrics_parallel = njit(parallel=True, cache=True)(_all_query_metrics)
 
 
 @njit(cache=True)
+def sorted_query_rankdcg(ls, ends, tie_code, empty, counts, relp, disc, g):
+    """rankDCG of one query, given its labels in ranked order (Katerenchuk & Rosenberg,
+    "RankDCG: Rank-Ordering Evaluation Measure", Sec. 4).
+
+    With m distinct labels in the query, ``rel'(l)`` = number of distinct labels <= l (m for
+    the highest, 1 for the lowest); the discount of position p is ``D_p`` = number of distinct
+    labels >= the label at p in the ideal order (1 for the top group, m for the bottom one).
+    ``DCG' = sum_p rel'(l_p) / D_p``; ``rankDCG = (DCG' - min) / (max - min)``, max from the
+    ideal order (labels descending), min from its reverse. A query with m <= 1 has no order to
+    judge and scores ``empty``. Under tie code 2 (average), the expectation over the orders of
+    tied documents (``ends`` marks the tie groups); the authors' package orders tied scores
+    worst-first (code 3). ``counts``, ``relp`` (lengths >= number of
+    labels), ``disc``, ``g`` (lengths >= n) are scratch buffers.
+    """
+    n = len(ls)
+    counts[:] = 0
+    for p in range(n):
+        counts[ls[p]] += 1
+    m = 0
+    for lab in range(len(counts)):
+        if counts[lab] > 0:
+            m += 1
+            relp[lab] = m
+    if m <= 1:
+        return empty
+    best = 0.0
+    p = 0
+    for lab in range(len(counts) - 1, -1, -1):
+        for _ in range(counts[lab]):
+            disc[p] = m + 1.0 - relp[lab]
+            best += relp[lab] / disc[p]
+            p += 1
+    worst = 0.0
+    p = 0
+    for lab in range(len(counts)):
+        for _ in range(counts[lab]):
+            worst += relp[lab] / disc[p]
+            p += 1
+    for p in range(n):
+        g[p] = relp[ls[p]]
+    if tie_code == 2:
+        average_in_place(g[:n], ends)
+    got = 0.0
+    for p in range(n):
+        got += g[p] / disc[p]
+    # the ideal and reversed orders reproduce best and worst exactly; averages may round
+    return min(max((got - worst) / (best - worst), 0.0), 1.0)
+
+
+def _all_query_rankdcg(labels, scores, tiekey, offsets, n_labels, tie_codes, empties, n_chunks):
+    """rankDCG of every query under every convention: out[convention, query].
+
+    Conventions sorted by tie code, as for :func:`all_query_metrics`; only their tie policy
+    and ``empty`` value matter.
+    """
+    nq = len(offsets) - 1
+    nc = len(tie_codes)
+    out = np.empty((nc, nq))
+    n_max = 0
+    for q in range(nq):
+        n_max = max(n_max, offsets[q + 1] - offsets[q])
+    bounds = np.linspace(0, nq, n_chunks + 1).astype(np.int64)
+    for ch in prange(n_chunks):
+        base = np.empty(n_max, dtype=np.int64)
+        order = np.empty(n_max, dtype=np.int64)
+        ls = np.empty(n_max, dtype=labels.dtype)
+        ends = np.empty(n_max, dtype=np.int64)
+        counts = np.empty(n_labels, dtype=np.int64)
+        relp = np.empty(n_labels, dtype=np.int64)
+        disc = np.empty(n_max)
+        g = np.empty(n_max)
+        for q in range(bounds[ch], bounds[ch + 1]):
+            a, b = offsets[q], offsets[q + 1]
+            n = b - a
+            rank_order_into(base[:n], scores[a:b], labels[a:b], tiekey[a:b], 0)
+            first = 0
+            while first < nc:
+                code = tie_codes[first]
+                order[:n] = base[:n]
+                sort_tied_runs(order[:n], scores[a:b], labels[a:b], tiekey[a:b], code)
+                for p in range(n):
+                    ls[p] = labels[a + order[p]]
+                if code == 2:
+                    group_ends_into(ends[:n], scores[a:b], order[:n])
+                c = first
+                while c < nc and tie_codes[c] == code:
+                    out[c, q] = sorted_query_rankdcg(ls[:n], ends[:n], code, empties[c], counts,
+                                                     relp, disc, g)
+                    c += 1
+                first = c
+    return out
+
+
+all_query_rankdcg = njit(cache=True)(_all_query_rankdcg)
+all_query_rankdcg_parallel = njit(parallel=True, cache=True)(_all_query_rankdcg)
+
+
+@njit(cache=True)
 def query_ndcg(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idcg, fallback):
     """NDCG@k of one query given 1/IDCG@k (0 when the convention fixes the value)."""
     if inv_idcg == 0.0:

@@ -46,7 +46,8 @@ def cmd_eval(args: argparse.Namespace) -> None:
     data = Dataset.load(args.data)
     scores = read_scores(args.scores, data.n_docs)
     names = args.convention or list(conv_mod.PAPER_TOOLS)
-    results = evaluate_dataset(data, scores, conventions=names, cutoffs=args.cutoffs)
+    results = evaluate_dataset(data, scores, conventions=names, cutoffs=args.cutoffs,
+                               rankdcg=args.rankdcg)
     columns = next(iter(results.values())).columns
     keep_idx = [j for j, c in enumerate(columns) if not c.startswith("DCG@")]
     keep = [columns[j] for j in keep_idx]
@@ -320,6 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--convention", "-c", action="append", help="name or canonical string; repeatable (default: ranklib, trec, yahoo, letor)")
     e.add_argument("--conventions-file", help="YAML file defining more conventions")
     e.add_argument("--cutoffs", default="1-10", help="e.g. 1-10 or 1,5,10 (default 1-10)")
+    e.add_argument("--rankdcg", action="store_true",
+                   help="also report RankDCG (Katerenchuk & Rosenberg), ties per convention")
     e.add_argument("--per-query", action="store_true", help="include per-query values")
     e.add_argument("--format", choices=("json", "tsv"), default="json")
     e.add_argument("--output", "-o", help="write here instead of stdout")

@@ -6,6 +6,11 @@ convention's value for IDCG = 0 and for n < k; ``P@k = #{r <= k: l_r >= rel} / (
 ``AP = sum_{relevant r} P@r / #relevant`` (0 without relevant documents);
 ``RR = 1 / rank of the first relevant``; ``ERR@k = sum_r R_r / r prod_{i<r} (1 - R_i)`` with
 ``R = (2^l - 1) / 2^max_label``. Tie policy ``average`` gives expectations over tied orders.
+On request, ``RankDCG = (DCG' - min DCG') / (max DCG' - min DCG')`` over the whole list
+(Katerenchuk & Rosenberg, Sec. 4), ``DCG' = sum_r rel'(l_r) / D_r`` with ``rel'`` the label's
+place among the query's distinct labels counted from the lowest (1) and ``D_r`` the place of the
+ideal order's r-th label counted from the highest (1); see
+:func:`ltrconv._kernels.sorted_query_rankdcg`.
 
 :func:`evaluate` validates and dispatches to the numba kernels; :class:`NDCGScorer` is the
 training-side view (fixed labels, many score vectors).
@@ -111,12 +116,12 @@ def _validate(y, scores, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y, scores, offsets
 
 
-def metric_names(cutoffs: Sequence[int]) -> list[str]:
+def metric_names(cutoffs: Sequence[int], rankdcg: bool = False) -> list[str]:
     """Column names of :func:`evaluate`, in kernel order."""
     cols = []
     for name in ("NDCG", "DCG", "P", "ERR"):
         cols += [f"{name}@{k}" for k in cutoffs]
-    return cols + ["MAP", "RR"]
+    return cols + ["MAP", "RR"] + (["RankDCG"] if rankdcg else [])
 
 
 @dataclass(frozen=True)
@@ -155,6 +160,7 @@ def evaluate(
     docid=None,
     docid_rank=None,
     max_label: int | None = None,
+    rankdcg: bool = False,
 ) -> dict[str, Evaluation]:
     """Evaluate ``scores`` under each convention; returns ``{convention key: Evaluation}``.
 
@@ -162,7 +168,8 @@ def evaluate(
     ``docid-desc`` tie policies (``docid_rank``, their byte-order ranks, may be given
     instead, as :attr:`Dataset.docid_rank <ltrconv.data.Dataset.docid_rank>` caches them).
     ``max_label`` sets the gain table size and ERR's maximum grade (default: the largest
-    label present).
+    label present). ``rankdcg`` adds a ``RankDCG`` column: ranked by the convention's tie
+    policy, and the convention's ``empty`` value for a query whose documents share one label.
     """
     if offsets is None:
         if qid is None:
@@ -184,30 +191,35 @@ def evaluate(
     docid_rank = np.asarray(docid_rank, dtype=np.int64)
     if docid_rank.shape != (len(y),):
         raise InputError(f"docid_rank has shape {docid_rank.shape} for {len(y)} documents")
-    columns = tuple(metric_names(ks.tolist()))
+    columns = tuple(metric_names(ks.tolist(), rankdcg))
     # group conventions by tie policy so that each query is sorted once per policy
     todo = sorted(range(len(convs)), key=lambda i: K.TIE_CODES[convs[i].ties])
     cs = [convs[i] for i in todo]
     err_stop = (np.exp2(np.arange(top + 1)) - 1.0) / np.exp2(max(top, 1))
     gains = np.array([c.gain_table(top) for c in cs])
-    if len(y) >= K.PARALLEL_MIN_DOCS:
-        kernel, chunks = K.all_query_metrics_parallel, 8 * numba.get_num_threads()
-    else:
-        kernel, chunks = K.all_query_metrics, 1
+    parallel = len(y) >= K.PARALLEL_MIN_DOCS
+    chunks = 8 * numba.get_num_threads() if parallel else 1
+    tie_codes = np.array([K.TIE_CODES[c.ties] for c in cs], dtype=np.int64)
+    empties = np.array([c.empty for c in cs])
+    kernel = K.all_query_metrics_parallel if parallel else K.all_query_metrics
     vals = kernel(
         y, scores, docid_rank, offsets,
         gains,
         np.argsort(-gains, axis=1, kind="stable"),
         np.array([c.discounts(disc_len) for c in cs]),
         ks,
-        np.array([K.TIE_CODES[c.ties] for c in cs], dtype=np.int64),
-        np.array([c.empty for c in cs]),
+        tie_codes,
+        empties,
         np.array([c.short == "zero" for c in cs]),
         np.array([c.rel for c in cs], dtype=np.int64),
         np.array([c.pk == "k" for c in cs]),
         err_stop,
         chunks,
     )
+    if rankdcg:
+        kernel = K.all_query_rankdcg_parallel if parallel else K.all_query_rankdcg
+        extra = kernel(y, scores, docid_rank, offsets, top + 1, tie_codes, empties, chunks)
+        vals = np.concatenate([vals, extra[:, :, None]], axis=2)
     out: dict[str, Evaluation] = {}
     slot = {i: j for j, i in enumerate(todo)}
     for i, conv in enumerate(convs):
