@@ -11,7 +11,7 @@ import pytest
 from ltrconv.errors import LtrconvError
 from ltrconv.winning import nwn_flips, winning_numbers
 
-FOLD_MEANS = Path(__file__).resolve().parents[1] / "results" / "MQ2008" / "tables" / "fold_means.tsv"
+FOLD_MEANS = Path(__file__).resolve().parents[1] / "reference" / "MQ2008" / "tables" / "fold_means.tsv"
 
 
 def tidy(values: dict, convention="c") -> pd.DataFrame:
