@@ -1,4 +1,4 @@
-"""Shared fixtures: the STUDY.md worked example and the MQ2008 copy beside the checkout."""
+"""Shared fixtures: a hand-checkable three-query example and the MQ2008 copy beside the checkout."""
 
 import os
 from pathlib import Path
@@ -30,7 +30,7 @@ def mq2008_fold1(mq2008_dir):
 
 @pytest.fixture(scope="session")
 def worked_example():
-    """Three queries of STUDY.md: q1 (ties), q2 (6 documents), q3 (no relevant document)."""
+    """Three queries: q1 (12 documents, tied scores), q2 (6 documents), q3 (no relevant document)."""
     y = np.array([2, 0, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0] + [0, 1, 0, 0, 2, 0] + [0] * 8)
     s = np.array(
         [0.9, 0.8, 0.8, 0.7, 0.5, 0.5, 0.4, 0.3, 0.2, 0.2, 0.1, 0.0]
