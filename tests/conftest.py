@@ -11,6 +11,16 @@ MQ2008 = Path(os.environ.get("LTRCONV_MQ2008_DIR")
               or Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008")
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
 
+# Markers (registered in pyproject.toml) follow from the fixtures a test uses, directly or not.
+MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for mark in sorted({m for f, m in MARK_BY_FIXTURE.items() if f in used}):
+            item.add_marker(mark)
+
 
 @pytest.fixture(scope="session")
 def mq2008_dir() -> Path:
