@@ -15,6 +15,10 @@ include: "workflow/rules/figures.smk"
 report: "workflow/report/workflow.rst"
 
 
+onerror:
+    prune_empty_dirs(RESULTS, RESOURCES, LOGS)
+
+
 rule all:
     input:
         all_targets(),

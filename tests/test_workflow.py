@@ -85,7 +85,7 @@ def workflow_run(tmp_path_factory):
     cfg = root / "config.yaml"
     cfg.write_text(yaml.safe_dump(base_config(root / "SYN")))
     work = root / "work"
-    proc = snakemake(work, cfg)
+    proc = snakemake(work, cfg, timeout=1800)  # ~2 min alone; far longer on a busy shared machine
     assert proc.returncode == 0, proc.stderr[-4000:]
     return {"root": root, "work": work, "config": cfg, "results": work / "out" / "SYN",
             "tests": tests}
@@ -240,3 +240,50 @@ def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_noteb
         assert (out / f"{stem}.png").stat().st_size > 1000
     shown = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(shown) >= 3
+
+
+def test_lint_is_clean(tmp_path):
+    write_dataset(tmp_path / "SYN")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(base_config(tmp_path / "SYN")))
+    proc = snakemake(tmp_path / "w", cfg, "--lint", timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "Lints for" not in out, out[-4000:]
+
+
+def test_jobs_cap_threads_at_the_rules_threads(workflow_run):
+    logs = sorted((workflow_run["work"] / "logs" / "SYN" / "train").rglob("*.log"))
+    assert logs
+    for log in logs:  # resources.train.threads is 1 here; numba would otherwise use every core
+        assert "threads: numba 1" in log.read_text(), log
+
+
+@pytest.mark.parametrize("step, change, message", [
+    ("acquire", {"expect": {"queries": 51}}, "fold 1 has 50 queries in total, expect.queries is 51"),
+    ("prepare", {"labels": [0, 1]}, "labels [2] are outside the configured label scale [0, 1]"),
+])
+def test_failed_data_step_leaves_only_its_log(tmp_path, step, change, message):
+    write_dataset(tmp_path / "SYN")
+    cfg = base_config(tmp_path / "SYN")
+    cfg["datasets"]["SYN"].update(change)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    work = tmp_path / "w"
+    proc = snakemake(work, path, "resources/SYN/cache/all.npz", timeout=300)
+    assert proc.returncode != 0
+    assert f"error in rule {step} {{'dataset': 'SYN'}}" in proc.stderr and message in proc.stderr
+    left = {str(p.relative_to(work)) for p in work.rglob("*")
+            if ".snakemake" not in p.parts and "data" not in p.relative_to(work).parts}
+    kept = {"logs", "logs/SYN", f"logs/SYN/{step}.log"}
+    if step == "prepare":  # what the successful acquire made stays
+        kept |= {"logs/SYN/acquire.log", "resources", "resources/SYN", "resources/SYN/manifest.tsv",
+                 "out", "out/SYN", "out/SYN/bench", "out/SYN/bench/acquire.tsv"}
+    assert left == kept
+    assert message in (work / "logs" / "SYN" / f"{step}.log").read_text()
+
+
+def test_no_shell_command_lines(workflow_run):
+    logs = [p.read_text() for p in (workflow_run["work"] / ".snakemake" / "log").glob("*.log")]
+    assert any("rule train:" in text for text in logs)
+    assert not any("Shell command" in text for text in logs)
+

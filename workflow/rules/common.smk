@@ -1,6 +1,7 @@
 """Configuration: validation, paths, target lists (the only file that reads config)."""
 
 import os
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -13,6 +14,10 @@ min_version("8.20")
 REPO = Path(workflow.basedir)
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 SPLITS = ("train", "vali", "test")
+
+# The ltrconv of this checkout, installed or not (the job scripts do the same, see _job.py).
+if str(REPO / "src") not in sys.path:
+    sys.path.insert(0, str(REPO / "src"))
 
 
 def _readable_config_errors(cfg, schema):
@@ -93,6 +98,8 @@ TRAIN_CONVENTIONS = list(config["train_conventions"])
 EVAL_CONVENTIONS = list(config["eval_conventions"])
 FOLDS = sorted(config["folds"])
 RES = config["resources"]
+# One software environment for every job: the runtime dependencies of environment.yml.
+CONDA_ENV = "../envs/ltrconv.yml"
 
 
 wildcard_constraints:
@@ -150,6 +157,20 @@ for _d in DATASETS:
     _check_reachable(_d)
 
 
+def prune_empty_dirs(*tops):
+    """Remove the empty directories under each of ``tops``, and ``tops`` left empty: those
+    Snakemake made for the outputs and benchmark of a job that then failed. Files (the failed
+    job's log among them) stay."""
+    for top in tops:
+        if not os.path.isdir(top):
+            continue
+        for root, _, _ in os.walk(top, topdown=False):
+            try:
+                os.rmdir(root)
+            except OSError:
+                pass
+
+
 def base_algorithm(algorithm):
     """The ranker a study algorithm runs: itself, or a variant's base."""
     return VARIANTS[algorithm]["of"] if algorithm in VARIANTS else algorithm
@@ -191,6 +212,18 @@ def train_benchmarks(dataset):
 
 TABLES = ("summary", "fold_means", "ttests", "algorithm_order")
 FIGURES = ("figure1", "figure2", "runtime")
+
+
+def figure_output(name, caption):
+    return {
+        "png": report(
+            f"{RESULTS}/{{dataset}}/figures/{name}.png",
+            caption=f"../report/{caption}.rst",
+            category="Figures",
+            subcategory="{dataset}",
+        ),
+        "pdf": f"{RESULTS}/{{dataset}}/figures/{name}.pdf",
+    }
 
 
 def all_targets():

@@ -19,6 +19,8 @@ rule evaluate:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/evaluate.py"
 
@@ -36,6 +38,8 @@ rule per_query:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/per_query.py"
 
@@ -65,6 +69,8 @@ rule aggregate:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/aggregate.py"
 
@@ -87,6 +93,8 @@ rule runtime_table:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/runtime_table.py"
 
@@ -123,5 +131,7 @@ rule claims:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/claims.py"

@@ -1,23 +1,11 @@
 """Figures 1 and 2 of the paper, the training-time figure and the implementation comparison."""
 
 
-def _figure_output(name, caption):
-    return {
-        "png": report(
-            f"{RESULTS}/{{dataset}}/figures/{name}.png",
-            caption=f"../report/{caption}.rst",
-            category="Figures",
-            subcategory="{dataset}",
-        ),
-        "pdf": f"{RESULTS}/{{dataset}}/figures/{name}.pdf",
-    }
-
-
 rule figure1:
     input:
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
     output:
-        **_figure_output("figure1", "figure1"),
+        **figure_output("figure1", "figure1"),
     params:
         algorithms=[a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS],
         eval_conventions=config["figures"]["figure1_eval_conventions"],
@@ -28,6 +16,8 @@ rule figure1:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/figure.py"
 
@@ -36,7 +26,7 @@ rule figure2:
     input:
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
     output:
-        **_figure_output("figure2", "figure2"),
+        **figure_output("figure2", "figure2"),
     params:
         algorithms=BASE_ALGORITHMS,
         eval_conventions=config["figures"]["figure2_eval_conventions"],
@@ -47,6 +37,8 @@ rule figure2:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/figure.py"
 
@@ -55,13 +47,15 @@ rule runtime_figure:
     input:
         runtime=f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
     output:
-        **_figure_output("runtime", "runtime"),
+        **figure_output("runtime", "runtime"),
     log:
         f"{LOGS}/{{dataset}}/runtime_figure.log",
     threads: 1
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/figure.py"
 
@@ -77,7 +71,7 @@ rule implementation:
             category="Tables",
             subcategory="{dataset}",
         ),
-        **_figure_output("implementation", "implementation"),
+        **figure_output("implementation", "implementation"),
     params:
         variants={v: spec["of"] for v, spec in VARIANTS.items()},
         labels={v: variant_label(v) for v in VARIANTS},
@@ -89,5 +83,7 @@ rule implementation:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/implementation.py"

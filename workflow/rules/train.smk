@@ -21,5 +21,7 @@ rule train:
     resources:
         mem_mb=RES["train"]["mem_mb"],
         runtime=RES["train"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/train.py"
