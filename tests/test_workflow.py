@@ -258,6 +258,71 @@ def test_jobs_cap_threads_at_the_rules_threads(workflow_run):
         assert "threads: numba 1" in log.read_text(), log
 
 
+# A convention that the registry does not hold: the Yahoo! script's empty-query rule at 0.25.
+QUARTER = "conventions:\n  yahoo-quarter: {base: yahoo, empty: 0.25}\n"
+
+
+def conventions_config(dataset_dir: Path, conventions_file: Path) -> dict:
+    cfg = base_config(dataset_dir)
+    cfg.update(conventions_file=str(conventions_file), folds=[1],
+               train_conventions=["yahoo-quarter"], eval_conventions=["ranklib", "yahoo-quarter"],
+               algorithms={**ALGORITHMS, "adarank": {"n_rounds": 5}})
+    cfg["figures"] = {"figure1_eval_conventions": ["ranklib", "yahoo-quarter"],
+                      "figure2_eval_conventions": ["ranklib", "yahoo-quarter"],
+                      "official_convention": "yahoo-quarter"}
+    return cfg
+
+
+def test_conventions_file_trains_evaluates_and_reruns_when_edited(workflow_run, tmp_path):
+    conv = tmp_path / "conventions.yaml"
+    conv.write_text(QUARTER)
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(conventions_config(workflow_run["root"] / "SYN", conv)))
+    work = tmp_path / "w"
+    target = "out/SYN/eval/adarank/yahoo-quarter/fold1.parquet"
+    proc = snakemake(work, cfg, target, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    ev = pd.read_parquet(work / target)
+    assert set(ev["eval_convention"]) == {"ranklib", "yahoo-quarter"}
+    ndcg = ev[(ev["metric"] == "NDCG") & (ev["k"] == 10)].pivot(
+        index="qid", columns="eval_convention", values="value")
+    test = workflow_run["tests"][1]
+    empty = {str(q) for q, a, b in zip(test.query_ids, test.offsets[:-1], test.offsets[1:])
+             if test.y[a:b].max() == 0}
+    assert empty and set(ndcg.index) > empty
+    gap = ndcg["yahoo-quarter"] - ndcg["ranklib"]
+    np.testing.assert_allclose(gap[sorted(empty)], 0.25)
+    np.testing.assert_allclose(gap.drop(sorted(empty)), 0.0)
+    log = (work / "logs/SYN/train/adarank/yahoo-quarter/fold1.log").read_text()
+    assert "ndcg@10:yahoo-quarter" in log
+
+    conv.write_text(QUARTER.replace("0.25", "0.5"))
+    proc = snakemake(work, cfg, target, "-n", timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-2000:]
+    assert re.search(r"params have changed since last execution:\s+train", out), out[-2000:]
+    assert re.search(r"^train\s+1$", out, re.M) and re.search(r"^evaluate\s+1$", out, re.M)
+    assert not re.search(r"^(acquire|prepare)\s+\d+$", out, re.M)
+
+
+def test_conventions_file_errors_name_the_key(tmp_path):
+    write_dataset(tmp_path / "SYN")
+    conv = tmp_path / "conventions.yaml"
+    conv.write_text("conventions:\n  yahoo-quarter: {base: yahoo, empty: lots}\n")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(conventions_config(tmp_path / "SYN", conv)))
+    proc = snakemake(tmp_path / "w", cfg, "-n", timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert f"config key 'conventions_file': {conv}: conventions.yahoo-quarter" in out, out[-2000:]
+    plain = base_config(tmp_path / "SYN")
+    plain["train_conventions"] = ["yahoo-quarter"]
+    cfg.write_text(yaml.safe_dump(plain))
+    proc = snakemake(tmp_path / "w", cfg, "-n", timeout=120)
+    assert proc.returncode != 0
+    assert "config key 'train_conventions': unknown convention 'yahoo-quarter'" in proc.stdout + proc.stderr
+
+
 @pytest.mark.parametrize("step, change, message", [
     ("acquire", {"expect": {"queries": 51}}, "fold 1 has 50 queries in total, expect.queries is 51"),
     ("prepare", {"labels": [0, 1]}, "labels [2] are outside the configured label scale [0, 1]"),

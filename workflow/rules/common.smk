@@ -1,5 +1,6 @@
 """Configuration: validation, paths, target lists (the only file that reads config)."""
 
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -38,7 +39,13 @@ def _check_config(cfg):
         raise WorkflowError("Invalid configuration:\n  " + "\n  ".join(errors))
     validate(cfg, str(SCHEMA))  # fills in the schema defaults
     from ltrconv import conventions
+    from ltrconv.errors import LtrconvError
 
+    if cfg["conventions_file"]:
+        try:
+            conventions.load_yaml(cfg["conventions_file"])
+        except LtrconvError as exc:
+            raise WorkflowError(f"config key 'conventions_file': {exc}") from None
     known = set(conventions.names())
     for key in ("train_conventions", "eval_conventions"):
         for name in cfg[key]:
@@ -98,6 +105,14 @@ TRAIN_CONVENTIONS = list(config["train_conventions"])
 EVAL_CONVENTIONS = list(config["eval_conventions"])
 FOLDS = sorted(config["folds"])
 RES = config["resources"]
+# Digest of the conventions file: a param of every rule whose results depend on the definitions,
+# so that editing the file reruns them (the path is not: moving the file changes nothing).
+CONVENTIONS_SHA256 = (
+    hashlib.sha256(Path(config["conventions_file"]).read_bytes()).hexdigest()
+    if config["conventions_file"]
+    else None
+)
+CONVENTIONS_PARAMS = {"conventions_sha256": CONVENTIONS_SHA256} if CONVENTIONS_SHA256 else {}
 # One software environment for every job: the runtime dependencies of environment.yml.
 CONDA_ENV = "../envs/ltrconv.yml"
 

@@ -11,6 +11,7 @@ rule evaluate:
         conventions=EVAL_CONVENTIONS,
         cutoffs=config["cutoffs"],
         max_label=lambda wc: max(config["datasets"][wc.dataset]["labels"]),
+        **CONVENTIONS_PARAMS,
     log:
         f"{LOGS}/{{dataset}}/evaluate/{{algorithm}}/{{train_convention}}/fold{{fold}}.log",
     benchmark:

@@ -1,8 +1,9 @@
 """Shared plumbing of the workflow scripts: this checkout's ltrconv, the rule's thread budget,
-logging to the rule's log file, clean failures."""
+the configured conventions file, logging to the rule's log file, clean failures."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import sys
@@ -56,9 +57,32 @@ def cap_threads(params: dict, names, threads: int, log=None) -> dict:
     return out
 
 
+def load_conventions(smk) -> list[str]:
+    """Register the conventions of config key ``conventions_file``; their names.
+
+    Rules whose results depend on the definitions declare ``params.conventions_sha256`` (the
+    file's digest when the job was scheduled, None without a file); the file must still have
+    it, so that no output is recorded under definitions other than those it was made with."""
+    expected = smk.params.get("conventions_sha256")
+    path = smk.config.get("conventions_file")
+    if not expected or not path:
+        return []
+    from ltrconv import conventions
+
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as exc:
+        raise LtrconvError(f"config key 'conventions_file': cannot read {path}: "
+                           f"{exc.strerror or exc}") from None
+    if digest != expected:
+        raise LtrconvError(f"config key 'conventions_file': {path} changed after the workflow "
+                           "started; run it again")
+    return [c.name for c in conventions.load_yaml(path)]
+
+
 def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
-    """Call ``main(snakemake, log)`` with threads capped; a user error becomes one line on
-    stderr and exit 1."""
+    """Call ``main(snakemake, log)`` with threads capped and the conventions file loaded; a user
+    error becomes one line on stderr and exit 1."""
     log_path = snakemake.log[0] if len(snakemake.log) else None
     handlers = [logging.StreamHandler(sys.stderr)]
     if log_path:
@@ -68,6 +92,7 @@ def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
     log = logging.getLogger(snakemake.rule)
     try:
         log.info(limit_threads(snakemake.threads))
+        load_conventions(snakemake)
         main(snakemake, log)
     except LtrconvError as exc:
         log.error(f"error in rule {snakemake.rule} {dict(snakemake.wildcards)}: {exc}")
