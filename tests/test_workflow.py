@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -352,3 +356,83 @@ def test_no_shell_command_lines(workflow_run):
     assert any("rule train:" in text for text in logs)
     assert not any("Shell command" in text for text in logs)
 
+
+@pytest.fixture(scope="module")
+def report(workflow_run):
+    """snakemake --report on the synthetic run: the report's path and its results table."""
+    path = workflow_run["root"] / "report.html"
+    proc = snakemake(workflow_run["work"], workflow_run["config"], "--report", str(path))
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    text = path.read_text(encoding="utf-8")
+    marker = "var results = {"
+    results, _ = json.JSONDecoder().raw_decode(text, text.index(marker) + len(marker) - 1)
+    return path, results
+
+
+def test_report_shows_pages_with_captions_from_config(report):
+    _, results = report
+    pages = {Path(p).stem: r for p, r in results.items()}
+    tables = {"summary", "fold_means", "ttests", "algorithm_order", "audit", "runtime",
+              "implementation"}
+    figures = {"figure1", "figure2", "runtime", "implementation"}
+    assert set(pages) == {"claims"} | {f"table_{t}" for t in tables} | {f"figure_{f}" for f in figures}
+    assert {r["mime_type"] for r in results.values()} == {"text/html"}  # shown, not downloaded
+    caption = {k: html.unescape(" ".join(re.sub(r"<[^>]+>", "", r["caption"]).split()))
+               for k, r in pages.items()}
+    assert "AdaRank, LambdaMART, RankNet, Coordinate Ascent (rows)" in caption["figure_figure1"]
+    assert "one curve per training convention (yahoo, ranklib;" in caption["figure_figure1"]
+    assert ("AdaRank, Coordinate Ascent, LambdaMART, RankBoost, RankNet, RankSVM trained with the "
+            "official (ranklib)") in caption["figure_figure2"]
+    assert "(ranklib, trec, yahoo, letor)" in caption["figure_figure2"]
+    assert "largest |r|" in caption["figure_implementation"]
+    assert not any("mailto:" in r["caption"] for r in results.values())
+
+
+def test_report_is_readable_in_a_browser(report, tmp_path):
+    sys.path.insert(0, str(REPO / "scripts"))
+    import check_report
+
+    chromium = check_report.find_chromium()
+    if chromium is None:
+        pytest.skip("no headless Chromium on PATH (Debian package chromium): the report's "
+                    "layout cannot be looked at")
+    path, _ = report
+    found = {Path(r.path).stem: r for r in check_report.check_report(path, chromium, 1400, 1000)}
+    assert all(r.ok for r in found.values()), {k: r.problems for k, r in found.items() if not r.ok}
+    for name in ("figure1", "figure2", "runtime", "implementation"):
+        r = found[f"figure_{name}"]  # whole figure on screen, legend band as drawn
+        assert r.legend_diff < check_report.MAX_MEAN_DIFF and r.figure_diff < check_report.MAX_MEAN_DIFF
+    claims = found["claims"].text
+    assert "Claims of Busa-Fekete et al. (2012) checked on SYN" in claims
+    assert "Verdict:" in claims and "|---|" not in claims  # rendered, not Markdown source
+    assert "train_convention\teval_convention" in found["table_summary"].text  # header cells
+
+
+def test_report_checker_sees_a_cut_off_figure_and_a_download(report, tmp_path):
+    """The checker itself: a tall figure shown as a bare image and a TSV are both refused."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    import check_report
+
+    chromium = check_report.find_chromium()
+    if chromium is None:
+        pytest.skip("no headless Chromium on PATH (Debian package chromium)")
+    path, results = report
+    png = (path.parent / "work" / "out" / "SYN" / "figures" / "figure1.png").read_bytes()
+    tsv = (path.parent / "work" / "out" / "SYN" / "tables" / "audit.tsv").read_bytes()
+    keep = dict(list(results.items())[:1])
+    key = next(iter(keep))
+    bad = {
+        "tall.png": {**keep[key], "mime_type": "image/png",
+                     "data_uri": "data:image/png;base64," + base64.b64encode(png).decode()},
+        "audit.tsv": {**keep[key], "mime_type": "text/tab-separated-values",
+                      "data_uri": "data:text/tab-separated-values;base64," + base64.b64encode(tsv).decode()},
+    }
+    text = path.read_text(encoding="utf-8")
+    marker = "var results = {"
+    start = text.index(marker) + len(marker) - 1
+    _, end = json.JSONDecoder().raw_decode(text, start)
+    mutated = tmp_path / "mutated.html"
+    mutated.write_text(text[:start] + json.dumps(bad) + text[end:], encoding="utf-8")
+    found = {r.path: r for r in check_report.check_report(mutated, chromium, 1400, 1000)}
+    assert any("cut off" in p for p in found["tall.png"].problems), found["tall.png"].problems
+    assert found["audit.tsv"].problems == ["offered as a download (text/tab-separated-values), not shown"]

@@ -2,6 +2,7 @@
 
 import hashlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -227,27 +228,67 @@ def train_benchmarks(dataset):
 
 TABLES = ("summary", "fold_means", "ttests", "algorithm_order")
 FIGURES = ("figure1", "figure2", "runtime")
+FIGURE1_ALGORITHMS = [a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS]
 
 
-def figure_output(name, caption):
+def figure_output(name):
     return {
-        "png": report(
-            f"{RESULTS}/{{dataset}}/figures/{name}.png",
-            caption=f"../report/{caption}.rst",
-            category="Figures",
-            subcategory="{dataset}",
-        ),
+        "png": f"{RESULTS}/{{dataset}}/figures/{name}.png",
         "pdf": f"{RESULTS}/{{dataset}}/figures/{name}.pdf",
     }
+
+
+def _report_pages():
+    """Key -> what the report shows: source file, caption (workflow/report/CAPTION.rst),
+    category and title. Each becomes RESULTS/DATASET/report/KEY.html (rule report_pages)."""
+    extra = ("implementation",) if VARIANTS else ()
+    table_captions = {"runtime": "runtime_table", "implementation": "implementation_table"}
+    figure_titles = {"figure1": "Figure 1", "figure2": "Figure 2", "runtime": "Training time",
+                     "implementation": "Implementation variants"}
+    pages = {"claims": dict(source="claims.md", caption="claims", category="Claims",
+                            title="Claims of the paper checked on this run")}
+    for t in TABLES + ("audit", "runtime") + extra:
+        pages[f"table_{t}"] = dict(source=f"tables/{t}.tsv", caption=table_captions.get(t, t),
+                                   category="Tables", title=f"Table {t}")
+    for f in FIGURES + extra:
+        pages[f"figure_{f}"] = dict(source=f"figures/{f}.png", caption=f, category="Figures",
+                                    title=figure_titles[f])
+    return pages
+
+
+REPORT_PAGES = _report_pages()
+
+
+def _rst(text):
+    """``text`` with reStructuredText markup characters escaped (captions are rst)."""
+    return re.sub(r"([\\`*_|@<>\[\]])", r"\\\1", str(text))
+
+
+def caption_facts():
+    """What the captions (workflow/report/*.rst, Jinja) say about this configuration."""
+    from ltrconv.study import name
+
+    figures = config["figures"]
+    names = lambda items: [_rst(name(a)) for a in items]  # noqa: E731
+    return dict(
+        cutoffs=_rst(config["cutoffs"]),
+        train_cutoff=config["train_cutoff"],
+        train_conventions=names(TRAIN_CONVENTIONS),
+        official=_rst(figures["official_convention"]),
+        figure1_algorithms=names(FIGURE1_ALGORITHMS),
+        figure1_eval_conventions=names(figures["figure1_eval_conventions"]),
+        figure2_algorithms=names(BASE_ALGORITHMS),
+        figure2_eval_conventions=names(figures["figure2_eval_conventions"]),
+        variants=[_rst(f"{v} ({name(VARIANTS[v]['of'])}: {variant_label(v)})") for v in VARIANTS],
+    )
 
 
 def all_targets():
     out = []
     for d in DATASETS:
-        out += [f"{RESULTS}/{d}/tables/{t}.tsv" for t in TABLES + ("audit", "runtime")]
-        out += [f"{RESULTS}/{d}/figures/{f}.{ext}" for f in FIGURES for ext in ("png", "pdf")]
-        out.append(f"{RESULTS}/{d}/claims.md")
+        out += [f"{RESULTS}/{d}/{page['source']}" for page in REPORT_PAGES.values()]
+        out += [f"{RESULTS}/{d}/report/{key}.html" for key in REPORT_PAGES]
+        out += [f"{RESULTS}/{d}/figures/{f}.pdf" for f in FIGURES]
         if VARIANTS:
-            out.append(f"{RESULTS}/{d}/tables/implementation.tsv")
-            out += [f"{RESULTS}/{d}/figures/implementation.{ext}" for ext in ("png", "pdf")]
+            out.append(f"{RESULTS}/{d}/figures/implementation.pdf")
     return out

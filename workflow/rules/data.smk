@@ -54,12 +54,7 @@ rule audit:
     input:
         full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
     output:
-        table=report(
-            f"{RESULTS}/{{dataset}}/tables/audit.tsv",
-            caption="../report/audit.rst",
-            category="Tables",
-            subcategory="{dataset}",
-        ),
+        table=f"{RESULTS}/{{dataset}}/tables/audit.tsv",
     log:
         f"{LOGS}/{{dataset}}/audit.log",
     benchmark:

@@ -49,15 +49,7 @@ rule aggregate:
     input:
         f"{RESULTS}/{{dataset}}/per_query.parquet",
     output:
-        **{
-            t: report(
-                f"{RESULTS}/{{dataset}}/tables/{t}.tsv",
-                caption=f"../report/{t}.rst",
-                category="Tables",
-                subcategory="{dataset}",
-            )
-            for t in TABLES
-        },
+        **{t: f"{RESULTS}/{{dataset}}/tables/{t}.tsv" for t in TABLES},
     params:
         official=config["figures"]["official_convention"],
         cutoff=config["train_cutoff"],
@@ -80,12 +72,7 @@ rule runtime_table:
     input:
         lambda wc: train_benchmarks(wc.dataset),
     output:
-        report(
-            f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
-            caption="../report/runtime_table.rst",
-            category="Tables",
-            subcategory="{dataset}",
-        ),
+        f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
     params:
         bench_root=lambda wc: f"{RESULTS}/{wc.dataset}/bench/train",
     log:
@@ -112,12 +99,7 @@ rule claims:
         order=f"{RESULTS}/{{dataset}}/tables/algorithm_order.tsv",
         audit=f"{RESULTS}/{{dataset}}/tables/audit.tsv",
     output:
-        report(
-            f"{RESULTS}/{{dataset}}/claims.md",
-            caption="../report/claims.rst",
-            category="Claims",
-            subcategory="{dataset}",
-        ),
+        f"{RESULTS}/{{dataset}}/claims.md",
     log:
         f"{LOGS}/{{dataset}}/claims.log",
     params:

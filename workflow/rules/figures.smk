@@ -5,9 +5,9 @@ rule figure1:
     input:
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
     output:
-        **figure_output("figure1", "figure1"),
+        **figure_output("figure1"),
     params:
-        algorithms=[a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS],
+        algorithms=FIGURE1_ALGORITHMS,
         eval_conventions=config["figures"]["figure1_eval_conventions"],
         train_conventions=TRAIN_CONVENTIONS,
     log:
@@ -26,7 +26,7 @@ rule figure2:
     input:
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
     output:
-        **figure_output("figure2", "figure2"),
+        **figure_output("figure2"),
     params:
         algorithms=BASE_ALGORITHMS,
         eval_conventions=config["figures"]["figure2_eval_conventions"],
@@ -47,7 +47,7 @@ rule runtime_figure:
     input:
         runtime=f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
     output:
-        **figure_output("runtime", "runtime"),
+        **figure_output("runtime"),
     log:
         f"{LOGS}/{{dataset}}/runtime_figure.log",
     threads: 1
@@ -65,13 +65,8 @@ rule implementation:
         per_query=f"{RESULTS}/{{dataset}}/per_query.parquet",
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
     output:
-        table=report(
-            f"{RESULTS}/{{dataset}}/tables/implementation.tsv",
-            caption="../report/implementation_table.rst",
-            category="Tables",
-            subcategory="{dataset}",
-        ),
-        **figure_output("implementation", "implementation"),
+        table=f"{RESULTS}/{{dataset}}/tables/implementation.tsv",
+        **figure_output("implementation"),
     params:
         variants={v: spec["of"] for v, spec in VARIANTS.items()},
         labels={v: variant_label(v) for v in VARIANTS},
