@@ -136,8 +136,9 @@ class Chromium:
             params["contextId"] = context
         res = self.call("Runtime.evaluate", **params)
         if "exceptionDetails" in res:
-            raise BrowserError(f"script failed: {res['exceptionDetails'].get('text')} "
-                               f"{res['exceptionDetails'].get('exception', {}).get('description', '')}")
+            details = res["exceptionDetails"]
+            raise BrowserError(f"script failed: {details.get('text')} "
+                               f"{details.get('exception', {}).get('description', '')}")
         return res["result"].get("value")
 
     def screenshot(self):
@@ -176,7 +177,8 @@ SELECT = """
     const box = el => { const r = el.getBoundingClientRect();
                         return [r.left, r.top, r.width, r.height]; };
     const view = [innerWidth, innerHeight];
-    if (frame) return {download: false, mime: entry.mime_type, kind: "frame", box: box(frame), view};
+    if (frame)
+      return {download: false, mime: entry.mime_type, kind: "frame", box: box(frame), view};
     if (img && img.complete && img.naturalWidth > 0)
       return {download: false, mime: entry.mime_type, kind: "image", box: box(img), view,
               natural: [img.naturalWidth, img.naturalHeight], src: img.src};
@@ -190,7 +192,8 @@ DESCRIBE_FRAME = """
 (async () => {
   for (let i = 0; i < 200 && document.readyState !== "complete"; i++)
     await new Promise(r => setTimeout(r, 50));
-  const box = el => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
+  const box = el => { const r = el.getBoundingClientRect();
+                      return [r.left, r.top, r.width, r.height]; };
   const imgs = Array.from(document.images);
   const heading = document.querySelector("h1, h2, h3");
   return {ready: document.readyState, view: [innerWidth, innerHeight],
@@ -300,8 +303,9 @@ def check_report(report: str | Path, chromium: str, width: int = 1400, height: i
                     if not (im["complete"] and im["natural"][0] > 0):
                         res.problems.append("the figure did not load")
                     elif not _inside(im["box"], inner["view"]):
+                        w, h = inner["view"]
                         res.problems.append(f"figure at {_fmt(im['box'])} is not inside the "
-                                            f"{inner['view'][0]}x{inner['view'][1]} frame (cut off)")
+                                            f"{w}x{h} frame (cut off)")
                     figure_box = [fx + im["box"][0], fy + im["box"][1], *im["box"][2:]]
                     png = _decode_data_uri(im["src"])
                 else:

@@ -27,7 +27,8 @@ def test_limit_threads_caps_numba_and_loaded_pools():
             "before = numba.get_num_threads(); import _job; said = _job.limit_threads(1); "
             "from threadpoolctl import threadpool_info; "
             "print(before, numba.get_num_threads(), os.environ['OMP_NUM_THREADS'], "
-            "os.environ['OPENBLAS_NUM_THREADS'], sorted({p['num_threads'] for p in threadpool_info()}), said)")
+            "os.environ['OPENBLAS_NUM_THREADS'], "
+            "sorted({p['num_threads'] for p in threadpool_info()}), said)")
     env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
     out = subprocess.run([sys.executable, "-c", code, str(SCRIPTS)], capture_output=True,
                          text=True, env=env, timeout=120, check=True).stdout.split(maxsplit=5)

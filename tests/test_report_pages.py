@@ -18,8 +18,9 @@ CAPTIONS = REPO / "workflow" / "report"
 
 
 def test_table_page_formats_escapes_and_links_the_tsv():
-    frame = pd.DataFrame({"algorithm": ["<b>x</b>", "y"], "k": [1, 10], "mean": [0.123456789, float("nan")],
-                          "p": [1.5e-12, 1.0], "significant": [True, False]})
+    frame = pd.DataFrame({"algorithm": ["<b>x</b>", "y"], "k": [1, 10],
+                          "mean": [0.123456789, float("nan")], "p": [1.5e-12, 1.0],
+                          "significant": [True, False]})
     tsv = frame.to_csv(sep="\t", index=False).encode()
     html = pages.table_page(frame, "Table t", "t.tsv", tsv)
     assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html
@@ -69,7 +70,8 @@ def render_caption(name: str, facts: dict, config: dict | None = None) -> str:
     from docutils.core import publish_parts
 
     smk = SimpleNamespace(params=SimpleNamespace(facts=facts), config=config or {})
-    rst = jinja2.Environment().from_string((CAPTIONS / f"{name}.rst").read_text()).render(snakemake=smk)
+    template = jinja2.Environment().from_string((CAPTIONS / f"{name}.rst").read_text())
+    rst = template.render(snakemake=smk)
     with warnings.catch_warnings():  # the call Snakemake's report makes
         warnings.simplefilter("ignore", PendingDeprecationWarning)
         body = publish_parts(rst, writer_name="html")["body"]
