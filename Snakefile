@@ -10,9 +10,14 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/report.smk"
 
 
 report: "workflow/report/workflow.rst"
+
+
+onerror:
+    prune_empty_dirs(RESULTS, RESOURCES, LOGS)
 
 
 rule all:

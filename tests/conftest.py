@@ -1,4 +1,4 @@
-"""Shared fixtures: the STUDY.md worked example and the MQ2008 copy beside the checkout."""
+"""Shared fixtures: a hand-checkable three-query example and the MQ2008 copy beside the checkout."""
 
 import os
 from pathlib import Path
@@ -10,6 +10,16 @@ import pytest
 MQ2008 = Path(os.environ.get("LTRCONV_MQ2008_DIR")
               or Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008")
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
+
+# Markers (registered in pyproject.toml) follow from the fixtures a test uses, directly or not.
+MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for mark in sorted({m for f, m in MARK_BY_FIXTURE.items() if f in used}):
+            item.add_marker(mark)
 
 
 @pytest.fixture(scope="session")
@@ -30,7 +40,7 @@ def mq2008_fold1(mq2008_dir):
 
 @pytest.fixture(scope="session")
 def worked_example():
-    """Three queries of STUDY.md: q1 (ties), q2 (6 documents), q3 (no relevant document)."""
+    """Three queries: q1 (12 documents, tied scores), q2 (6 documents), q3 (no relevant document)."""
     y = np.array([2, 0, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0] + [0, 1, 0, 0, 2, 0] + [0] * 8)
     s = np.array(
         [0.9, 0.8, 0.8, 0.7, 0.5, 0.5, 0.4, 0.3, 0.2, 0.2, 0.1, 0.0]

@@ -29,3 +29,24 @@ def test_pyproject_and_environment_agree():
             listed[name] = bound
     assert listed.pop("python") == ">=" + project["requires-python"].lstrip(">=")
     assert listed == wanted
+
+
+def _conda_deps(path: Path) -> dict[str, str]:
+    listed = {}
+    for dep in yaml.safe_load(path.read_text())["dependencies"]:
+        for item in dep["pip"] if isinstance(dep, dict) else [dep]:
+            if not item.startswith("-e") and item != "pip":
+                name, bound = _split(item)
+                listed[name] = bound
+    return listed
+
+
+def test_job_environment_is_the_runtime_part_of_environment_yml():
+    """workflow/envs/ltrconv.yml (every rule's conda env) pins what environment.yml pins, and
+    holds every runtime dependency but those of the scheduling process."""
+    jobs = _conda_deps(ROOT / "workflow" / "envs" / "ltrconv.yml")
+    full = _conda_deps(ROOT / "environment.yml")
+    assert {n: full.get(n) for n in jobs} == jobs
+    runtime = {_split(r)[0] for r in tomllib.loads((ROOT / "pyproject.toml").read_text())
+               ["project"]["dependencies"]}
+    assert set(jobs) - {"python"} == runtime - {"snakemake", "jsonschema"}

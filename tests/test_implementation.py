@@ -86,3 +86,18 @@ def test_figure_draws_pairs_and_handles_absence(tmp_path):
     assert len(fig.axes) == 2  # one row, two evaluation conventions present
     fig = figures.implementation_figure(summary, tmp_path / "none", [("x", "rankboost", "v")])
     assert "no NDCG results" in fig.axes[0].texts[0].get_text()
+
+
+def test_section_tables_keep_their_columns_with_a_pipe_in_a_label():
+    """A label such as "largest |r|" is escaped, so every table row has its header's cells."""
+    import markdown
+
+    vals = {"adarank": [0.10, 0.12, 0.11, 0.09], "ada_v": [0.90, 0.91, 0.92, 0.93],
+            "lambdamart": [0.5, 0.52, 0.51, 0.49]}
+    pq = per_query(vals, evals=("ranklib", "yahoo", "letor"))
+    table = implementation.implementation_table(pq, {"ada_v": "adarank"})
+    text = implementation.implementation_section(study.summarise(pq), table, {"ada_v": "adarank"},
+                                                 {"ada_v": "largest |r|"})
+    html = markdown.markdown(text, extensions=["tables"])
+    assert html.count("<table>") == 3 and "|---|" not in html
+    assert "<th>AdaRank: largest |r|</th>" in html and "<td>largest |r|</td>" in html

@@ -1,4 +1,7 @@
-"""STUDY.md's worked example, to 4 decimals, for the four tools' conventions."""
+"""The three-query example (conftest.worked_example) by hand, to 4 decimals, under each tool's
+definition (Busa-Fekete et al. 2012, Sec. 3): RankLib 2.x NDCGScorer, trec_eval ndcg_cut (labels
+0,1,2 -> 0,1,3, ties by docid descending), the Yahoo! LTR Challenge script (1 for a query without
+a relevant document) and LETOR 4.0 Eval-Score-4.0.pl (discount 1 at ranks 1-2, 0 when n < k)."""
 
 import numpy as np
 import pytest

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +89,7 @@ def workflow_run(tmp_path_factory):
     cfg = root / "config.yaml"
     cfg.write_text(yaml.safe_dump(base_config(root / "SYN")))
     work = root / "work"
-    proc = snakemake(work, cfg)
+    proc = snakemake(work, cfg, timeout=1800)  # ~2 min alone; far longer on a busy shared machine
     assert proc.returncode == 0, proc.stderr[-4000:]
     return {"root": root, "work": work, "config": cfg, "results": work / "out" / "SYN",
             "tests": tests}
@@ -240,3 +244,195 @@ def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_noteb
         assert (out / f"{stem}.png").stat().st_size > 1000
     shown = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(shown) >= 3
+
+
+def test_lint_is_clean(tmp_path):
+    write_dataset(tmp_path / "SYN")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(base_config(tmp_path / "SYN")))
+    proc = snakemake(tmp_path / "w", cfg, "--lint", timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "Lints for" not in out, out[-4000:]
+
+
+def test_jobs_cap_threads_at_the_rules_threads(workflow_run):
+    logs = sorted((workflow_run["work"] / "logs" / "SYN" / "train").rglob("*.log"))
+    assert logs
+    for log in logs:  # resources.train.threads is 1 here; numba would otherwise use every core
+        assert "threads: numba 1" in log.read_text(), log
+
+
+# A convention that the registry does not hold: the Yahoo! script's empty-query rule at 0.25.
+QUARTER = "conventions:\n  yahoo-quarter: {base: yahoo, empty: 0.25}\n"
+
+
+def conventions_config(dataset_dir: Path, conventions_file: Path) -> dict:
+    cfg = base_config(dataset_dir)
+    cfg.update(conventions_file=str(conventions_file), folds=[1],
+               train_conventions=["yahoo-quarter"], eval_conventions=["ranklib", "yahoo-quarter"],
+               algorithms={**ALGORITHMS, "adarank": {"n_rounds": 5}})
+    cfg["figures"] = {"figure1_eval_conventions": ["ranklib", "yahoo-quarter"],
+                      "figure2_eval_conventions": ["ranklib", "yahoo-quarter"],
+                      "official_convention": "yahoo-quarter"}
+    return cfg
+
+
+def test_conventions_file_trains_evaluates_and_reruns_when_edited(workflow_run, tmp_path):
+    conv = tmp_path / "conventions.yaml"
+    conv.write_text(QUARTER)
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(conventions_config(workflow_run["root"] / "SYN", conv)))
+    work = tmp_path / "w"
+    target = "out/SYN/eval/adarank/yahoo-quarter/fold1.parquet"
+    proc = snakemake(work, cfg, target, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    ev = pd.read_parquet(work / target)
+    assert set(ev["eval_convention"]) == {"ranklib", "yahoo-quarter"}
+    ndcg = ev[(ev["metric"] == "NDCG") & (ev["k"] == 10)].pivot(
+        index="qid", columns="eval_convention", values="value")
+    test = workflow_run["tests"][1]
+    empty = {str(q) for q, a, b in zip(test.query_ids, test.offsets[:-1], test.offsets[1:])
+             if test.y[a:b].max() == 0}
+    assert empty and set(ndcg.index) > empty
+    gap = ndcg["yahoo-quarter"] - ndcg["ranklib"]
+    np.testing.assert_allclose(gap[sorted(empty)], 0.25)
+    np.testing.assert_allclose(gap.drop(sorted(empty)), 0.0)
+    log = (work / "logs/SYN/train/adarank/yahoo-quarter/fold1.log").read_text()
+    assert "ndcg@10:yahoo-quarter" in log
+
+    conv.write_text(QUARTER.replace("0.25", "0.5"))
+    proc = snakemake(work, cfg, target, "-n", timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-2000:]
+    assert re.search(r"params have changed since last execution:\s+train", out), out[-2000:]
+    assert re.search(r"^train\s+1$", out, re.M) and re.search(r"^evaluate\s+1$", out, re.M)
+    assert not re.search(r"^(acquire|prepare)\s+\d+$", out, re.M)
+
+
+def test_conventions_file_errors_name_the_key(tmp_path):
+    write_dataset(tmp_path / "SYN")
+    conv = tmp_path / "conventions.yaml"
+    conv.write_text("conventions:\n  yahoo-quarter: {base: yahoo, empty: lots}\n")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(conventions_config(tmp_path / "SYN", conv)))
+    proc = snakemake(tmp_path / "w", cfg, "-n", timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert f"config key 'conventions_file': {conv}: conventions.yahoo-quarter" in out, out[-2000:]
+    plain = base_config(tmp_path / "SYN")
+    plain["train_conventions"] = ["yahoo-quarter"]
+    cfg.write_text(yaml.safe_dump(plain))
+    proc = snakemake(tmp_path / "w", cfg, "-n", timeout=120)
+    assert proc.returncode != 0
+    assert "config key 'train_conventions': unknown convention 'yahoo-quarter'" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("step, change, message", [
+    ("acquire", {"expect": {"queries": 51}}, "fold 1 has 50 queries in total, expect.queries is 51"),
+    ("prepare", {"labels": [0, 1]}, "labels [2] are outside the configured label scale [0, 1]"),
+])
+def test_failed_data_step_leaves_only_its_log(tmp_path, step, change, message):
+    write_dataset(tmp_path / "SYN")
+    cfg = base_config(tmp_path / "SYN")
+    cfg["datasets"]["SYN"].update(change)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    work = tmp_path / "w"
+    proc = snakemake(work, path, "resources/SYN/cache/all.npz", timeout=300)
+    assert proc.returncode != 0
+    assert f"error in rule {step} {{'dataset': 'SYN'}}" in proc.stderr and message in proc.stderr
+    left = {str(p.relative_to(work)) for p in work.rglob("*")
+            if ".snakemake" not in p.parts and "data" not in p.relative_to(work).parts}
+    kept = {"logs", "logs/SYN", f"logs/SYN/{step}.log"}
+    if step == "prepare":  # what the successful acquire made stays
+        kept |= {"logs/SYN/acquire.log", "resources", "resources/SYN", "resources/SYN/manifest.tsv",
+                 "out", "out/SYN", "out/SYN/bench", "out/SYN/bench/acquire.tsv"}
+    assert left == kept
+    assert message in (work / "logs" / "SYN" / f"{step}.log").read_text()
+
+
+def test_no_shell_command_lines(workflow_run):
+    logs = [p.read_text() for p in (workflow_run["work"] / ".snakemake" / "log").glob("*.log")]
+    assert any("rule train:" in text for text in logs)
+    assert not any("Shell command" in text for text in logs)
+
+
+@pytest.fixture(scope="module")
+def report(workflow_run):
+    """snakemake --report on the synthetic run: the report's path and its results table."""
+    path = workflow_run["root"] / "report.html"
+    proc = snakemake(workflow_run["work"], workflow_run["config"], "--report", str(path))
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    text = path.read_text(encoding="utf-8")
+    marker = "var results = {"
+    results, _ = json.JSONDecoder().raw_decode(text, text.index(marker) + len(marker) - 1)
+    return path, results
+
+
+def test_report_shows_pages_with_captions_from_config(report):
+    _, results = report
+    pages = {Path(p).stem: r for p, r in results.items()}
+    tables = {"summary", "fold_means", "ttests", "algorithm_order", "audit", "runtime",
+              "implementation"}
+    figures = {"figure1", "figure2", "runtime", "implementation"}
+    assert set(pages) == {"claims"} | {f"table_{t}" for t in tables} | {f"figure_{f}" for f in figures}
+    assert {r["mime_type"] for r in results.values()} == {"text/html"}  # shown, not downloaded
+    caption = {k: html.unescape(" ".join(re.sub(r"<[^>]+>", "", r["caption"]).split()))
+               for k, r in pages.items()}
+    assert "AdaRank, LambdaMART, RankNet, Coordinate Ascent (rows)" in caption["figure_figure1"]
+    assert "one curve per training convention (yahoo, ranklib;" in caption["figure_figure1"]
+    assert ("AdaRank, Coordinate Ascent, LambdaMART, RankBoost, RankNet, RankSVM trained with the "
+            "official (ranklib)") in caption["figure_figure2"]
+    assert "(ranklib, trec, yahoo, letor)" in caption["figure_figure2"]
+    assert "largest |r|" in caption["figure_implementation"]
+    assert not any("mailto:" in r["caption"] for r in results.values())
+
+
+def test_report_is_readable_in_a_browser(report, tmp_path):
+    sys.path.insert(0, str(REPO / "scripts"))
+    import check_report
+
+    chromium = check_report.find_chromium()
+    if chromium is None:
+        pytest.skip("no headless Chromium on PATH (Debian package chromium): the report's "
+                    "layout cannot be looked at")
+    path, _ = report
+    found = {Path(r.path).stem: r for r in check_report.check_report(path, chromium, 1400, 1000)}
+    assert all(r.ok for r in found.values()), {k: r.problems for k, r in found.items() if not r.ok}
+    for name in ("figure1", "figure2", "runtime", "implementation"):
+        r = found[f"figure_{name}"]  # whole figure on screen, legend band as drawn
+        assert r.legend_diff < check_report.MAX_MEAN_DIFF and r.figure_diff < check_report.MAX_MEAN_DIFF
+    claims = found["claims"].text
+    assert "Claims of Busa-Fekete et al. (2012) checked on SYN" in claims
+    assert "Verdict:" in claims and "|---|" not in claims  # rendered, not Markdown source
+    assert "train_convention\teval_convention" in found["table_summary"].text  # header cells
+
+
+def test_report_checker_sees_a_cut_off_figure_and_a_download(report, tmp_path):
+    """The checker itself: a tall figure shown as a bare image and a TSV are both refused."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    import check_report
+
+    chromium = check_report.find_chromium()
+    if chromium is None:
+        pytest.skip("no headless Chromium on PATH (Debian package chromium)")
+    path, results = report
+    png = (path.parent / "work" / "out" / "SYN" / "figures" / "figure1.png").read_bytes()
+    tsv = (path.parent / "work" / "out" / "SYN" / "tables" / "audit.tsv").read_bytes()
+    keep = dict(list(results.items())[:1])
+    key = next(iter(keep))
+    bad = {
+        "tall.png": {**keep[key], "mime_type": "image/png",
+                     "data_uri": "data:image/png;base64," + base64.b64encode(png).decode()},
+        "audit.tsv": {**keep[key], "mime_type": "text/tab-separated-values",
+                      "data_uri": "data:text/tab-separated-values;base64," + base64.b64encode(tsv).decode()},
+    }
+    text = path.read_text(encoding="utf-8")
+    marker = "var results = {"
+    start = text.index(marker) + len(marker) - 1
+    _, end = json.JSONDecoder().raw_decode(text, start)
+    mutated = tmp_path / "mutated.html"
+    mutated.write_text(text[:start] + json.dumps(bad) + text[end:], encoding="utf-8")
+    found = {r.path: r for r in check_report.check_report(mutated, chromium, 1400, 1000)}
+    assert any("cut off" in p for p in found["tall.png"].problems), found["tall.png"].problems
+    assert found["audit.tsv"].problems == ["offered as a download (text/tab-separated-values), not shown"]

@@ -316,7 +316,9 @@ def _yaml_reason(exc: Exception) -> str:
     return " ".join(reason.split())
 
 
-# The four public tools (see STUDY.md) and tie-aware variants.
+# The four public tools as Busa-Fekete et al. (2012), Sec. 3, tell them apart (RankLib 2.x
+# NDCGScorer; trec_eval ndcg_cut with labels 0,1,2 -> 0,1,3; the Yahoo! LTR Challenge script;
+# LETOR 4.0 Eval-Score-4.0.pl), and tie-aware variants (McSherry & Najork 2008).
 RANKLIB = register("ranklib", Convention())
 TREC = register("trec", Convention(ties="docid-desc", pk="k"))
 YAHOO = register("yahoo", Convention(empty=1.0))

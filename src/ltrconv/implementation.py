@@ -79,6 +79,11 @@ def _value(summary, algorithm, train, ev, k, col="mean") -> float:
     return float(s[col].iloc[0]) if len(s) else float("nan")
 
 
+def _cell(text: str) -> str:
+    """``text`` for a Markdown table cell: a literal ``|`` (as in "largest |r|") escaped."""
+    return str(text).replace("|", "\\|")
+
+
 def implementation_section(summary: pd.DataFrame, table: pd.DataFrame,
                            variants: dict[str, str], labels: dict[str, str] | None = None,
                            train_convention: str = "ranklib", k: int = 10) -> str:
@@ -112,7 +117,7 @@ def implementation_section(summary: pd.DataFrame, table: pd.DataFrame,
             if r.empty:
                 continue
             r = r.iloc[0]
-            lines.append(f"| {name(b)} | {labels.get(v, v)} | {ev} | {r['mean_base']:.4f} | "
+            lines.append(f"| {name(b)} | {_cell(labels.get(v, v))} | {ev} | {r['mean_base']:.4f} | "
                          f"{r['mean_variant']:.4f} | {r['diff']:+.4f} | {r['p_holm']:.3g} |")
     others = [v for v, _ in pairs]
     empty_tests = pd.DataFrame(columns=TTEST_COLUMNS)
@@ -126,7 +131,7 @@ def implementation_section(summary: pd.DataFrame, table: pd.DataFrame,
     lines += ["", "The paper's conclusions on the algorithm order, with each variant in place of "
               "its base (the other algorithms as run):", "",
               "| conclusion | RankLib 2.x implementations | " + " | ".join(
-                  f"{name(b)}: {labels.get(v, v)}" for v, b in pairs) + " |",
+                  _cell(f"{name(b)}: {labels.get(v, v)}") for v, b in pairs) + " |",
               "|---|---|" + "---|" * len(pairs)]
     swapped = [verdicts(substitute(summary, v, b, [o for o in others if o != v])) for v, b in pairs]
     for cid in CLAIMS:
@@ -151,7 +156,7 @@ def implementation_section(summary: pd.DataFrame, table: pd.DataFrame,
               for e in ("yahoo", "letor", "ranklib-tieavg")]
         impl_all.append(abs(impl))
         train_all.append(tr)
-        lines.append(f"| {name(b)} ({labels.get(v, v)}) | {impl:+.4f} | {tr:.4f} | "
+        lines.append(f"| {name(b)} ({_cell(labels.get(v, v))}) | {impl:+.4f} | {tr:.4f} | "
                      + " | ".join("–" if np.isnan(x) else f"{x:.4f}" for x in ev) + " |")
     if impl_all and np.isfinite(train_all).any():
         bigger = sum(i > t for i, t in zip(impl_all, train_all) if np.isfinite(t))

@@ -1,6 +1,9 @@
 """Configuration: validation, paths, target lists (the only file that reads config)."""
 
+import hashlib
 import os
+import re
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -13,6 +16,10 @@ min_version("8.20")
 REPO = Path(workflow.basedir)
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 SPLITS = ("train", "vali", "test")
+
+# The ltrconv of this checkout, installed or not (the job scripts do the same, see _job.py).
+if str(REPO / "src") not in sys.path:
+    sys.path.insert(0, str(REPO / "src"))
 
 
 def _readable_config_errors(cfg, schema):
@@ -33,7 +40,13 @@ def _check_config(cfg):
         raise WorkflowError("Invalid configuration:\n  " + "\n  ".join(errors))
     validate(cfg, str(SCHEMA))  # fills in the schema defaults
     from ltrconv import conventions
+    from ltrconv.errors import LtrconvError
 
+    if cfg["conventions_file"]:
+        try:
+            conventions.load_yaml(cfg["conventions_file"])
+        except LtrconvError as exc:
+            raise WorkflowError(f"config key 'conventions_file': {exc}") from None
     known = set(conventions.names())
     for key in ("train_conventions", "eval_conventions"):
         for name in cfg[key]:
@@ -93,6 +106,16 @@ TRAIN_CONVENTIONS = list(config["train_conventions"])
 EVAL_CONVENTIONS = list(config["eval_conventions"])
 FOLDS = sorted(config["folds"])
 RES = config["resources"]
+# Digest of the conventions file: a param of every rule whose results depend on the definitions,
+# so that editing the file reruns them (the path is not: moving the file changes nothing).
+CONVENTIONS_SHA256 = (
+    hashlib.sha256(Path(config["conventions_file"]).read_bytes()).hexdigest()
+    if config["conventions_file"]
+    else None
+)
+CONVENTIONS_PARAMS = {"conventions_sha256": CONVENTIONS_SHA256} if CONVENTIONS_SHA256 else {}
+# One software environment for every job: the runtime dependencies of environment.yml.
+CONDA_ENV = "../envs/ltrconv.yml"
 
 
 wildcard_constraints:
@@ -150,6 +173,20 @@ for _d in DATASETS:
     _check_reachable(_d)
 
 
+def prune_empty_dirs(*tops):
+    """Remove the empty directories under each of ``tops``, and ``tops`` left empty: those
+    Snakemake made for the outputs and benchmark of a job that then failed. Files (the failed
+    job's log among them) stay."""
+    for top in tops:
+        if not os.path.isdir(top):
+            continue
+        for root, _, _ in os.walk(top, topdown=False):
+            try:
+                os.rmdir(root)
+            except OSError:
+                pass
+
+
 def base_algorithm(algorithm):
     """The ranker a study algorithm runs: itself, or a variant's base."""
     return VARIANTS[algorithm]["of"] if algorithm in VARIANTS else algorithm
@@ -191,15 +228,67 @@ def train_benchmarks(dataset):
 
 TABLES = ("summary", "fold_means", "ttests", "algorithm_order")
 FIGURES = ("figure1", "figure2", "runtime")
+FIGURE1_ALGORITHMS = [a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS]
+
+
+def figure_output(name):
+    return {
+        "png": f"{RESULTS}/{{dataset}}/figures/{name}.png",
+        "pdf": f"{RESULTS}/{{dataset}}/figures/{name}.pdf",
+    }
+
+
+def _report_pages():
+    """Key -> what the report shows: source file, caption (workflow/report/CAPTION.rst),
+    category and title. Each becomes RESULTS/DATASET/report/KEY.html (rule report_pages)."""
+    extra = ("implementation",) if VARIANTS else ()
+    table_captions = {"runtime": "runtime_table", "implementation": "implementation_table"}
+    figure_titles = {"figure1": "Figure 1", "figure2": "Figure 2", "runtime": "Training time",
+                     "implementation": "Implementation variants"}
+    pages = {"claims": dict(source="claims.md", caption="claims", category="Claims",
+                            title="Claims of the paper checked on this run")}
+    for t in TABLES + ("audit", "runtime") + extra:
+        pages[f"table_{t}"] = dict(source=f"tables/{t}.tsv", caption=table_captions.get(t, t),
+                                   category="Tables", title=f"Table {t}")
+    for f in FIGURES + extra:
+        pages[f"figure_{f}"] = dict(source=f"figures/{f}.png", caption=f, category="Figures",
+                                    title=figure_titles[f])
+    return pages
+
+
+REPORT_PAGES = _report_pages()
+
+
+def _rst(text):
+    """``text`` with reStructuredText markup characters escaped (captions are rst)."""
+    return re.sub(r"([\\`*_|@<>\[\]])", r"\\\1", str(text))
+
+
+def caption_facts():
+    """What the captions (workflow/report/*.rst, Jinja) say about this configuration."""
+    from ltrconv.study import name
+
+    figures = config["figures"]
+    names = lambda items: [_rst(name(a)) for a in items]  # noqa: E731
+    return dict(
+        cutoffs=_rst(config["cutoffs"]),
+        train_cutoff=config["train_cutoff"],
+        train_conventions=names(TRAIN_CONVENTIONS),
+        official=_rst(figures["official_convention"]),
+        figure1_algorithms=names(FIGURE1_ALGORITHMS),
+        figure1_eval_conventions=names(figures["figure1_eval_conventions"]),
+        figure2_algorithms=names(BASE_ALGORITHMS),
+        figure2_eval_conventions=names(figures["figure2_eval_conventions"]),
+        variants=[_rst(f"{v} ({name(VARIANTS[v]['of'])}: {variant_label(v)})") for v in VARIANTS],
+    )
 
 
 def all_targets():
     out = []
     for d in DATASETS:
-        out += [f"{RESULTS}/{d}/tables/{t}.tsv" for t in TABLES + ("audit", "runtime")]
-        out += [f"{RESULTS}/{d}/figures/{f}.{ext}" for f in FIGURES for ext in ("png", "pdf")]
-        out.append(f"{RESULTS}/{d}/claims.md")
+        out += [f"{RESULTS}/{d}/{page['source']}" for page in REPORT_PAGES.values()]
+        out += [f"{RESULTS}/{d}/report/{key}.html" for key in REPORT_PAGES]
+        out += [f"{RESULTS}/{d}/figures/{f}.pdf" for f in FIGURES]
         if VARIANTS:
-            out.append(f"{RESULTS}/{d}/tables/implementation.tsv")
-            out += [f"{RESULTS}/{d}/figures/implementation.{ext}" for ext in ("png", "pdf")]
+            out.append(f"{RESULTS}/{d}/figures/implementation.pdf")
     return out

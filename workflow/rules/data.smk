@@ -16,6 +16,8 @@ rule acquire:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/acquire.py"
 
@@ -42,6 +44,8 @@ rule prepare:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/prepare.py"
 
@@ -50,12 +54,7 @@ rule audit:
     input:
         full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
     output:
-        table=report(
-            f"{RESULTS}/{{dataset}}/tables/audit.tsv",
-            caption="../report/audit.rst",
-            category="Tables",
-            subcategory="{dataset}",
-        ),
+        table=f"{RESULTS}/{{dataset}}/tables/audit.tsv",
     log:
         f"{LOGS}/{{dataset}}/audit.log",
     benchmark:
@@ -64,5 +63,7 @@ rule audit:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/audit.py"

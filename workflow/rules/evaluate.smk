@@ -11,6 +11,7 @@ rule evaluate:
         conventions=EVAL_CONVENTIONS,
         cutoffs=config["cutoffs"],
         max_label=lambda wc: max(config["datasets"][wc.dataset]["labels"]),
+        **CONVENTIONS_PARAMS,
     log:
         f"{LOGS}/{{dataset}}/evaluate/{{algorithm}}/{{train_convention}}/fold{{fold}}.log",
     benchmark:
@@ -19,6 +20,8 @@ rule evaluate:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/evaluate.py"
 
@@ -36,6 +39,8 @@ rule per_query:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/per_query.py"
 
@@ -44,15 +49,7 @@ rule aggregate:
     input:
         f"{RESULTS}/{{dataset}}/per_query.parquet",
     output:
-        **{
-            t: report(
-                f"{RESULTS}/{{dataset}}/tables/{t}.tsv",
-                caption=f"../report/{t}.rst",
-                category="Tables",
-                subcategory="{dataset}",
-            )
-            for t in TABLES
-        },
+        **{t: f"{RESULTS}/{{dataset}}/tables/{t}.tsv" for t in TABLES},
     params:
         official=config["figures"]["official_convention"],
         cutoff=config["train_cutoff"],
@@ -65,6 +62,8 @@ rule aggregate:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/aggregate.py"
 
@@ -73,12 +72,7 @@ rule runtime_table:
     input:
         lambda wc: train_benchmarks(wc.dataset),
     output:
-        report(
-            f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
-            caption="../report/runtime_table.rst",
-            category="Tables",
-            subcategory="{dataset}",
-        ),
+        f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
     params:
         bench_root=lambda wc: f"{RESULTS}/{wc.dataset}/bench/train",
     log:
@@ -87,6 +81,8 @@ rule runtime_table:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/runtime_table.py"
 
@@ -103,12 +99,7 @@ rule claims:
         order=f"{RESULTS}/{{dataset}}/tables/algorithm_order.tsv",
         audit=f"{RESULTS}/{{dataset}}/tables/audit.tsv",
     output:
-        report(
-            f"{RESULTS}/{{dataset}}/claims.md",
-            caption="../report/claims.rst",
-            category="Claims",
-            subcategory="{dataset}",
-        ),
+        f"{RESULTS}/{{dataset}}/claims.md",
     log:
         f"{LOGS}/{{dataset}}/claims.log",
     params:
@@ -123,5 +114,7 @@ rule claims:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/claims.py"

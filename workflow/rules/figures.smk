@@ -1,25 +1,13 @@
 """Figures 1 and 2 of the paper, the training-time figure and the implementation comparison."""
 
 
-def _figure_output(name, caption):
-    return {
-        "png": report(
-            f"{RESULTS}/{{dataset}}/figures/{name}.png",
-            caption=f"../report/{caption}.rst",
-            category="Figures",
-            subcategory="{dataset}",
-        ),
-        "pdf": f"{RESULTS}/{{dataset}}/figures/{name}.pdf",
-    }
-
-
 rule figure1:
     input:
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
     output:
-        **_figure_output("figure1", "figure1"),
+        **figure_output("figure1"),
     params:
-        algorithms=[a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS],
+        algorithms=FIGURE1_ALGORITHMS,
         eval_conventions=config["figures"]["figure1_eval_conventions"],
         train_conventions=TRAIN_CONVENTIONS,
     log:
@@ -28,6 +16,8 @@ rule figure1:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/figure.py"
 
@@ -36,7 +26,7 @@ rule figure2:
     input:
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
     output:
-        **_figure_output("figure2", "figure2"),
+        **figure_output("figure2"),
     params:
         algorithms=BASE_ALGORITHMS,
         eval_conventions=config["figures"]["figure2_eval_conventions"],
@@ -47,6 +37,8 @@ rule figure2:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/figure.py"
 
@@ -55,13 +47,15 @@ rule runtime_figure:
     input:
         runtime=f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
     output:
-        **_figure_output("runtime", "runtime"),
+        **figure_output("runtime"),
     log:
         f"{LOGS}/{{dataset}}/runtime_figure.log",
     threads: 1
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/figure.py"
 
@@ -71,13 +65,8 @@ rule implementation:
         per_query=f"{RESULTS}/{{dataset}}/per_query.parquet",
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
     output:
-        table=report(
-            f"{RESULTS}/{{dataset}}/tables/implementation.tsv",
-            caption="../report/implementation_table.rst",
-            category="Tables",
-            subcategory="{dataset}",
-        ),
-        **_figure_output("implementation", "implementation"),
+        table=f"{RESULTS}/{{dataset}}/tables/implementation.tsv",
+        **figure_output("implementation"),
     params:
         variants={v: spec["of"] for v, spec in VARIANTS.items()},
         labels={v: variant_label(v) for v in VARIANTS},
@@ -89,5 +78,7 @@ rule implementation:
     resources:
         mem_mb=RES["light"]["mem_mb"],
         runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/implementation.py"

@@ -13,6 +13,7 @@ rule train:
         ranker=lambda wc: base_algorithm(wc.algorithm),
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=lambda wc: hyperparams(wc.algorithm),
+        **CONVENTIONS_PARAMS,
     log:
         f"{LOGS}/{{dataset}}/train/{{algorithm}}/{{train_convention}}/fold{{fold}}.log",
     benchmark:
@@ -21,5 +22,7 @@ rule train:
     resources:
         mem_mb=RES["train"]["mem_mb"],
         runtime=RES["train"]["runtime"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/train.py"

@@ -1,17 +1,88 @@
-"""Shared plumbing of the workflow scripts: logging to the rule's log file, clean failures."""
+"""Shared plumbing of the workflow scripts: this checkout's ltrconv, the rule's thread budget,
+the configured conventions file, logging to the rule's log file, clean failures."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import sys
 import traceback
+from pathlib import Path
 from typing import Callable
 
-from ltrconv.errors import LtrconvError
+# Jobs import the ltrconv of the checkout the workflow belongs to, installed or not.
+SRC = Path(__file__).resolve().parents[2] / "src"
+if str(SRC) not in sys.path:
+    sys.path.insert(0, str(SRC))
+
+from ltrconv.errors import LtrconvError  # noqa: E402
+
+# Thread pools sized from the environment when a library first starts them (OpenMP for
+# LightGBM, the BLAS builds numpy and scipy ship, numexpr); numba is set at run time.
+THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+              "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+def limit_threads(n: int) -> str:
+    """Cap every thread pool of the job at ``n`` (the rule's ``threads``); says what is set.
+
+    Environment variables cover libraries not started yet and child processes; numba's
+    ``set_num_threads`` and threadpoolctl cover the pools already loaded (numba's defaults to
+    every core whatever OMP_NUM_THREADS says)."""
+    n = max(1, int(n))
+    for var in THREAD_ENV:
+        os.environ[var] = str(n)
+    import numba
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    threadpool_limits(limits=n)
+    pools = ", ".join(f"{p['internal_api']} {p['num_threads']}" for p in threadpool_info())
+    return f"threads: numba {numba.get_num_threads()}" + (f", {pools}" if pools else "")
+
+
+def cap_threads(params: dict, names, threads: int, log=None) -> dict:
+    """``params`` with the thread parameters ``names`` (LightGBM's num_threads, n_jobs) at most
+    ``threads``: set when absent, lowered when configured higher or as -1 (all cores)."""
+    out = dict(params)
+    for name in names:
+        asked = out.get(name)
+        if name not in out:
+            out[name] = threads
+        elif isinstance(asked, int) and not isinstance(asked, bool) and (asked == -1 or asked > threads):
+            if log is not None:
+                log.info(f"{name}={asked} lowered to the rule's threads ({threads})")
+            out[name] = threads
+    return out
+
+
+def load_conventions(smk) -> list[str]:
+    """Register the conventions of config key ``conventions_file``; their names.
+
+    Rules whose results depend on the definitions declare ``params.conventions_sha256`` (the
+    file's digest when the job was scheduled, None without a file); the file must still have
+    it, so that no output is recorded under definitions other than those it was made with."""
+    expected = smk.params.get("conventions_sha256")
+    path = smk.config.get("conventions_file")
+    if not expected or not path:
+        return []
+    from ltrconv import conventions
+
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as exc:
+        raise LtrconvError(f"config key 'conventions_file': cannot read {path}: "
+                           f"{exc.strerror or exc}") from None
+    if digest != expected:
+        raise LtrconvError(f"config key 'conventions_file': {path} changed after the workflow "
+                           "started; run it again")
+    return [c.name for c in conventions.load_yaml(path)]
 
 
 def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
-    """Call ``main(snakemake, log)``; a user error becomes one line on stderr and exit 1."""
+    """Call ``main(snakemake, log)`` with threads capped and the conventions file loaded; a user
+    error becomes one line on stderr and exit 1."""
     log_path = snakemake.log[0] if len(snakemake.log) else None
     handlers = [logging.StreamHandler(sys.stderr)]
     if log_path:
@@ -20,6 +91,8 @@ def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
     logging.captureWarnings(True)  # e.g. DocidWarning from the reader, into the rule log
     log = logging.getLogger(snakemake.rule)
     try:
+        log.info(limit_threads(snakemake.threads))
+        load_conventions(snakemake)
         main(snakemake, log)
     except LtrconvError as exc:
         log.error(f"error in rule {snakemake.rule} {dict(snakemake.wildcards)}: {exc}")

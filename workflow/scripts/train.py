@@ -4,19 +4,17 @@ import time
 
 import numpy as np
 
-from _job import run
+from _job import cap_threads, run
 from ltrconv import rankers
 from ltrconv.data import Dataset, atomic_path
 
-THREAD_PARAMS = ("num_threads", "n_jobs")  # set from the rule's threads unless configured
+THREAD_PARAMS = ("num_threads", "n_jobs")
 
 
 def main(smk, log):
-    params = dict(smk.params.hyperparams)
     cls = rankers.get_class(smk.params.ranker)
-    for name in THREAD_PARAMS:
-        if name in cls._param_names() and name not in params:
-            params[name] = smk.threads
+    params = cap_threads(dict(smk.params.hyperparams),
+                         [n for n in THREAD_PARAMS if n in cls._param_names()], smk.threads, log)
     model = rankers.make(smk.params.ranker, metric=smk.params.metric, **params)
     train, vali, test = (Dataset.load(p) for p in (smk.input.train, smk.input.vali, smk.input.test))
     log.info(f"{model!r}\ntrain {train.n_queries} queries, vali {vali.n_queries}, test {test.n_queries}")

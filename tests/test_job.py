@@ -1,0 +1,68 @@
+"""The plumbing every workflow job runs through (workflow/scripts/_job.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPTS = REPO / "workflow" / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+import _job  # noqa: E402
+
+from ltrconv import conventions  # noqa: E402
+from ltrconv.errors import LtrconvError  # noqa: E402
+
+
+def test_limit_threads_caps_numba_and_loaded_pools():
+    """In a fresh interpreter (numba's pool is process-wide): numba starts with every core."""
+    code = ("import sys, os; sys.path.insert(0, sys.argv[1]); import numba; "
+            "before = numba.get_num_threads(); import _job; said = _job.limit_threads(1); "
+            "from threadpoolctl import threadpool_info; "
+            "print(before, numba.get_num_threads(), os.environ['OMP_NUM_THREADS'], "
+            "os.environ['OPENBLAS_NUM_THREADS'], "
+            "sorted({p['num_threads'] for p in threadpool_info()}), said)")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code, str(SCRIPTS)], capture_output=True,
+                         text=True, env=env, timeout=120, check=True).stdout.split(maxsplit=5)
+    assert int(out[0]) == (os.cpu_count() or 1)
+    assert out[1:5] == ["1", "1", "1", "[1]"]
+    assert out[5].startswith("threads: numba 1")
+
+
+def test_cap_threads():
+    log = logging.getLogger("test")
+    assert _job.cap_threads({}, ["num_threads"], 2) == {"num_threads": 2}
+    assert _job.cap_threads({"n_jobs": -1, "num_threads": 8, "x": 1}, ["n_jobs", "num_threads"], 2,
+                            log) == {"n_jobs": 2, "num_threads": 2, "x": 1}
+    assert _job.cap_threads({"n_jobs": 1, "num_threads": None}, ["n_jobs", "num_threads"], 4) == \
+        {"n_jobs": 1, "num_threads": None}  # lower values and the ranker's own None stay
+    assert _job.cap_threads({"n_jobs": 3}, [], 1) == {"n_jobs": 3}  # not a parameter of the ranker
+
+
+def fake_job(path: Path | None, digest: str | None):
+    return SimpleNamespace(config={"conventions_file": str(path) if path else None},
+                           params={"conventions_sha256": digest} if digest else {})
+
+
+def test_load_conventions_only_where_declared_and_unchanged(tmp_path, monkeypatch):
+    monkeypatch.setattr(conventions, "_REGISTRY", dict(conventions._REGISTRY))  # left as found
+    path = tmp_path / "conv.yaml"
+    path.write_text("conventions:\n  job-test-half: {base: ranklib, empty: 0.5}\n")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert _job.load_conventions(fake_job(path, None)) == []  # the rule does not depend on it
+    assert _job.load_conventions(fake_job(None, None)) == []
+    assert _job.load_conventions(fake_job(path, digest)) == ["job-test-half"]
+    assert conventions.get("job-test-half").empty == 0.5
+    path.write_text("conventions:\n  job-test-half: {base: ranklib, empty: 0.25}\n")
+    with pytest.raises(LtrconvError, match="changed after the workflow started"):
+        _job.load_conventions(fake_job(path, digest))
+    with pytest.raises(LtrconvError, match="cannot read"):
+        _job.load_conventions(fake_job(tmp_path / "absent.yaml", digest))

@@ -1,0 +1,30 @@
+"""The claims, tables and figures as HTML pages: what `snakemake --report` shows."""
+
+
+rule report_pages:
+    input:
+        **{key: f"{RESULTS}/{{dataset}}/{page['source']}" for key, page in REPORT_PAGES.items()},
+    output:
+        **{
+            key: report(
+                f"{RESULTS}/{{dataset}}/report/{key}.html",
+                caption=f"../report/{page['caption']}.rst",
+                category=page["category"],
+                subcategory="{dataset}",
+                labels={"name": page["title"]},
+            )
+            for key, page in REPORT_PAGES.items()
+        },
+    params:
+        titles={key: page["title"] for key, page in REPORT_PAGES.items()},
+        facts=caption_facts(),
+    log:
+        f"{LOGS}/{{dataset}}/report_pages.log",
+    threads: 1
+    resources:
+        mem_mb=RES["light"]["mem_mb"],
+        runtime=RES["light"]["runtime"],
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/report_pages.py"

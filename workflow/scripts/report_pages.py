@@ -1,0 +1,29 @@
+"""The claims, every result table and every figure of a dataset as HTML pages for the Snakemake
+report (rule report_pages). Inputs and outputs share their keys: claims, table_NAME, figure_NAME."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from _job import run
+from ltrconv import report_pages as pages
+
+
+def main(smk, log):
+    dataset = smk.wildcards.dataset
+    titles = dict(smk.params.titles)
+    for key, out in smk.output.items():
+        src = Path(smk.input[key])
+        title = f"{titles[key]} ({dataset})"
+        if key == "claims":
+            text = pages.claims_page(src.read_text(encoding="utf-8"), title)
+        elif key.startswith("table_"):
+            frame = pd.read_csv(src, sep="\t")
+            text = pages.table_page(frame, title, src.name, src.read_bytes())
+        else:
+            text = pages.figure_page(src.read_bytes(), title)
+        pages.write(text, out)
+    log.info(f"{len(smk.output)} pages")
+
+
+run(snakemake, main)  # noqa: F821
