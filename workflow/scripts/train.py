@@ -13,9 +13,9 @@ THREAD_PARAMS = ("num_threads", "n_jobs")  # set from the rule's threads unless 
 
 def main(smk, log):
     params = dict(smk.params.hyperparams)
-    cls = rankers.get_class(smk.params.ranker)
+    names = rankers.param_names(smk.params.ranker)
     for name in THREAD_PARAMS:
-        if name in cls._param_names() and name not in params:
+        if name in names and name not in params:
             params[name] = smk.threads
     model = rankers.make(smk.params.ranker, metric=smk.params.metric, **params)
     train, vali, test = (Dataset.load(p) for p in (smk.input.train, smk.input.vali, smk.input.test))
