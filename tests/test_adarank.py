@@ -10,6 +10,9 @@ from ltrconv.rankers.adarank import selection_sort_ranks
 from ltrconv.rankers.linear_objective import LinearObjective
 from ltrconv.synthetic import make_letor, split
 
+# Most fits here have no validation data and select on the training data on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore::ltrconv.rankers.TrainingSelectionWarning")
+
 
 @pytest.fixture(scope="module")
 def data():

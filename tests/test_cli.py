@@ -186,6 +186,9 @@ def test_truncated_cache_and_bad_conventions_file(files, tmp_path, capsys):
         ("metric=ndcg@5:trec", "--param metric=ndcg@5:trec: the training metric is set with --metric"),
         ("name=x", "--param: ranksvm has no parameter(s) ['name']"),
         ("foo=1", "--param: ranksvm has no parameter(s) ['foo']"),
+        ("tol=true", "--param tol: ranksvm: tol must be a finite number > 0, got True"),
+        ("C_grid=[]", "--param C_grid: ranksvm: C_grid must be a non-empty list of finite numbers"),
+        ("max_iter=ten", "--param max_iter: ranksvm: max_iter must be an integer >= 1, got 'ten'"),
     ],
 )
 def test_train_param_collisions(files, tmp_path, capsys, param, message):
@@ -193,6 +196,42 @@ def test_train_param_collisions(files, tmp_path, capsys, param, message):
     out = tmp_path / "m.pkl"
     fails(capsys, ["train", "--algorithm", "ranksvm", "--train", d / "data.txt", "--out", out,
                    "--param", param], message, out)
+
+
+def test_train_removed_random_state_says_why(files, tmp_path, capsys):
+    d, _ = files
+    out = tmp_path / "m.pkl"
+    fails(capsys, ["train", "--algorithm", "adarank", "--train", d / "data.txt", "--out", out,
+                   "--param", "random_state=0"],
+          "--param: adarank has no parameter(s) ['random_state']; random_state: AdaRank is "
+          "deterministic", out)
+
+
+@pytest.mark.parametrize("algorithm", ["adarank", "coordinate_ascent", "lambdamart", "ranknet",
+                                       "rankboost", "ranksvm"])
+@pytest.mark.parametrize("split", ["train", "vali"])
+def test_train_refuses_data_without_relevant_documents(files, tmp_path, capsys, algorithm, split):
+    from dataclasses import replace
+
+    d, data = files
+    write_letor(replace(data, y=np.zeros_like(data.y)), tmp_path / "zeros.txt")
+    files_ = {"train": d / "data.txt", "vali": d / "data.txt", split: tmp_path / "zeros.txt"}
+    out = tmp_path / "m.pkl"
+    what = "training" if split == "train" else "validation"
+    fails(capsys, ["train", "--algorithm", algorithm, "--train", files_["train"], "--vali",
+                   files_["vali"], "--out", out],
+          f"{tmp_path / 'zeros.txt'}: {what} data has no relevant document (every label is 0)", out)
+
+
+def test_train_without_vali_warns_in_one_line(files, tmp_path, capsys):
+    d, _ = files
+    capsys.readouterr()
+    assert main(["train", "--algorithm", "ranksvm", "--train", str(d / "data.txt"), "--out",
+                 str(tmp_path / "m.pkl"), "--param", "C_grid=[1.0]"]) == 0
+    err = capsys.readouterr().err
+    assert err == (f"ltrconv: warning: no --vali file: model selection (C) runs on the training "
+                   f"data {d / 'data.txt'}\n")
+    assert (tmp_path / "m.pkl").exists()
 
 
 def write_sparse(data, path, drop_zeros=True):

@@ -9,6 +9,9 @@ from ltrconv.rankers import ParamError, load, make
 from ltrconv.rankers.linear_objective import LinearObjective
 from ltrconv.synthetic import make_letor, split
 
+# Most fits here have no validation data and select on the training data on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore::ltrconv.rankers.TrainingSelectionWarning")
+
 FAST = dict(n_restarts=3, n_steps=20, max_sweeps=10)
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ltrconv import NDCGScorer, evaluate_dataset
-from ltrconv.rankers import ParamError, load
+from ltrconv.rankers import ParamError, TrainingSelectionWarning, load
 from ltrconv.rankers.lambdamart import LambdaMART, lambda_gradients
 from ltrconv.synthetic import make_letor, split
 
@@ -51,7 +51,8 @@ def test_deterministic_and_save_load(data, tmp_path):
 
 def test_no_validation_set_uses_training(data):
     tr, _, _ = data
-    m = LambdaMART(**FAST).fit(tr.X, tr.y, tr.qid)
+    with pytest.warns(TrainingSelectionWarning, match="number of trees"):
+        m = LambdaMART(**FAST).fit(tr.X, tr.y, tr.qid)
     sc = NDCGScorer(tr.y, tr.offsets, "ranklib", 10)
     assert m.val_score_ == pytest.approx(sc.mean(m.predict(tr.X)))
 

@@ -31,7 +31,7 @@ def test_registry_name_and_defaults():
     assert isinstance(model, RankBoost)
     assert model.get_params() == {"n_rounds": 300, "n_thresholds": 10,
                                   "metric": "ndcg@10:ranklib", "thresholds": "ranklib",
-                                  "objective": "signed", "random_state": 0}
+                                  "objective": "signed"}
 
 
 def test_beats_random_on_held_out_queries(parts, fitted):

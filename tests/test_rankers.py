@@ -1,11 +1,21 @@
 """Input checks every ranker shares (base.Ranker): one case table, run for all six algorithms."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
 from ltrconv.errors import InputError, LtrconvError
-from ltrconv.rankers import ALGORITHMS, ParamError, make
+from ltrconv.rankers import (ALGORITHMS, DegenerateDataError, ParamError, TrainingSelectionWarning,
+                             make)
 from ltrconv.synthetic import make_letor, split
+
+# Fits without validation data select on the training data on purpose here; the warning that
+# says so is tested once, below.
+pytestmark = pytest.mark.filterwarnings("ignore::ltrconv.rankers.TrainingSelectionWarning")
 
 FAST = {
     "adarank": dict(n_rounds=5),
@@ -66,11 +76,58 @@ def test_bad_training_inputs(parts, name, case, error, match):
         _fit(name, tr, X=X, y=y, qid=qid, **kw)
 
 
-@pytest.mark.parametrize("name", ["rankboost", "ranknet"])
-def test_pairwise_rankers_refuse_single_label_data(parts, name):
-    tr, _ = parts
-    with pytest.raises(InputError, match="two different labels"):
-        _fit(name, tr, y=np.zeros_like(tr.y))
+def constant_within_queries(d, value=None):
+    """Labels of ``d`` with one label per query (``value``, else the query's first label)."""
+    y = d.y.copy()
+    for a, b in zip(d.offsets[:-1], d.offsets[1:]):
+        y[a:b] = y[a] if value is None else value
+    return y
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("split, labels, message", [
+    ("training", "zeros", "training data has no relevant document (every label is 0)"),
+    ("training", "per_query", "training data has no query with two different labels"),
+    ("validation", "zeros", "validation data has no relevant document (every label is 0)"),
+    ("validation", "per_query", "validation data has no query with two different labels"),
+])
+def test_degenerate_data_is_refused(parts, name, split, labels, message):
+    """One rule for all six: data in which every ranking has the same NDCG is refused."""
+    tr, va = parts
+    d = tr if split == "training" else va
+    y = np.zeros_like(d.y) if labels == "zeros" else constant_within_queries(d, 1)
+    if labels == "per_query":
+        y[d.offsets[0]:d.offsets[1]] = 2  # a relevant document, still one label per query
+        assert y.max() > 0
+    y_tr, y_va = (y, va.y) if split == "training" else (tr.y, y)
+    model = make(name, **FAST[name]).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
+    with pytest.raises(DegenerateDataError, match=re.escape(message)) as err:
+        model.fit(tr.X, y_tr, tr.qid, X_val=va.X, y_val=y_va, qid_val=va.qid)
+    assert err.value.split == split and isinstance(err.value, LtrconvError)
+    with pytest.raises(NotFittedError):  # a failed fit leaves no fitted model behind
+        check_is_fitted(model)
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_without_validation_data_selection_uses_training_data_and_warns(parts, name):
+    tr, va = parts
+    with pytest.warns(TrainingSelectionWarning, match=f"{name}: no validation data .* runs on "
+                      "the training data"):
+        alone = _fit(name, tr)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrainingSelectionWarning)
+        explicit = _fit(name, tr, X_val=tr.X, y_val=tr.y, qid_val=tr.qid, docid_val=tr.docid,
+                        docid=tr.docid)
+    np.testing.assert_array_equal(alone.predict(va.X), explicit.predict(va.X))
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_validation_arrays_go_together(parts, name):
+    tr, va = parts
+    with pytest.raises(InputError, match="X_val, y_val and qid_val together; got only X_val, y_val"):
+        _fit(name, tr, X_val=va.X, y_val=va.y)
+    with pytest.raises(InputError, match="docid_val given without validation data"):
+        _fit(name, tr, docid_val=va.docid)
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
@@ -85,7 +142,7 @@ def test_bad_metric_and_unknown_parameter(parts, name):
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
 def test_predict_checks(parts, name):
     tr, va = parts
-    with pytest.raises(LtrconvError, match="before fit"):
+    with pytest.raises(NotFittedError, match="before fit"):
         make(name).predict(va.X)
     model = _fit(name, tr)
     with pytest.raises(InputError, match="fitted on 5 features"):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ltrconv import NDCGScorer, evaluate_dataset
-from ltrconv.rankers import ParamError, load, make
+from ltrconv.rankers import DegenerateDataError, ParamError, load, make
 from ltrconv.rankers.ranksvm import RankSVM, pairwise_differences
 from ltrconv.synthetic import make_letor, split
 
@@ -84,10 +84,10 @@ def test_unknown_parameter_names_the_valid_ones():
         make("ranksvm", C=1.0)
 
 
-def test_no_pairs_gives_zero_model():
+def test_no_pairs_is_refused():
     X = np.random.default_rng(0).random((6, 3))
-    m = RankSVM().fit(X, np.zeros(6, dtype=int), np.repeat([1, 2], 3))
-    assert m.n_pairs_ == 0 and np.all(m.predict(X) == 0)
+    with pytest.raises(DegenerateDataError, match="no query with two different labels"):
+        RankSVM().fit(X, np.repeat([1, 2], 3), np.repeat([1, 2], 3))
 
 
 def test_mq2008_fold1_pairs(mq2008_fold1):

@@ -199,6 +199,38 @@ def test_variant_with_unknown_parameter_names_key(tmp_path):
     assert "config key 'variants.adarank_odd.params'" in proc.stdout + proc.stderr
 
 
+@pytest.mark.parametrize("change, key, message", [
+    ({"algorithms": {"adarank": {"n_roundz": 5}}}, "algorithms.adarank",
+     "adarank: unknown parameter(s) ['n_roundz']"),
+    ({"algorithms": {"adarank": {"n_rounds": "ten"}}}, "algorithms.adarank.n_rounds",
+     "adarank: n_rounds must be an integer >= 1, got 'ten'"),
+    ({"algorithms": {"coordinate_ascent": {"step_base": True}}},
+     "algorithms.coordinate_ascent.step_base", "step_base must be a finite number >= 0, got True"),
+    ({"algorithms": {"rankboost": {"random_state": 0}}}, "algorithms.rankboost",
+     "RankBoost is deterministic"),
+    ({"algorithms": {"ranksvm": {"metric": "ndcg@10:trec"}}}, "algorithms.ranksvm.metric",
+     "set by train_conventions and train_cutoff"),
+    ({"variants": {"adarank_odd": {"of": "adarank", "params": {"weak_ties": "stable-ish"}}}},
+     "variants.adarank_odd.params.weak_ties", "weak_ties must be one of 'selection', "),
+    ({"cutoffs": "ten"}, "cutoffs", "cutoffs 'ten': expected e.g. '1-10'"),
+])
+def test_bad_hyperparameter_or_cutoffs_names_key(tmp_path, change, key, message):
+    """Checked against the rankers' own constraints before any job runs (snakemake -n)."""
+    cfg = base_config(tmp_path / "absent")
+    for section, value in change.items():
+        if section == "algorithms":
+            cfg["algorithms"] = {**cfg["algorithms"], **value}
+        else:
+            cfg[section] = value
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert f"config key '{key}': " in out and message in out, out[-2000:]
+    assert not (tmp_path / "w" / "out").exists()
+
+
 def test_wrong_type_names_key(tmp_path):
     cfg = base_config(tmp_path / "absent")
     cfg["folds"] = "one and two"

@@ -280,12 +280,16 @@ def cmd_train(args: argparse.Namespace) -> None:
     if "metric" in params:
         raise LtrconvError(f"--param metric={params['metric']}: the training metric is set "
                            f"with --metric (e.g. --metric {params['metric']}), not --param")
-    valid = rankers.get_class(args.algorithm)._param_names()
-    unknown = sorted(set(params) - set(valid))
+    cls = rankers.get_class(args.algorithm)
+    unknown = sorted(set(params) - set(cls._param_names()))
     if unknown:
-        raise LtrconvError(f"--param: {args.algorithm} has no parameter(s) {unknown}; valid: "
-                           f"{', '.join(v for v in valid if v != 'metric')}")
-    model = rankers.make(args.algorithm, **params, metric=args.metric)
+        why = "".join(f"; {p}: {cls._removed_params[p]}" for p in unknown if p in cls._removed_params)
+        raise LtrconvError(f"--param: {args.algorithm} has no parameter(s) {unknown}{why}; valid: "
+                           f"{', '.join(v for v in cls._param_names() if v != 'metric')}")
+    try:
+        model = rankers.make(args.algorithm, **params, metric=args.metric)
+    except rankers.ParamError as exc:
+        raise LtrconvError(f"--param {exc.param}: {exc}") from None
     train = Dataset.load(args.train)
     vali = Dataset.load(args.vali) if args.vali else None
     if vali is not None:  # a file may omit features that are zero throughout it
@@ -294,7 +298,15 @@ def cmd_train(args: argparse.Namespace) -> None:
     kwargs = {}
     if vali is not None:
         kwargs = dict(X_val=vali.X, y_val=vali.y, qid_val=vali.qid, docid_val=vali.docid)
-    model.fit(train.X, train.y, train.qid, docid=train.docid, **kwargs)
+    if vali is None:
+        warnings.warn(f"no --vali file: model selection ({cls._selects}) runs on the training "
+                      f"data {args.train}", rankers.TrainingSelectionWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rankers.TrainingSelectionWarning)  # said above
+        try:
+            model.fit(train.X, train.y, train.qid, docid=train.docid, **kwargs)
+        except rankers.DegenerateDataError as exc:
+            raise InputError(str(exc), args.train if exc.split == "training" else args.vali) from None
     model.save(args.out)
 
 
@@ -302,7 +314,7 @@ def cmd_predict(args: argparse.Namespace) -> None:
     from . import rankers
 
     model = rankers.load(args.model)
-    width = getattr(model, "n_features_", None)
+    width = getattr(model, "n_features_in_", None)
     data = Dataset.load(args.data, n_features=width, what=f"the model {args.model} was fitted on")
     scores = model.predict(data.X)
     if args.output and args.output != "-":

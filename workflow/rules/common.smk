@@ -33,6 +33,21 @@ def _readable_config_errors(cfg, schema):
     return lines
 
 
+def _check_hyperparams(algorithm, params, key):
+    """``params`` (config key ``key``) against the ranker's declared constraints: an unknown name
+    is reported at ``key``, a bad value at ``key.name``."""
+    from ltrconv import rankers
+
+    if "metric" in params:
+        raise WorkflowError(f"config key '{key}.metric': the training metric is set by "
+                            "train_conventions and train_cutoff, not per algorithm")
+    try:
+        rankers.validate_params(algorithm, params)
+    except rankers.ParamError as exc:
+        where = f"{key}.{exc.param}" if exc.param in rankers.param_names(algorithm) else key
+        raise WorkflowError(f"config key '{where}': {exc}") from None
+
+
 def _check_config(cfg):
     schema = yaml.safe_load(SCHEMA.read_text())
     errors = _readable_config_errors(cfg, schema)
@@ -74,11 +89,17 @@ def _check_config(cfg):
             raise WorkflowError(
                 f"config key 'variants.{v}.of': base algorithm {spec['of']!r} is not enabled under 'algorithms'"
             )
-        from ltrconv import rankers
+    for a in algos:
+        _check_hyperparams(a, cfg["algorithms"][a], f"algorithms.{a}")
+    for v, spec in cfg["variants"].items():
+        _check_hyperparams(spec["of"], spec["params"], f"variants.{v}.params")
+    from ltrconv.errors import LtrconvError
+    from ltrconv.metrics import parse_cutoffs
 
-        unknown = sorted(set(spec["params"]) - set(rankers.get_class(spec["of"])._param_names()))
-        if unknown:
-            raise WorkflowError(f"config key 'variants.{v}.params': {spec['of']} has no parameter(s) {unknown}")
+    try:
+        parse_cutoffs(cfg["cutoffs"])
+    except LtrconvError as exc:
+        raise WorkflowError(f"config key 'cutoffs': {exc}") from None
     for a in cfg["figures"]["figure1_algorithms"]:
         if a not in cfg["algorithms"]:
             raise WorkflowError(f"config key 'figures.figure1_algorithms': {a!r} is not under 'algorithms'")

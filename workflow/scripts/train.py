@@ -12,9 +12,9 @@ THREAD_PARAMS = ("num_threads", "n_jobs")
 
 
 def main(smk, log):
-    cls = rankers.get_class(smk.params.ranker)
     params = cap_threads(dict(smk.params.hyperparams),
-                         [n for n in THREAD_PARAMS if n in cls._param_names()], smk.threads, log)
+                         [n for n in THREAD_PARAMS if n in rankers.param_names(smk.params.ranker)],
+                         smk.threads, log)
     model = rankers.make(smk.params.ranker, metric=smk.params.metric, **params)
     train, vali, test = (Dataset.load(p) for p in (smk.input.train, smk.input.vali, smk.input.test))
     log.info(f"{model!r}\ntrain {train.n_queries} queries, vali {vali.n_queries}, test {test.n_queries}")

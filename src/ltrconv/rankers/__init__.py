@@ -1,14 +1,17 @@
 """The six learning-to-rank algorithms, each trained and selected under an NDCG convention.
 
-``make("lambdamart", metric="ndcg@10:letor", n_estimators=500)`` builds one by name.
+``make("lambdamart", metric="ndcg@10:letor", n_estimators=500)`` builds one by name;
+``validate_params(name, params)`` checks hyperparameters without building anything.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, Mapping
 
-from .base import ParamError, Ranker, load
+from .base import (DegenerateDataError, NotFittedModelError, Ranker, TrainingData,
+                   TrainingSelectionWarning, load)
+from .params import ParamError
 
 ALGORITHMS = {
     "adarank": ("adarank", "AdaRank"),
@@ -27,14 +30,23 @@ def get_class(name: str) -> type[Ranker]:
     return getattr(importlib.import_module(f".{module}", __name__), cls)
 
 
+def param_names(name: str) -> list[str]:
+    """The hyperparameters of algorithm ``name``, ``metric`` first."""
+    return get_class(name)._param_names()
+
+
+def validate_params(name: str, params: Mapping[str, Any]) -> None:
+    """Check ``params`` against the declared constraints of algorithm ``name``; the first
+    unknown or invalid one raises :class:`ParamError`, whose ``param`` attribute names it."""
+    get_class(name).validate_params(params)
+
+
 def make(name: str, **params: Any) -> Ranker:
-    """An unfitted ranker by registry name; unknown parameters raise :class:`ParamError`."""
-    cls = get_class(name)
-    valid = cls._param_names()
-    unknown = sorted(set(params) - set(valid))
-    if unknown:
-        raise ParamError(f"{name}: unknown parameter(s) {unknown}; valid: {', '.join(valid)}")
-    return cls(**params)
+    """An unfitted ranker by registry name, its parameters validated."""
+    validate_params(name, params)
+    return get_class(name)(**params)
 
 
-__all__ = ["ALGORITHMS", "ParamError", "Ranker", "get_class", "load", "make"]
+__all__ = ["ALGORITHMS", "DegenerateDataError", "NotFittedModelError", "ParamError", "Ranker",
+           "TrainingData", "TrainingSelectionWarning", "get_class", "load", "make",
+           "param_names", "validate_params"]

@@ -50,7 +50,8 @@ import numpy as np
 from numba import njit
 
 from ..metrics import NDCGScorer
-from .base import ParamError, Ranker
+from .base import Ranker, TrainingData
+from .params import Boolean, Integer, Metric, Number, Options
 from .linear_objective import LinearObjective
 from .ranklib_values import as_float32_values
 
@@ -115,14 +116,28 @@ def _accumulate(X, rounds):
 
 
 class AdaRank(Ranker):
-    """Listwise boosting of single features; the model is the list of rounds ``rounds_``."""
+    """Listwise boosting of single features; the model is the list of rounds ``rounds_``.
+
+    Deterministic, as RankLib 2.x runs it, so there is no ``random_state``.
+    """
 
     name = "adarank"
+    _parameter_constraints = {
+        "metric": [Metric()],
+        "n_rounds": [Integer(1)],
+        "tolerance": [Number(0)],
+        "max_consecutive": [Integer(1)],
+        "enqueue": [Boolean()],
+        "weighting": [Options(*WEIGHTINGS)],
+        "weak_ties": [Options(*WEAK_TIES)],
+    }
+    _removed_params = {"random_state": "AdaRank is deterministic; the parameter had no effect "
+                                       "and was removed"}
+    _selects = "the kept rounds"
 
-    def __init__(self, metric: str = "ndcg@10:ranklib", n_rounds: int = 500,
+    def __init__(self, *, metric: str = "ndcg@10:ranklib", n_rounds: int = 500,
                  tolerance: float = 0.002, max_consecutive: int = 5, enqueue: bool = True,
-                 weighting: str = "cumulative", weak_ties: str = "selection",
-                 random_state: int = 0):
+                 weighting: str = "cumulative", weak_ties: str = "selection"):
         self.metric = metric
         self.n_rounds = n_rounds
         self.tolerance = tolerance
@@ -130,25 +145,6 @@ class AdaRank(Ranker):
         self.enqueue = enqueue
         self.weighting = weighting
         self.weak_ties = weak_ties
-        self.random_state = random_state
-
-    def _check_params(self) -> None:
-        for name in ("n_rounds", "max_consecutive"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ParamError(f"{self.name}: {name} must be an integer >= 1, got {v!r}")
-        t = self.tolerance
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not np.isfinite(t) or t < 0:
-            raise ParamError(f"{self.name}: tolerance must be a finite number >= 0, got {t!r}")
-        if not isinstance(self.enqueue, bool):
-            raise ParamError(f"{self.name}: enqueue must be True or False, got {self.enqueue!r}")
-        if self.weighting not in WEIGHTINGS:
-            raise ParamError(f"{self.name}: weighting must be one of {WEIGHTINGS}, got {self.weighting!r}")
-        if self.weak_ties not in WEAK_TIES:
-            raise ParamError(f"{self.name}: weak_ties must be one of {WEAK_TIES}, got {self.weak_ties!r}")
-        rs = self.random_state
-        if isinstance(rs, bool) or not isinstance(rs, (int, np.integer)) or rs < 0:
-            raise ParamError(f"{self.name}: random_state must be an integer >= 0, got {rs!r}")
 
     def _weak_table(self, X, scorer: NDCGScorer, obj: LinearObjective) -> np.ndarray:
         """``m[f, q]``: training NDCG of query q ranked by feature f under ``weak_ties``."""
@@ -161,14 +157,11 @@ class AdaRank(Ranker):
             cols = (selection_sort_ranks(c, scorer.offsets) for c in cols)
         return np.array([obj.per_query(c) for c in cols])
 
-    def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None):
-        self._check_params()
-        X, y, off, Xv, yv, offv, train_scorer, val_scorer = self._prepare(
-            X, y, qid, X_val, y_val, qid_val, docid, docid_val)
-        X, Xv = as_float32_values(X), as_float32_values(Xv)
-        obj, val_obj = LinearObjective(train_scorer), LinearObjective(val_scorer)
-        run = _Run(self, X, Xv, obj, val_obj, self._weak_table(X, train_scorer, obj))
-        t = run.phase(1, self.enqueue)
+    def _fit(self, data: TrainingData) -> None:
+        X, Xv = as_float32_values(data.X), as_float32_values(data.X_val)
+        obj, val_obj = LinearObjective(data.scorer), LinearObjective(data.val_scorer)
+        run = _Run(self, X, Xv, obj, val_obj, self._weak_table(X, data.scorer, obj))
+        t = run.phase(1, bool(self.enqueue))
         while run.queue:
             run.queue.pop()
             t = run.phase(t, False)
@@ -179,11 +172,8 @@ class AdaRank(Ranker):
             self.coef_[f] += a
         self.log_ = run.log
         self.val_score_ = run.best_val
-        self.fitted_ = True
-        return self
 
-    def predict(self, X) -> np.ndarray:
-        X = self._check_fitted(X)
+    def _predict(self, X) -> np.ndarray:
         return _accumulate(X, self.rounds_)
 
 
@@ -216,7 +206,9 @@ class _Run:
     def phase(self, t: int, enqueue: bool) -> int:
         """Rounds from ``t`` until a stop rule fires; returns the round number it stopped at."""
         p, m = self.p, self.m
-        while t <= p.n_rounds:
+        n_rounds, tolerance = int(p.n_rounds), float(p.tolerance)
+        max_consecutive = int(p.max_consecutive)
+        while t <= n_rounds:
             f = self._pick()
             if f < 0:
                 break
@@ -249,7 +241,7 @@ class _Run:
             self.rounds.append((f, alpha))
             per_q = self.obj.per_query(self.s)
             train = _seq_sum(per_q) / len(per_q)
-            ok = train + p.tolerance - self.score > 0
+            ok = train + tolerance - self.score > 0
             status = "OK" if ok else "DAMN"
             if not enqueue:
                 if train != self.score:
@@ -257,7 +249,7 @@ class _Run:
                     self.removed.clear()
                 elif self.last == f:
                     self.count += 1
-                    if self.count == p.max_consecutive:
+                    if self.count == max_consecutive:
                         status = "F. REM."
                         self.count = 0
                         self.removed.add(f)

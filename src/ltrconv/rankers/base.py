@@ -1,65 +1,153 @@
-"""The estimator interface shared by the six rankers.
+"""The scikit-learn estimator shared by the six rankers.
 
 ``fit(X, y, qid, *, X_val, y_val, qid_val, docid=None, docid_val=None)`` then ``predict(X)``.
-Hyperparameters are constructor keyword arguments (scikit-learn style); ``metric`` is an
-:class:`~ltrconv.metrics.MetricSpec` string such as ``"ndcg@10:letor"``, used for every
-NDCG the algorithm looks at: its objective where it has one, early stopping, model selection.
+Hyperparameters are keyword-only constructor arguments, ``metric`` first; ``metric`` is an
+:class:`~ltrconv.metrics.MetricSpec` string such as ``"ndcg@10:letor"``, used for every NDCG the
+algorithm looks at: its objective where it has one, early stopping, model selection.
+
+:meth:`Ranker.fit` checks the hyperparameters against the class's ``_parameter_constraints``
+(:mod:`ltrconv.rankers.params`), the data (:meth:`Ranker._prepare`), then calls the algorithm's
+``_fit``; ``n_features_in_`` is set when that returns. Rules shared by all six:
+
+* Validation data: every ranker selects a model on it (rounds, restart, C, architecture or
+  trees). Without it (``X_val``, ``y_val``, ``qid_val`` all omitted) the selection runs on the
+  training data, with a :class:`TrainingSelectionWarning`.
+* Degenerate data: training data, and validation data when given, must hold a query with two
+  different labels; without one (in particular with every label 0) every ranking scores the
+  same NDCG and there is no pair to order, and :class:`DegenerateDataError` is raised.
 """
 
 from __future__ import annotations
 
-import inspect
 import pickle
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_random_state
 
 from ..data import atomic_path, offsets_from_qid
 from ..errors import InputError, LtrconvError
 from ..metrics import MetricSpec, NDCGScorer
+from . import params as P
+from .params import ParamError
 
-MODEL_MAGIC = "ltrconv-model-v1"
+MODEL_MAGIC = "ltrconv-model-v2"
+_OLD_MAGIC = {"ltrconv-model-v1": "written by ltrconv before its rankers were scikit-learn "
+                                  "estimators; retrain it with this version"}
 
 
-class ParamError(LtrconvError):
-    """A bad hyperparameter value."""
+class NotFittedModelError(LtrconvError, NotFittedError):
+    """``predict`` before ``fit`` (scikit-learn's ``NotFittedError`` too)."""
 
 
-class Ranker:
-    """Base class: parameter handling, input checks, persistence."""
+class DegenerateDataError(InputError):
+    """Training or validation data in which every ranking scores the same; ``split`` says which."""
+
+    def __init__(self, message: str, split: str):
+        super().__init__(message)
+        self.split = split
+
+
+class TrainingSelectionWarning(UserWarning):
+    """A model was selected on the training data because no validation data was given."""
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """Checked arrays (X float64, y int64, query offsets) and their NDCG scorers under the
+    ranker's metric; ``held_out`` is False when the validation fields repeat the training data."""
+
+    X: np.ndarray
+    y: np.ndarray
+    offsets: np.ndarray
+    X_val: np.ndarray
+    y_val: np.ndarray
+    offsets_val: np.ndarray
+    scorer: NDCGScorer
+    val_scorer: NDCGScorer
+    held_out: bool
+
+
+def _require_two_labels(y: np.ndarray, offsets: np.ndarray, split: str) -> None:
+    """Refuse data in which no query has two different labels (see the module docstring)."""
+    purpose = ("nothing to learn" if split == "training" else
+               "nothing to select a model with (give validation data with relevant documents, "
+               "or none to select on the training data)")
+    if y.max() == 0:
+        raise DegenerateDataError(
+            f"{split} data has no relevant document (every label is 0): every ranking of it has "
+            f"the same NDCG and no pair of documents is ordered, so there is {purpose}", split)
+    lo = np.minimum.reduceat(y, offsets[:-1])
+    hi = np.maximum.reduceat(y, offsets[:-1])
+    if not np.any(hi > lo):
+        raise DegenerateDataError(
+            f"{split} data has no query with two different labels: every ranking of it has the "
+            f"same NDCG and no pair of documents is ordered, so there is {purpose}", split)
+
+
+class Ranker(BaseEstimator):
+    """Base class: parameter validation, input checks, fitted state, persistence.
+
+    Subclasses declare ``_parameter_constraints`` (one entry per ``__init__`` argument),
+    ``_selects`` (what validation data chooses) and implement ``_fit(data)`` and
+    ``_predict(X)``.
+    """
 
     name: str = "ranker"
+    _parameter_constraints: dict[str, list] = {}
+    _removed_params: dict[str, str] = {}
+    _selects: str = "the model"
 
-    # --- scikit-learn style parameters ------------------------------------------------
+    # --- parameters -------------------------------------------------------------------
     @classmethod
     def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p for p in sig.parameters if p != "self"]
+        """Hyperparameter names in declaration order."""
+        return list(cls._parameter_constraints)
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {p: getattr(self, p) for p in self._param_names()}
+    @classmethod
+    def validate_params(cls, params: Mapping[str, Any]) -> None:
+        """Raise :class:`ParamError` naming the first unknown or invalid entry of ``params``."""
+        P.validate(cls.name, cls._parameter_constraints, params, cls._removed_params)
+
+    def _validate_params(self) -> None:
+        self.validate_params(self.get_params(deep=False))
 
     def set_params(self, **params: Any) -> "Ranker":
-        valid = self._param_names()
-        for key, value in params.items():
-            if key not in valid:
-                raise ParamError(f"{self.name}: unknown parameter {key!r}; valid: {', '.join(valid)}")
-            setattr(self, key, value)
-        return self
+        unknown = [p for p in params if p not in self._parameter_constraints]
+        if unknown:
+            raise ParamError(P.unknown_message(self.name, unknown, self._param_names(),
+                                               self._removed_params), param=sorted(unknown)[0])
+        return super().set_params(**params)
 
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
-
-    # --- shared checks ------------------------------------------------------------------
     @property
     def metric_spec(self) -> MetricSpec:
         try:
             return MetricSpec.parse(self.metric)
         except LtrconvError as exc:
-            raise ParamError(f"{self.name}: {exc}") from None
+            raise ParamError(f"{self.name}: {exc}", param="metric") from None
 
+    def _seed(self) -> int:
+        """The integer seed of this fit: ``random_state`` itself when it is an integer, else one
+        drawn from ``check_random_state(random_state)`` (None: NumPy's global generator)."""
+        rs = self.random_state
+        if isinstance(rs, (int, np.integer)) and not isinstance(rs, (bool, np.bool_)):
+            return int(rs)
+        return int(check_random_state(rs).randint(np.iinfo(np.int32).max))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "n_features_in_")
+
+    # --- data ---------------------------------------------------------------------------
     @staticmethod
     def check_xyq(X, y, qid, what: str = "training") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Validate and return (X float64 2-D, y int64, query offsets)."""
@@ -80,30 +168,62 @@ class Ranker:
             raise InputError(f"{what} y must hold non-negative integer labels")
         return X, y.astype(np.int64), offsets_from_qid(qid)
 
-    def _check_fitted(self, X) -> np.ndarray:
-        if not getattr(self, "fitted_", False):
-            raise LtrconvError(f"{self.name}: predict called before fit")
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.n_features_:
-            raise InputError(
-                f"{self.name}: X has shape {X.shape}, the model was fitted on {self.n_features_} features"
-            )
-        return X
-
-    def _prepare(self, X, y, qid, X_val, y_val, qid_val, docid=None, docid_val=None):
-        """Checked arrays and scorers for training and validation data."""
+    def _prepare(self, X, y, qid, X_val, y_val, qid_val, docid=None, docid_val=None) -> TrainingData:
+        """Checked training and validation data with their scorers (the rules of the module
+        docstring); validation falls back to the training data, with a warning."""
         spec = self.metric_spec
         X, y, off = self.check_xyq(X, y, qid, "training")
-        if X_val is None:
+        _require_two_labels(y, off, "training")
+        given = {"X_val": X_val is not None, "y_val": y_val is not None,
+                 "qid_val": qid_val is not None}
+        held_out = all(given.values())
+        if any(given.values()) and not held_out:
+            raise InputError("validation data needs X_val, y_val and qid_val together; got only "
+                             + ", ".join(k for k, v in given.items() if v))
+        if not held_out:
+            if docid_val is not None:
+                raise InputError("docid_val given without validation data (X_val, y_val, qid_val)")
+            warnings.warn(f"{self.name}: no validation data (X_val, y_val, qid_val): model "
+                          f"selection ({self._selects}) runs on the training data",
+                          TrainingSelectionWarning, stacklevel=3)
             X_val, y_val, qid_val, docid_val = X, y, qid, docid
         Xv, yv, offv = self.check_xyq(X_val, y_val, qid_val, "validation")
         if Xv.shape[1] != X.shape[1]:
             raise InputError(f"validation X has {Xv.shape[1]} features, training X {X.shape[1]}")
+        if held_out:
+            _require_two_labels(yv, offv, "validation")
         top = int(max(y.max(), yv.max()))
-        self.n_features_ = X.shape[1]
-        train_scorer = NDCGScorer(y, off, spec.convention, spec.k, docid=docid, max_label=top)
+        scorer = NDCGScorer(y, off, spec.convention, spec.k, docid=docid, max_label=top)
         val_scorer = NDCGScorer(yv, offv, spec.convention, spec.k, docid=docid_val, max_label=top)
-        return X, y, off, Xv, yv, offv, train_scorer, val_scorer
+        return TrainingData(X, y, off, Xv, yv, offv, scorer, val_scorer, held_out)
+
+    # --- estimator API ------------------------------------------------------------------
+    def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None):
+        """Fit on rows ``X`` with labels ``y`` grouped by ``qid`` (each query's rows contiguous);
+        select on ``(X_val, y_val, qid_val)``. ``docid`` / ``docid_val`` order tied scores for
+        conventions that break ties by document id (``trec``)."""
+        self.__dict__.pop("n_features_in_", None)
+        self._validate_params()
+        data = self._prepare(X, y, qid, X_val, y_val, qid_val, docid, docid_val)
+        self._fit(data)
+        self.n_features_in_ = data.X.shape[1]
+        return self
+
+    def _fit(self, data: TrainingData) -> None:
+        raise NotImplementedError
+
+    def predict(self, X) -> np.ndarray:
+        """Scores of the rows of ``X`` (higher ranks first), float64."""
+        if not self.__sklearn_is_fitted__():
+            raise NotFittedModelError(f"{self.name}: predict called before fit")
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise InputError(f"{self.name}: X has shape {X.shape}, the model was fitted on "
+                             f"{self.n_features_in_} features")
+        return self._predict(X)
+
+    def _predict(self, X: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     # --- persistence ----------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -111,9 +231,6 @@ class Ranker:
         with atomic_path(path) as tmp:
             with open(tmp, "wb") as fh:
                 pickle.dump({"magic": MODEL_MAGIC, "algorithm": self.name, "model": self}, fh)
-
-    def __getstate__(self):
-        return self.__dict__.copy()
 
 
 def load(path: str | Path) -> Ranker:
@@ -123,6 +240,9 @@ def load(path: str | Path) -> Ranker:
             doc = pickle.load(fh)
     except (OSError, pickle.UnpicklingError, EOFError) as exc:
         raise InputError(f"cannot load model: {exc}", str(path)) from None
-    if not isinstance(doc, dict) or doc.get("magic") != MODEL_MAGIC:
+    magic = doc.get("magic") if isinstance(doc, dict) else None
+    if magic in _OLD_MAGIC:
+        raise InputError(f"model format {magic}: {_OLD_MAGIC[magic]}", str(path))
+    if magic != MODEL_MAGIC:
         raise InputError("not an ltrconv model file", str(path))
     return doc["model"]

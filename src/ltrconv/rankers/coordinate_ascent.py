@@ -31,8 +31,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .base import ParamError, Ranker
+from .base import Ranker, TrainingData
 from .linear_objective import LinearObjective, linear_scores
+from .params import Integer, Metric, Number, Options, RandomState
 
 INITS = ("uniform", "random")
 
@@ -91,14 +92,29 @@ class CoordinateAscent(Ranker):
     """Linear ranker; coordinate-wise line search on the training NDCG, restarts kept on validation.
 
     ``n_steps`` is the number of doubling steps tried in each direction (RankLib's ``-i``).
+    ``random_state`` shuffles the feature order of each restart (and draws the starting weights
+    with ``init="random"``); restarts run on ``n_jobs`` threads (-1: all cores) with the same
+    result whatever the number.
     """
 
     name = "coordinate_ascent"
+    _parameter_constraints = {
+        "metric": [Metric()],
+        "n_restarts": [Integer(1)],
+        "n_steps": [Integer(1)],
+        "tolerance": [Number(0)],
+        "step_base": [Number(0)],
+        "init": [Options(*INITS)],
+        "max_sweeps": [None, Integer(1)],
+        "n_jobs": [None, Integer(-1, -1), Integer(1)],
+        "random_state": [None, RandomState()],
+    }
+    _selects = "the restart"
 
-    def __init__(self, metric: str = "ndcg@10:ranklib", n_restarts: int = 30,
+    def __init__(self, *, metric: str = "ndcg@10:ranklib", n_restarts: int = 30,
                  n_steps: int = 100, tolerance: float = 0.001, step_base: float = 0.05,
                  init: str = "uniform", max_sweeps: int | None = None, n_jobs: int | None = -1,
-                 random_state: int = 0):
+                 random_state: int | np.random.RandomState | None = 0):
         self.metric = metric
         self.n_restarts = n_restarts
         self.n_steps = n_steps
@@ -109,42 +125,17 @@ class CoordinateAscent(Ranker):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _check_params(self) -> int:
-        def positive_int(name, lo=1):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-                raise ParamError(f"{self.name}: {name} must be an integer >= {lo}, got {v!r}")
-
-        positive_int("n_restarts")
-        positive_int("n_steps")
-        if self.max_sweeps is not None:
-            positive_int("max_sweeps")
-        if self.init not in INITS:
-            raise ParamError(f"{self.name}: init must be one of {INITS}, got {self.init!r}")
-        for name in ("tolerance", "step_base"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or not np.isfinite(v) or v < 0:
-                raise ParamError(f"{self.name}: {name} must be a finite number >= 0, got {v!r}")
-        if isinstance(self.random_state, bool) or not isinstance(self.random_state, (int, np.integer)) \
-                or self.random_state < 0:
-            raise ParamError(f"{self.name}: random_state must be an integer >= 0, got {self.random_state!r}")
+    def _fit(self, data: TrainingData) -> None:
         nj = self.n_jobs
-        if nj is None:
-            return 1
-        if isinstance(nj, bool) or not isinstance(nj, (int, np.integer)) or nj == 0 or nj < -1:
-            raise ParamError(f"{self.name}: n_jobs must be -1 (all cores), None or an integer >= 1, got {nj!r}")
-        return (os.cpu_count() or 1) if nj == -1 else int(nj)
-
-    def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None):
-        n_jobs = self._check_params()
-        X, y, off, Xv, yv, offv, train_scorer, val_scorer = self._prepare(
-            X, y, qid, X_val, y_val, qid_val, docid, docid_val)
-        obj = LinearObjective(train_scorer)
-        val_obj = LinearObjective(val_scorer)
-        X = np.ascontiguousarray(X)
+        n_jobs = 1 if nj is None else (os.cpu_count() or 1) if nj == -1 else int(nj)
+        n_restarts = int(self.n_restarts)
+        max_sweeps = None if self.max_sweeps is None else int(self.max_sweeps)
+        obj = LinearObjective(data.scorer)
+        val_obj = LinearObjective(data.val_scorer)
+        X = np.ascontiguousarray(data.X)
         Xt = np.ascontiguousarray(X.T)
         varying = [obj.varying(Xt[j]) for j in range(X.shape[1])]
-        seeds = np.random.SeedSequence(self.random_state).spawn(self.n_restarts)
+        seeds = np.random.SeedSequence(self._seed()).spawn(n_restarts)
 
         def run(r):
             rng = np.random.default_rng(seeds[r])
@@ -154,15 +145,15 @@ class CoordinateAscent(Ranker):
                 if not np.any(w0):
                     w0 = np.ones(X.shape[1])
             return _ascend(obj, X, Xt, varying, w0, rng, int(self.n_steps), float(self.tolerance),
-                           float(self.step_base), self.max_sweeps)
+                           float(self.step_base), max_sweeps)
 
-        if n_jobs > 1 and self.n_restarts > 1:
-            with ThreadPoolExecutor(max_workers=min(n_jobs, self.n_restarts)) as pool:
-                results = list(pool.map(run, range(self.n_restarts)))
+        if n_jobs > 1 and n_restarts > 1:
+            with ThreadPoolExecutor(max_workers=min(n_jobs, n_restarts)) as pool:
+                results = list(pool.map(run, range(n_restarts)))
         else:
-            results = [run(r) for r in range(self.n_restarts)]
+            results = [run(r) for r in range(n_restarts)]
 
-        Xv = np.ascontiguousarray(Xv)
+        Xv = np.ascontiguousarray(data.X_val)
         self.history_ = [val_obj.mean(linear_scores(Xv, w)) for w, _, _ in results]
         best = int(np.argmax(self.history_))
         self.best_restart_ = best
@@ -171,9 +162,6 @@ class CoordinateAscent(Ranker):
         self.train_score_ = self.train_scores_[best]
         self.n_sweeps_ = [int(n) for _, _, n in results]
         self.coef_ = np.array(results[best][0], dtype=np.float64)
-        self.fitted_ = True
-        return self
 
-    def predict(self, X) -> np.ndarray:
-        X = self._check_fitted(X)
+    def _predict(self, X) -> np.ndarray:
         return linear_scores(np.ascontiguousarray(X), self.coef_)

@@ -26,7 +26,8 @@ from numba import njit, prange
 
 from .. import _kernels as K
 from ..metrics import NDCGScorer
-from .base import ParamError, Ranker
+from .base import Ranker, TrainingData
+from .params import Integer, Metric, Number, RandomState
 
 
 @njit(cache=True)
@@ -77,14 +78,34 @@ def lambda_gradients(scorer: NDCGScorer, scores: np.ndarray, sigma: float = 1.0)
 
 
 class LambdaMART(Ranker):
-    """Gradient-boosted regression trees on λ-gradients of the training convention's NDCG@k."""
+    """Gradient-boosted regression trees on λ-gradients of the training convention's NDCG@k.
+
+    ``random_state`` is LightGBM's ``seed``; ``num_threads`` does not change the model
+    (``deterministic=True``).
+    """
 
     name = "lambdamart"
+    _parameter_constraints = {
+        "metric": [Metric()],
+        "n_estimators": [Integer(1)],
+        "learning_rate": [Number(0, 1, lo_open=True)],
+        "num_leaves": [Integer(2)],
+        "min_data_in_leaf": [Integer(1)],
+        "min_sum_hessian_in_leaf": [Number(0)],
+        "early_stopping_rounds": [Integer(1)],
+        "sigma": [Number(0, lo_open=True)],
+        "hess_floor": [Number(0, 1, lo_open=True, hi_open=True)],
+        "max_bin": [Integer(2)],
+        "num_threads": [Integer(1)],
+        "random_state": [None, RandomState()],
+    }
+    _selects = "the number of trees (early stopping)"
 
-    def __init__(self, metric: str = "ndcg@10:ranklib", n_estimators: int = 1000,
+    def __init__(self, *, metric: str = "ndcg@10:ranklib", n_estimators: int = 1000,
                  learning_rate: float = 0.1, num_leaves: int = 10, min_data_in_leaf: int = 1,
                  min_sum_hessian_in_leaf: float = 0.0, early_stopping_rounds: int = 100,
-                 sigma: float = 1.0, hess_floor: float = 1e-6, max_bin: int = 256, num_threads: int = 2, random_state: int = 0):
+                 sigma: float = 1.0, hess_floor: float = 1e-6, max_bin: int = 256,
+                 num_threads: int = 2, random_state: int | np.random.RandomState | None = 0):
         self.metric = metric
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -98,38 +119,12 @@ class LambdaMART(Ranker):
         self.num_threads = num_threads
         self.random_state = random_state
 
-    def _check_params(self) -> None:
-        def need(cond: bool, param: str, allowed: str) -> None:
-            if not cond:
-                raise ParamError(f"{self.name}: {param}={getattr(self, param)!r}; allowed: {allowed}")
-
-        def is_int(v) -> bool:
-            return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-
-        def is_num(v) -> bool:
-            return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-
-        need(is_int(self.n_estimators) and self.n_estimators >= 1, "n_estimators", "integer >= 1")
-        need(is_num(self.learning_rate) and 0 < self.learning_rate <= 1, "learning_rate", "0 < x <= 1")
-        need(is_int(self.num_leaves) and self.num_leaves >= 2, "num_leaves", "integer >= 2")
-        need(is_int(self.min_data_in_leaf) and self.min_data_in_leaf >= 1, "min_data_in_leaf",
-             "integer >= 1")
-        need(is_num(self.min_sum_hessian_in_leaf) and 0 <= self.min_sum_hessian_in_leaf < math.inf,
-             "min_sum_hessian_in_leaf", "finite x >= 0")
-        need(is_int(self.early_stopping_rounds) and self.early_stopping_rounds >= 1,
-             "early_stopping_rounds", "integer >= 1")
-        need(is_num(self.sigma) and 0 < self.sigma < math.inf, "sigma", "finite x > 0")
-        need(is_num(self.hess_floor) and 0 < self.hess_floor < 1, "hess_floor", "0 < x < 1")
-        need(is_int(self.max_bin) and self.max_bin >= 2, "max_bin", "integer >= 2")
-        need(is_int(self.num_threads) and self.num_threads >= 1, "num_threads", "integer >= 1")
-        need(is_int(self.random_state) and self.random_state >= 0, "random_state", "integer >= 0")
-
-    def _lgb_params(self, objective) -> dict:
+    def _lgb_params(self, objective, seed: int) -> dict:
         return {
             "objective": objective, "metric": "None", "learning_rate": float(self.learning_rate),
             "num_leaves": int(self.num_leaves), "min_data_in_leaf": int(self.min_data_in_leaf),
             "min_sum_hessian_in_leaf": float(self.min_sum_hessian_in_leaf), "max_bin": int(self.max_bin),
-            "seed": int(self.random_state), "deterministic": True, "force_col_wise": True,
+            "seed": seed, "deterministic": True, "force_col_wise": True,
             "num_threads": int(self.num_threads), "verbose": -1, "feature_pre_filter": False,
         }
 
@@ -152,19 +147,17 @@ class LambdaMART(Ranker):
 
         return feval
 
-    def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None):
-        self._check_params()
-        X, y, off, Xv, yv, offv, train_scorer, val_scorer = self._prepare(
-            X, y, qid, X_val, y_val, qid_val, docid, docid_val)
+    def _fit(self, data: TrainingData) -> None:
         name = str(self.metric_spec)
-        params = self._lgb_params(self.objective(train_scorer))
-        dtrain = lgb.Dataset(X, label=y.astype(np.float64), params={"verbose": -1,
-                             "max_bin": int(self.max_bin)}, free_raw_data=False)
-        dval = lgb.Dataset(Xv, label=yv.astype(np.float64), reference=dtrain)
+        params = self._lgb_params(self.objective(data.scorer), self._seed())
+        dtrain = lgb.Dataset(data.X, label=data.y.astype(np.float64),
+                             params={"verbose": -1, "max_bin": int(self.max_bin)},
+                             free_raw_data=False)
+        dval = lgb.Dataset(data.X_val, label=data.y_val.astype(np.float64), reference=dtrain)
         record: dict = {}
         booster = lgb.train(
             params, dtrain, num_boost_round=int(self.n_estimators), valid_sets=[dval],
-            valid_names=["val"], feval=self.feval(val_scorer, name),
+            valid_names=["val"], feval=self.feval(data.val_scorer, name),
             callbacks=[lgb.early_stopping(int(self.early_stopping_rounds), verbose=False),
                        lgb.record_evaluation(record)],
         )
@@ -174,20 +167,17 @@ class LambdaMART(Ranker):
         self.val_score_ = self.history_[best - 1]
         self.model_str_ = booster.model_to_string(num_iteration=best)
         self._booster = lgb.Booster(model_str=self.model_str_)
-        self.fitted_ = True
-        return self
 
-    def predict(self, X) -> np.ndarray:
-        X = self._check_fitted(X)
+    def _predict(self, X) -> np.ndarray:
         return np.asarray(self._booster.predict(X, num_threads=int(self.num_threads)),
                           dtype=np.float64)
 
     def __getstate__(self):
-        state = self.__dict__.copy()
+        state = dict(super().__getstate__())  # a copy: the live booster stays
         state.pop("_booster", None)
         return state
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
+        super().__setstate__(state)
         if "model_str_" in state:
             self._booster = lgb.Booster(model_str=state["model_str_"])

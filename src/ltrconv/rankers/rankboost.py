@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..errors import InputError
-from .base import ParamError, Ranker
+from .base import Ranker, TrainingData
+from .params import Integer, Metric, Options
 from .ranklib_values import as_float32_values
 
 THRESHOLDS = ("ranklib", "quantile")
@@ -173,40 +173,33 @@ def quantile_thresholds(X: np.ndarray, n_thresholds: int) -> list[np.ndarray]:
 class RankBoost(Ranker):
     """Pairwise boosting of threshold stumps; rounds chosen on validation NDCG@k.
 
-    The algorithm is deterministic; ``random_state`` exists for the common interface only.
+    Deterministic, as RankLib 2.x runs it, so there is no ``random_state``.
     """
 
     name = "rankboost"
+    _parameter_constraints = {
+        "metric": [Metric()],
+        "n_rounds": [Integer(1)],
+        "n_thresholds": [Integer(1)],
+        "thresholds": [Options(*THRESHOLDS)],
+        "objective": [Options(*OBJECTIVES)],
+    }
+    _removed_params = {"random_state": "RankBoost is deterministic; the parameter had no "
+                                       "effect and was removed"}
+    _selects = "the number of rounds"
 
-    def __init__(self, n_rounds: int = 300, n_thresholds: int = 10,
-                 metric: str = "ndcg@10:ranklib", thresholds: str = "ranklib",
-                 objective: str = "signed", random_state: int = 0):
+    def __init__(self, *, metric: str = "ndcg@10:ranklib", n_rounds: int = 300,
+                 n_thresholds: int = 10, thresholds: str = "ranklib", objective: str = "signed"):
+        self.metric = metric
         self.n_rounds = n_rounds
         self.n_thresholds = n_thresholds
-        self.metric = metric
         self.thresholds = thresholds
         self.objective = objective
-        self.random_state = random_state
 
-    def _check_params(self) -> None:
-        for pname, lo in (("n_rounds", 1), ("n_thresholds", 1)):
-            v = getattr(self, pname)
-            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo:
-                raise ParamError(f"{self.name}: {pname} must be an integer >= {lo}, got {v!r}")
-        if self.thresholds not in THRESHOLDS:
-            raise ParamError(f"{self.name}: thresholds must be one of {THRESHOLDS}, got {self.thresholds!r}")
-        if self.objective not in OBJECTIVES:
-            raise ParamError(f"{self.name}: objective must be one of {OBJECTIVES}, got {self.objective!r}")
-        self.metric_spec  # raises ParamError on a bad metric
-
-    def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None):
-        self._check_params()
-        X, y, off, Xv, yv, offv, _, val_scorer = self._prepare(
-            X, y, qid, X_val, y_val, qid_val, docid, docid_val)
-        X, Xv = as_float32_values(X), as_float32_values(Xv)
+    def _fit(self, data: TrainingData) -> None:
+        X, Xv = as_float32_values(data.X), as_float32_values(data.X_val)
+        y, off, val_scorer = data.y, data.offsets, data.val_scorer
         hi, lo, by_worse = _pairs_in_position_order(y, off)
-        if len(hi) == 0:
-            raise InputError(f"{self.name}: no query of the training data has two different labels")
         make = ranklib_thresholds if self.thresholds == "ranklib" else quantile_thresholds
         per_feature = [np.sort(t)[::-1] for t in make(X, int(self.n_thresholds))]
         thr = np.concatenate(per_feature)
@@ -215,7 +208,7 @@ class RankBoost(Ranker):
         signed = self.objective == "signed"
         D = np.full(len(hi), 1.0 / len(hi))
         Z = 1.0
-        F_val = np.zeros(len(yv))
+        F_val = np.zeros(len(data.y_val))
         rounds, log = [], []
         best, best_val = 0, 0.0
         for _ in range(int(self.n_rounds)):
@@ -241,12 +234,10 @@ class RankBoost(Ranker):
         self.features_ = np.array([r[0] for r in rounds[:keep]], dtype=np.int64)
         self.thresholds_ = np.array([r[1] for r in rounds[:keep]], dtype=np.float64)
         self.alphas_ = np.array([r[2] for r in rounds[:keep]], dtype=np.float64)
-        self.fitted_ = True
-        return self
 
-    def predict(self, X) -> np.ndarray:
+    def _predict(self, X) -> np.ndarray:
         """F(x) = sum_t alpha_t [x_{f_t} > theta_t], summed round by round."""
-        X = as_float32_values(self._check_fitted(X))
+        X = as_float32_values(X)
         out = np.zeros(X.shape[0])
         for f, theta, a in zip(self.features_, self.thresholds_, self.alphas_):
             out += a * (X[:, f] > theta)

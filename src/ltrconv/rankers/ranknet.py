@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..errors import InputError
-from .base import ParamError, Ranker
+from .base import Ranker, TrainingData
+from .params import Check, Integer, Metric, Number, Options, RandomState
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
 # The paper validates 1-3 hidden layers of 10-500 units (Busa-Fekete et al. 2012, Sec. 4). Widths
@@ -213,76 +213,64 @@ def forward(params, sizes, activation: str, X, batch: int = 256) -> np.ndarray:
                     ACTIVATIONS[activation], np.ascontiguousarray(X, dtype=np.float64), acts)
 
 
-def _check_architectures(value, name: str) -> tuple[tuple[int, ...], ...]:
-    try:
-        archs = tuple(tuple(int(u) for u in arch) for arch in value)
-        ok = len(archs) > 0 and all(
-            1 <= len(a) <= 3 and all(u >= 1 for u in a) and tuple(a) == tuple(orig)
-            for a, orig in zip(archs, value))
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ParamError(f"{name}: architectures must be a non-empty sequence of 1-3 hidden layer "
-                         f"sizes (positive integers), e.g. ((10,), (50, 50)); got {value!r}")
-    return archs
+def _architectures_ok(value) -> bool:
+    """A non-empty list or tuple of 1-3 hidden layer sizes, each a list or tuple of integers >= 1."""
+    def units_ok(arch) -> bool:
+        return (isinstance(arch, (list, tuple)) and 1 <= len(arch) <= 3
+                and all(Integer(1).accepts(u) for u in arch))
+
+    return isinstance(value, (list, tuple)) and len(value) > 0 and all(map(units_ok, value))
 
 
 class RankNet(Ranker):
-    """Pairwise cross-entropy neural ranker; architecture and epochs chosen on validation."""
+    """Pairwise cross-entropy neural ranker; architecture and epochs chosen on validation.
+
+    ``random_state`` seeds the initial weights and the query order of every architecture.
+    """
 
     name = "ranknet"
+    _parameter_constraints = {
+        "metric": [Metric()],
+        "architectures": [Check(_architectures_ok, "a non-empty sequence of 1-3 hidden layer "
+                                "sizes (integers >= 1), e.g. ((10,), (50, 50))")],
+        "activation": [Options(*ACTIVATIONS)],
+        "learning_rate": [Number(0, 1, lo_open=True)],
+        "max_epochs": [Integer(1)],
+        "patience": [Integer(1)],
+        "random_state": [None, RandomState()],
+    }
+    _selects = "the architecture and epoch"
 
-    def __init__(self, architectures=PAPER_GRID,
+    def __init__(self, *, metric: str = "ndcg@10:ranklib", architectures=PAPER_GRID,
                  activation: str = "sigmoid", learning_rate: float = 1e-3, max_epochs: int = 100,
-                 patience: int = 10, metric: str = "ndcg@10:ranklib", random_state: int = 0):
+                 patience: int = 10, random_state: int | np.random.RandomState | None = 0):
+        self.metric = metric
         self.architectures = architectures
         self.activation = activation
         self.learning_rate = learning_rate
         self.max_epochs = max_epochs
         self.patience = patience
-        self.metric = metric
         self.random_state = random_state
 
-    def _check_params(self) -> tuple[tuple[int, ...], ...]:
-        archs = _check_architectures(self.architectures, self.name)
-        if self.activation not in ACTIVATIONS:
-            raise ParamError(f"{self.name}: activation must be one of {sorted(ACTIVATIONS)}, "
-                             f"got {self.activation!r}")
-        lr = self.learning_rate
-        if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not 0 < lr <= 1:
-            raise ParamError(f"{self.name}: learning_rate must be in (0, 1], got {lr!r}")
-        for pname in ("max_epochs", "patience"):
-            v = getattr(self, pname)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ParamError(f"{self.name}: {pname} must be an integer >= 1, got {v!r}")
-        if isinstance(self.random_state, bool) or not isinstance(self.random_state, (int, np.integer)) \
-                or self.random_state < 0:
-            raise ParamError(f"{self.name}: random_state must be an integer >= 0, "
-                             f"got {self.random_state!r}")
-        self.metric_spec  # raises ParamError on a bad metric
-        return archs
-
-    def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None):
-        archs = self._check_params()
-        X, y, off, Xv, yv, offv, _, val_scorer = self._prepare(
-            X, y, qid, X_val, y_val, qid_val, docid, docid_val)
+    def _fit(self, data: TrainingData) -> None:
+        archs = tuple(tuple(int(u) for u in arch) for arch in self.architectures)
+        X, y, off = data.X, data.y, data.offsets
         mean = X.mean(axis=0)
         std = X.std(axis=0)
         std[std == 0] = 1.0
         Z = np.ascontiguousarray((X - mean) / std)
-        Zv = np.ascontiguousarray((Xv - mean) / std)
+        Zv = np.ascontiguousarray((data.X_val - mean) / std)
         # queries with a single label have no pairs and no gradient
         with_pairs = np.array([y[a:b].min() < y[a:b].max() for a, b in zip(off[:-1], off[1:])])
         train_q = np.flatnonzero(with_pairs).astype(np.int64)
-        if len(train_q) == 0:
-            raise InputError(f"{self.name}: no query of the training data has two different labels")
         act = ACTIVATIONS[self.activation]
+        seed = self._seed()
         self.search_ = []
         best_index, best_params = -1, None
         for index, hidden in enumerate(archs):
             sizes = (X.shape[1], *hidden, 1)
             params, epoch, score, history = self._train_one(
-                sizes, index, Z, y, off, train_q, Zv, val_scorer, act)
+                sizes, seed, index, Z, y, off, train_q, Zv, data.val_scorer, act)
             self.search_.append({"architecture": hidden, "best_epoch": epoch,
                                  "val_score": score, "history": history})
             if best_index < 0 or score > self.search_[best_index]["val_score"]:
@@ -298,12 +286,10 @@ class RankNet(Ranker):
         self.history_ = history
         self.mean_ = mean
         self.std_ = std
-        self.fitted_ = True
-        return self
 
-    def _train_one(self, sizes, index, Z, y, off, train_q, Zv, val_scorer, act):
+    def _train_one(self, sizes, seed, index, Z, y, off, train_q, Zv, val_scorer, act):
         """Train one architecture with early stopping; (best params, epoch, score, history)."""
-        rng = np.random.default_rng([int(self.random_state), index])
+        rng = np.random.default_rng([seed, index])
         params = init_params(sizes, rng)
         sizes_a, w_off, b_off, u_off, total = _layout_arrays(sizes)
         m = np.zeros(total)
@@ -326,7 +312,6 @@ class RankNet(Ranker):
                 break
         return best_params, best_epoch, float(best_score), history
 
-    def predict(self, X) -> np.ndarray:
+    def _predict(self, X) -> np.ndarray:
         """Network output on the standardised features."""
-        X = self._check_fitted(X)
         return forward(self.params_, self.sizes_, self.activation, (X - self.mean_) / self.std_)

@@ -17,8 +17,9 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
-from .base import ParamError, Ranker
+from .base import Ranker, TrainingData
 from .pairs import crucial_pairs
+from .params import Check, Integer, Metric, Number, Options, RandomState
 
 DEFAULT_C_GRID = tuple(10.0 ** e for e in range(-6, 5))
 
@@ -36,13 +37,33 @@ def pairwise_differences(X, y, offsets) -> tuple[np.ndarray, np.ndarray]:
     return D, t
 
 
+def _grid_ok(value) -> bool:
+    """A non-empty list, tuple or 1-D array of finite numbers C > 0."""
+    return (isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) == 1
+            and len(value) > 0 and all(Number(0, lo_open=True).accepts(c) for c in value))
+
+
 class RankSVM(Ranker):
-    """Linear pairwise SVM (liblinear), C chosen on validation NDCG@k of the training convention."""
+    """Linear pairwise SVM (liblinear), C chosen on validation NDCG@k of the training convention.
+
+    ``random_state`` is liblinear's, which shuffles the dual solver's coordinates
+    (``loss="hinge"``); the primal solver used for ``"squared_hinge"`` does not use it.
+    """
 
     name = "ranksvm"
+    _parameter_constraints = {
+        "metric": [Metric()],
+        "C_grid": [Check(_grid_ok, "a non-empty list of finite numbers C > 0")],
+        "tol": [Number(0, lo_open=True)],
+        "loss": [Options("hinge", "squared_hinge")],
+        "max_iter": [Integer(1)],
+        "random_state": [None, RandomState()],
+    }
+    _selects = "C"
 
-    def __init__(self, metric: str = "ndcg@10:ranklib", C_grid=DEFAULT_C_GRID, tol: float = 1e-3,
-                 loss: str = "squared_hinge", max_iter: int = 1000, random_state: int = 0):
+    def __init__(self, *, metric: str = "ndcg@10:ranklib", C_grid=DEFAULT_C_GRID, tol: float = 1e-3,
+                 loss: str = "squared_hinge", max_iter: int = 1000,
+                 random_state: int | np.random.RandomState | None = 0):
         self.metric = metric
         self.C_grid = C_grid
         self.tol = tol
@@ -50,60 +71,29 @@ class RankSVM(Ranker):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def _check_params(self) -> np.ndarray:
-        def bad(param: str, allowed: str) -> ParamError:
-            return ParamError(f"{self.name}: {param}={getattr(self, param)!r}; allowed: {allowed}")
-
-        try:
-            grid = np.asarray(self.C_grid, dtype=np.float64).ravel()
-        except (TypeError, ValueError):
-            raise bad("C_grid", "non-empty list of finite C > 0") from None
-        if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
-            raise bad("C_grid", "non-empty list of finite C > 0")
-        num = (int, float, np.integer, np.floating)
-        if isinstance(self.tol, bool) or not isinstance(self.tol, num) or not 0 < self.tol < math.inf:
-            raise bad("tol", "finite x > 0")
-        if self.loss not in ("hinge", "squared_hinge"):
-            raise bad("loss", "'hinge' or 'squared_hinge'")
-        for p in ("max_iter", "random_state"):
-            v = getattr(self, p)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (p == "max_iter"):
-                raise bad(p, "integer >= 1" if p == "max_iter" else "integer >= 0")
-        return grid
-
-    def _svc(self, C: float) -> LinearSVC:
+    def _svc(self, C: float, seed: int) -> LinearSVC:
         # The primal solver exists for squared hinge only; hinge needs the dual one.
         return LinearSVC(C=C, loss=self.loss, dual=self.loss == "hinge", tol=float(self.tol),
-                         fit_intercept=False, max_iter=int(self.max_iter),
-                         random_state=int(self.random_state))
+                         fit_intercept=False, max_iter=int(self.max_iter), random_state=seed)
 
-    def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None):
-        grid = self._check_params()
-        X, y, off, Xv, yv, offv, _, val_scorer = self._prepare(
-            X, y, qid, X_val, y_val, qid_val, docid, docid_val)
-        D, t = pairwise_differences(X, y, off)
+    def _fit(self, data: TrainingData) -> None:
+        grid = np.asarray(self.C_grid, dtype=np.float64).ravel()
+        D, t = pairwise_differences(data.X, data.y, data.offsets)
         self.n_pairs_ = len(t) // 2
-        if self.n_pairs_ == 0:
-            self.coef_ = np.zeros(X.shape[1])
-            self.best_C_, self.val_scores_, self.converged_ = float(grid[0]), [], []
-            self.val_score_ = val_scorer.mean(Xv @ self.coef_)
-            self.fitted_ = True
-            return self
+        seed = self._seed()
+        Xv, val_scorer = data.X_val, data.val_scorer
         self.val_scores_, self.converged_ = [], []
         best = -math.inf
         for C in grid:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
-                w = self._svc(float(C)).fit(D, t).coef_.ravel().astype(np.float64)
+                w = self._svc(float(C), seed).fit(D, t).coef_.ravel().astype(np.float64)
             self.converged_.append(not any(issubclass(c.category, ConvergenceWarning) for c in caught))
             score = val_scorer.mean(Xv @ w)
             self.val_scores_.append(score)
             if score > best:
                 best, self.coef_, self.best_C_ = score, w.copy(), float(C)
         self.val_score_ = best
-        self.fitted_ = True
-        return self
 
-    def predict(self, X) -> np.ndarray:
-        X = self._check_fitted(X)
+    def _predict(self, X) -> np.ndarray:
         return X @ self.coef_
