@@ -1,6 +1,7 @@
 """Command line: ``ltrconv {eval,ttest,audit,conventions,train,predict}``.
 
 Errors print one line ``ltrconv: error: ...`` naming the file, line or parameter and exit 2.
+Output paths are checked before any work (see :data:`OUTPUT_RULES`).
 """
 
 from __future__ import annotations
@@ -19,13 +20,30 @@ from . import conventions as conv_mod
 from .data import Dataset, atomic_path, read_scores, write_scores
 from .errors import InputError, LtrconvError
 from .metrics import evaluate_dataset, parse_cutoffs
+from .outputs import check_output
 
 EXIT_ERROR = 2
+
+OUTPUT_RULES = """\
+output paths (-o/--out):
+  A regular file or a new path is written in full to a hidden temporary file beside it,
+  then renamed over it: an interrupted or failed run leaves the old file (or nothing).
+  A symbolic link is followed and its target treated by the same rules. A FIFO or a
+  character device (/dev/null, /dev/stdout, >(...)) is written through, as the shell's >
+  would. A directory, a socket or a block device is refused, and so is a file without
+  write permission (even for root) or in a directory that is not writable. The path is
+  checked before any work starts."""
 
 
 def _load_conventions_file(path: str | None) -> None:
     if path:
         conv_mod.load_yaml(path)
+
+
+def _check_out(out: str | None) -> None:
+    """Refuse an unusable output path now, before the work (see OUTPUT_RULES)."""
+    if out is not None and out != "-":
+        check_output(out)
 
 
 def _emit(text: str, out: str | None) -> None:
@@ -42,6 +60,7 @@ def _clean(x: float) -> float | None:
 
 # --- eval -------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> None:
+    _check_out(args.output)
     _load_conventions_file(args.conventions_file)
     data = Dataset.load(args.data)
     scores = read_scores(args.scores, data.n_docs)
@@ -165,6 +184,7 @@ def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
 def cmd_ttest(args: argparse.Namespace) -> None:
     from .stats import paired_ttest
 
+    _check_out(args.output)
     a, b = _read_per_query(args.a), _read_per_query(args.b)
     convs = args.convention or [c for c in a if c in b]
     if not convs:
@@ -211,6 +231,7 @@ def cmd_ttest(args: argparse.Namespace) -> None:
 def cmd_audit(args: argparse.Namespace) -> None:
     from .audit import audit, format_audit
 
+    _check_out(args.output)
     datasets = [Dataset.load(p) for p in args.data]
     width = max(d.X.shape[1] for d in datasets)  # absent features are zeros
     datasets = [d.with_width(width) for d in datasets]
@@ -262,6 +283,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     from . import rankers
     from .metrics import MetricSpec
 
+    _check_out(args.out)
     _load_conventions_file(args.conventions_file)
     MetricSpec.parse(args.metric)
     params = _parse_params(args.param)
@@ -289,6 +311,7 @@ def cmd_train(args: argparse.Namespace) -> None:
 def cmd_predict(args: argparse.Namespace) -> None:
     from . import rankers
 
+    _check_out(args.output)
     model = rankers.load(args.model)
     width = getattr(model, "n_features_", None)
     data = Dataset.load(args.data, n_features=width, what=f"the model {args.model} was fitted on")
@@ -303,7 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ltrconv", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
 
-    e = sub.add_parser("eval", help="evaluate a score file under NDCG conventions (Eval-Score-4.0.pl replacement)")
+    rules = dict(epilog=OUTPUT_RULES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    e = sub.add_parser("eval", help="evaluate a score file under NDCG conventions (Eval-Score-4.0.pl replacement)",
+                       **rules)
     e.add_argument("data", help="LETOR file (or .npz cache)")
     e.add_argument("scores", help="one score per line, aligned with DATA")
     e.add_argument("--convention", "-c", action="append", help="name or canonical string; repeatable (default: ranklib, trec, yahoo, letor)")
@@ -311,41 +336,42 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--cutoffs", default="1-10", help="e.g. 1-10 or 1,5,10 (default 1-10)")
     e.add_argument("--per-query", action="store_true", help="include per-query values")
     e.add_argument("--format", choices=("json", "tsv"), default="json")
-    e.add_argument("--output", "-o", help="write here instead of stdout")
+    e.add_argument("--output", "-o", help="write here instead of stdout (see below)")
     e.set_defaults(func=cmd_eval)
 
-    t = sub.add_parser("ttest", help="paired t-test per metric between two per-query result files")
+    t = sub.add_parser("ttest", help="paired t-test per metric between two per-query result files",
+                       **rules)
     t.add_argument("a")
     t.add_argument("b")
     t.add_argument("--convention", "-c", action="append")
-    t.add_argument("--output", "-o")
+    t.add_argument("--output", "-o", help="write here instead of stdout (see below)")
     t.set_defaults(func=cmd_ttest)
 
-    a = sub.add_parser("audit", help="how sensitive a dataset is to the NDCG conventions")
+    a = sub.add_parser("audit", help="how sensitive a dataset is to the NDCG conventions", **rules)
     a.add_argument("data", nargs="+", help="one or more LETOR files with distinct queries")
     a.add_argument("--cutoffs", default="1-10")
     a.add_argument("--format", choices=("text", "json"), default="text")
-    a.add_argument("--output", "-o")
+    a.add_argument("--output", "-o", help="write here instead of stdout (see below)")
     a.set_defaults(func=cmd_audit)
 
     c = sub.add_parser("conventions", help="list the registered conventions")
     c.add_argument("--conventions-file")
     c.set_defaults(func=cmd_conventions)
 
-    tr = sub.add_parser("train", help="train a ranker under a training metric")
+    tr = sub.add_parser("train", help="train a ranker under a training metric", **rules)
     tr.add_argument("--algorithm", required=True)
     tr.add_argument("--metric", default="ndcg@10:ranklib", help="ndcg@K:CONVENTION")
     tr.add_argument("--train", required=True)
     tr.add_argument("--vali")
-    tr.add_argument("--out", required=True)
+    tr.add_argument("--out", required=True, help="model file to write (see below)")
     tr.add_argument("--param", action="append", default=[], help="KEY=VALUE (YAML value); repeatable")
     tr.add_argument("--conventions-file")
     tr.set_defaults(func=cmd_train)
 
-    pr = sub.add_parser("predict", help="score a data file with a trained model")
+    pr = sub.add_parser("predict", help="score a data file with a trained model", **rules)
     pr.add_argument("model")
     pr.add_argument("data")
-    pr.add_argument("--output", "-o")
+    pr.add_argument("--output", "-o", help="write here instead of stdout (see below)")
     pr.set_defaults(func=cmd_predict)
     return p
 
