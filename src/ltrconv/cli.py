@@ -7,8 +7,10 @@ Output paths are checked before any work (see :data:`OUTPUT_RULES`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -44,6 +46,30 @@ def _check_out(out: str | None) -> None:
     """Refuse an unusable output path now, before the work (see OUTPUT_RULES)."""
     if out is not None and out != "-":
         check_output(out)
+
+
+@contextlib.contextmanager
+def _library_output_to_stderr():
+    """Send whatever libraries print meanwhile to stderr, so that stdout holds only results.
+
+    LightGBM logs through Python's ``print`` and, from its worker threads, straight to file
+    descriptor 1; both are redirected.
+    """
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout to protect
+        saved = None
+    if saved is not None:
+        os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _emit(text: str, out: str | None) -> None:
@@ -312,10 +338,12 @@ def cmd_predict(args: argparse.Namespace) -> None:
     from . import rankers
 
     _check_out(args.output)
-    model = rankers.load(args.model)
-    width = getattr(model, "n_features_", None)
-    data = Dataset.load(args.data, n_features=width, what=f"the model {args.model} was fitted on")
-    scores = model.predict(data.X)
+    with _library_output_to_stderr():
+        model = rankers.load(args.model)
+        width = getattr(model, "n_features_", None)
+        data = Dataset.load(args.data, n_features=width,
+                            what=f"the model {args.model} was fitted on")
+        scores = model.predict(data.X)
     if args.output and args.output != "-":
         write_scores(args.output, scores)
     else:

@@ -9,17 +9,14 @@ NDCG the algorithm looks at: its objective where it has one, early stopping, mod
 from __future__ import annotations
 
 import inspect
-import pickle
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..data import atomic_path, offsets_from_qid
+from ..data import offsets_from_qid
 from ..errors import InputError, LtrconvError
 from ..metrics import MetricSpec, NDCGScorer
-
-MODEL_MAGIC = "ltrconv-model-v1"
 
 
 class ParamError(LtrconvError):
@@ -107,22 +104,17 @@ class Ranker:
 
     # --- persistence ----------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        """Pickle the fitted model atomically."""
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as fh:
-                pickle.dump({"magic": MODEL_MAGIC, "algorithm": self.name, "model": self}, fh)
+        """Write the fitted model to ``path`` as a checked model file (:mod:`ltrconv.modelfile`)."""
+        from ..modelfile import write_model
+
+        write_model(path, self)
 
     def __getstate__(self):
         return self.__dict__.copy()
 
 
 def load(path: str | Path) -> Ranker:
-    """Load a model written by :meth:`Ranker.save`."""
-    try:
-        with open(path, "rb") as fh:
-            doc = pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError) as exc:
-        raise InputError(f"cannot load model: {exc}", str(path)) from None
-    if not isinstance(doc, dict) or doc.get("magic") != MODEL_MAGIC:
-        raise InputError("not an ltrconv model file", str(path))
-    return doc["model"]
+    """Read a model written by :meth:`Ranker.save`; damaged files are refused unread."""
+    from ..modelfile import read_model
+
+    return read_model(path)
