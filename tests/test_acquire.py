@@ -6,6 +6,7 @@ MQ2008 copy beside the checkout packed as a .zip and a .tar.gz (those tests skip
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import os
 import re
@@ -328,12 +329,118 @@ def test_offline_message_names_places_urls_and_ways_out(tmp_path):
 def test_atomic_manifest(tmp_path):
     path = tmp_path / "m.tsv"
     A.write_manifest([{"file": "a", "sha256": "x", "checked": True, "rows": 1, "queries": 1,
-                       "verified_by": "content", "content_sha256": "y"}], path, "here")
+                       "verified_by": "content", "content_sha256": "y"},
+                      {"file": "b", "sha256": "z", "checked": True, "rows": 2, "queries": 1,
+                       "verified_by": "sha256", "size": 10, "mtime_ns": 20, "ctime_ns": 30}],
+                     path, "here")
     assert path.read_text().splitlines() == [
         "# origin: here",
-        "file\tsha256\tchecked\trows\tqueries\tverified_by\tcontent_sha256",
-        "a\tx\ttrue\t1\t1\tcontent\ty"]
+        "file\tsha256\tchecked\trows\tqueries\tverified_by\tcontent_sha256\tsize\tmtime_ns\tctime_ns",
+        "a\tx\ttrue\t1\t1\tcontent\ty\t-\t-\t-",
+        "b\tz\ttrue\t2\t1\tsha256\t-\t10\t20\t30"]
     assert [p.name for p in tmp_path.iterdir()] == ["m.tsv"]
+    origin, rows = A.read_manifest(path)
+    assert origin == "here" and [r["file"] for r in rows] == ["a", "b"]
+    assert [(r["size"], r["mtime_ns"], r["ctime_ns"]) for r in rows] == [(None,) * 3, (10, 20, 30)]
+
+
+# ---- re-verification before use -----------------------------------------------------------
+def acquired(copy: Path, tmp_path: Path, mode: str = "symlink") -> tuple[Path, Path]:
+    """(published data directory, manifest) after acquiring ``copy`` as the workflow does."""
+    dest, manifest = tmp_path / "res" / "data", tmp_path / "res" / "manifest.tsv"
+    rows, origin = A.acquire(source(local=str(copy), link=mode), dest, tmp_path / "work",
+                             log=quiet)
+    A.write_manifest(rows, manifest, origin)
+    return dest, manifest
+
+
+def hashed(monkeypatch) -> list[Path]:
+    """The files hashed from now on."""
+    calls: list[Path] = []
+    real = A.sha256_file
+    monkeypatch.setattr(A, "sha256_file", lambda p: calls.append(Path(p)) or real(p))
+    return calls
+
+
+def test_unchanged_files_pass_and_only_touched_ones_are_hashed(copy, tmp_path, monkeypatch):
+    dest, manifest = acquired(copy, tmp_path)
+    calls = hashed(monkeypatch)
+    rows = A.check_unchanged(dest, manifest, LAYOUT.files())
+    assert [r["file"] for r in rows] == LAYOUT.files() and calls == []
+    st = (copy / "Fold1" / "train.txt").stat()
+    os.utime(copy / "Fold1" / "train.txt", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    A.check_unchanged(dest, manifest, LAYOUT.files())  # touched, same bytes: accepted
+    assert calls == [dest / "Fold1" / "train.txt"]
+
+
+@pytest.mark.parametrize("edit", ["appended", "same size and mtime"])
+def test_source_edited_after_acquire_is_refused(copy, tmp_path, edit):
+    dest, manifest = acquired(copy, tmp_path)
+    path = copy / "Fold2" / "vali.txt"
+    before, st = path.read_bytes(), path.stat()
+    if edit == "appended":
+        path.write_bytes(before + before.splitlines(keepends=True)[0])
+    else:  # one label changed in place, size and mtime put back
+        path.write_bytes(relabel_first_line(before))
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
+    with pytest.raises(A.AcquireError) as info:
+        A.check_unchanged(dest, manifest, LAYOUT.files())
+    msg = str(info.value)
+    assert msg.startswith(f"{dest / 'Fold2' / 'vali.txt'} (a link to {path}): changed since it "
+                          f"was verified: its SHA-256 is now {A.sha256_file(path)}, the manifest "
+                          f"{manifest} records {hashlib.sha256(before).hexdigest()}; if the change "
+                          f"is intended, delete {manifest}"), msg
+    assert "\n" not in msg
+
+
+def test_published_copy_does_not_follow_later_edits(copy, tmp_path):
+    dest, manifest = acquired(copy, tmp_path, mode="copy")
+    (copy / "Fold1" / "test.txt").write_text("0 qid:1 1:0.5\n")
+    A.check_unchanged(dest, manifest, LAYOUT.files())
+
+
+def test_manifest_without_stamps_hashes_every_file(copy, tmp_path, monkeypatch):
+    dest, manifest = acquired(copy, tmp_path)
+    lines = manifest.read_text().splitlines()
+    manifest.write_text("".join("\t".join(ln.split("\t")[:7]) + "\n" for ln in lines))
+    calls = hashed(monkeypatch)
+    A.check_unchanged(dest, manifest, LAYOUT.files())
+    assert sorted(calls) == sorted(dest / f for f in LAYOUT.files())
+    (copy / "Fold1" / "train.txt").write_bytes(relabel_first_line((copy / "Fold1" / "train.txt")
+                                                                  .read_bytes()))
+    with pytest.raises(A.AcquireError, match="Fold1/train.txt .*changed since it was verified"):
+        A.check_unchanged(dest, manifest)
+
+
+def test_unlisted_or_vanished_files_are_refused(copy, tmp_path):
+    dest, manifest = acquired(copy, tmp_path)
+    with pytest.raises(A.AcquireError, match=rf"Fold3/train.txt: not verified \(not in the "
+                                             rf"manifest {re.escape(str(manifest))}\)"):
+        A.check_unchanged(dest, manifest, ["Fold3/train.txt"])
+    (copy / "Fold1" / "vali.txt").unlink()
+    with pytest.raises(A.AcquireError, match="Fold1/vali.txt .*verified earlier .* but now "
+                                             "unreadable: No such file"):
+        A.check_unchanged(dest, manifest)
+    manifest.write_text("not a manifest\n")
+    with pytest.raises(A.AcquireError, match="not a dataset manifest"):
+        A.check_unchanged(dest, manifest)
+
+
+def test_file_edited_while_being_acquired_is_not_published(copy, tmp_path, monkeypatch):
+    real = A.materialise
+
+    def then_edit(root, layout, dest, mode="symlink"):
+        real(root, layout, dest, mode)
+        path = root / "Fold2" / "test.txt"
+        path.write_bytes(relabel_first_line(path.read_bytes()))
+
+    monkeypatch.setattr(A, "materialise", then_edit)
+    dest = tmp_path / "res" / "data"
+    with pytest.raises(A.AcquireError, match=r"Fold2/test.txt .*changed since it was verified.*"
+                                             r"edited while being acquired"):
+        A.acquire(source(local=str(copy)), dest, tmp_path / "work", log=quiet)
+    assert not dest.exists()
 
 
 # ---- a local HTTP server ---------------------------------------------------------------------

@@ -342,3 +342,20 @@ def test_docid_warnings_are_one_line(tmp_path, capsys):
     assert err.startswith(f"ltrconv: warning: {tmp_path / 'd.txt'}:2: docid A repeats within "
                           "query 1 (first on line 1)")
     assert len(err.splitlines()) == 1
+
+
+def test_conventions_file_cannot_redefine_a_built_in(files, tmp_path, capsys):
+    d, data = files
+    (tmp_path / "c.yaml").write_text("conventions: {ranklib: {empty: 1}}\n")
+    out = tmp_path / "r.json"
+    fails(capsys, ["eval", d / "data.txt", d / "a.txt", "--conventions-file", tmp_path / "c.yaml",
+                   "-c", "ranklib", "-o", out],
+          f"{tmp_path / 'c.yaml'}: conventions.ranklib: 'ranklib' is the name of a built-in "
+          "convention, reserved", out)
+    # a column labelled ranklib still scores queries without a relevant document 0
+    assert main(["eval", str(d / "data.txt"), str(d / "a.txt"), "-c", "ranklib", "--per-query",
+                 "--cutoffs", "5"]) == 0
+    per_query = json.loads(capsys.readouterr().out)["conventions"]["ranklib"]["per_query"]
+    empty = [str(data.qid[a]) for a, b in zip(data.offsets[:-1], data.offsets[1:])
+             if data.y[a:b].max() == 0]
+    assert empty and {per_query[q]["NDCG@5"] for q in empty} == {0.0}

@@ -141,3 +141,31 @@ def test_gain_map_spellings_agree():
     for spelling in ({0: 0, 1: 1, 2: 3}, {"0": "0", "1": 1, "2": 3.0}, [[2, 3], [0, 0], [1, 1]],
                      "0:0;1:1;2:3", {0.0: 0, 1: 1, 2: 3}):
         assert C.Convention(gain=spelling).gain == want
+
+
+BUILT_IN = [(n, C.get(n)) for n in sorted(C.BUILTIN)]
+
+
+@pytest.mark.parametrize("name", ["ranklib", "trec", "yahoo-half", "letor-tieavg", "RankLib", "TREC"])
+def test_built_in_names_are_reserved(tmp_path, name):
+    f = tmp_path / "mine.yaml"
+    f.write_text(f"conventions:\n  fresh-one:\n    empty: 0.5\n  {name}:\n    empty: 1\n")
+    builtin = C.reserved(name)
+    assert builtin == name.lower()
+    with pytest.raises(C.ConventionError) as info:
+        C.load_yaml(f)
+    msg = str(info.value)
+    assert msg.startswith(f"{f}: conventions.{name}: {name!r} is the name of ")
+    assert f"e.g. '{builtin}-custom'" in msg and "\n" not in msg
+    # the built-in is untouched and nothing of the refused file is registered
+    assert C.get(builtin) == dict(BUILT_IN)[builtin] and "fresh-one" not in C.names()
+
+
+def test_register_refuses_to_redefine_a_built_in():
+    assert C.BUILTIN >= {*C.PAPER_TOOLS, "yahoo-half", "ranklib-tieavg"}
+    with pytest.raises(C.ConventionError, match="reserved for the built-in convention 'ranklib'"):
+        C.register("ranklib", C.Convention(empty=1.0), overwrite=True)
+    with pytest.raises(C.ConventionError, match="reserved for the built-in convention 'yahoo'"):
+        C.register("Yahoo", C.get("yahoo"))
+    assert C.register("ranklib", C.Convention()) is not None  # the same definition again is fine
+    assert C.get("ranklib").empty == 0.0 and C.reserved("my-ranklib") is None

@@ -254,6 +254,24 @@ def test_missing_dataset_offline_names_key(tmp_path):
     assert "Set config key datasets.SYN.local" in proc.stdout + proc.stderr
 
 
+def test_data_edited_after_acquire_is_refused_by_prepare(tmp_path):
+    write_dataset(tmp_path / "SYN")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(base_config(tmp_path / "SYN")))
+    work = tmp_path / "w"
+    proc = snakemake(work, cfg, "resources/SYN/manifest.tsv", timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    edited = tmp_path / "SYN" / "Fold2" / "vali.txt"
+    first, rest = edited.read_text().split(" ", 1)
+    edited.write_text(("1" if first != "1" else "2") + " " + rest)  # one label changed
+    proc = snakemake(work, cfg, "resources/SYN/cache/all.npz", timeout=300)
+    assert proc.returncode != 0
+    log = (work / "logs" / "SYN" / "prepare.log").read_text()
+    assert (f"Fold2/vali.txt (a link to {edited}): changed since it was verified" in log
+            and "the manifest resources/SYN/manifest.tsv records" in log), log[-2000:]
+    assert not list((work / "resources" / "SYN").glob("cache/**/*.npz"))
+
+
 MQ2008 = Path(__file__).resolve().parents[2] / "shared/data/MQ2008"
 
 

@@ -9,6 +9,10 @@ same for copies that differ only in line endings or spacing; then each fold agai
 expected query and row counts. A file that matches neither digest is refused, and a failed
 check leaves no output behind.
 
+The manifest records each published file's SHA-256 with its size, mtime and ctime;
+:func:`check_unchanged` confirms, before the files are used, that they still hold the bytes
+that were verified (published files may be links to a directory anyone can edit).
+
 Downloads go to ``work/download/<one directory per URL>/``; an interrupted download resumes
 from its ``.part`` file, and a complete download that could not be used for a reason of
 this machine (no ``.rar`` extractor) is kept for the next run. A download that proves
@@ -188,6 +192,7 @@ def verify(root: Path, layout: Layout, sha256: Mapping[str, str] | None = None,
     manifest = []
     for rel in layout.files():
         path = root / rel
+        stamp = file_stamp(path)  # before reading: a change while hashing shows later
         digest = sha256_file(path)
         want, want_c = sums.get(rel), content.get(rel)
         got_c = "-"
@@ -217,7 +222,7 @@ def verify(root: Path, layout: Layout, sha256: Mapping[str, str] | None = None,
         rows, qids = count_rows_queries(path)
         manifest.append({"file": rel, "sha256": digest, "checked": by != "none",
                          "verified_by": by, "content_sha256": got_c,
-                         "rows": rows, "queries": len(qids), "_qids": qids})
+                         "rows": rows, "queries": len(qids), "_qids": qids, **stamp})
     if expect:
         for k in range(1, layout.n_folds + 1):
             parts = [m for m in manifest if m["file"].startswith(layout.fold_dir.format(k=k) + "/")]
@@ -232,6 +237,90 @@ def verify(root: Path, layout: Layout, sha256: Mapping[str, str] | None = None,
     for m in manifest:
         del m["_qids"]
     return manifest
+
+
+STAMP = ("size", "mtime_ns", "ctime_ns")
+
+
+def file_stamp(path: str | Path) -> dict[str, int]:
+    """Size, mtime and ctime (ns) of ``path``, following links: what a change alters.
+
+    The ctime cannot be set back by hand, so an edit that restores the mtime still shows."""
+    st = os.stat(path)
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns}
+
+
+def recheck(root: str | Path, rows: list[dict], recorded_in: str, hint: str = "") -> list[dict]:
+    """Confirm that each file ``row["file"]`` under ``root`` holds the bytes verified.
+
+    A file whose :func:`file_stamp` equals the row's is taken as unchanged; any other is
+    hashed and must have the row's ``sha256``, else :class:`AcquireError` names the file and
+    ``recorded_in`` (followed by ``hint``). Returns the rows with the current stamps.
+    """
+    out = []
+    for row in rows:
+        path = Path(root) / row["file"]
+        name = f"{path} (a link to {path.resolve()})" if path.is_symlink() else str(path)
+        try:
+            stamp = file_stamp(path)
+        except OSError as exc:
+            raise AcquireError(f"{name}: verified earlier ({recorded_in}) but now unreadable: "
+                               f"{exc.strerror or exc}{hint}") from None
+        if any(row.get(k) != stamp[k] for k in STAMP):
+            digest = sha256_file(path)
+            if digest != row["sha256"]:
+                raise AcquireError(
+                    f"{name}: changed since it was verified: its SHA-256 is now {digest}, "
+                    f"{recorded_in} records {row['sha256']}{hint}")
+        out.append({**row, **stamp})
+    return out
+
+
+def read_manifest(path: str | Path) -> tuple[str, list[dict]]:
+    """(origin, rows) of a manifest written by :func:`write_manifest`.
+
+    Manifests written before the stamp columns existed give rows without them (each file is
+    then hashed by :func:`recheck`)."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AcquireError(f"{path}: cannot read the manifest: "
+                           f"{getattr(exc, 'strerror', None) or exc}") from None
+    origin = lines[0][len("# origin: "):] if lines and lines[0].startswith("# origin: ") else ""
+    body = lines[1:] if origin or (lines and lines[0].startswith("#")) else lines
+    if not body or not body[0].startswith("file\tsha256\t"):
+        raise AcquireError(f"{path}: not a dataset manifest (no 'file<TAB>sha256' header)")
+    header = body[0].split("\t")
+    rows = []
+    for lineno, line in enumerate(body[1:], start=len(lines) - len(body) + 2):
+        parts = line.split("\t")
+        if len(parts) != len(header):
+            raise AcquireError(f"{path}:{lineno}: expected {len(header)} columns, got {len(parts)}")
+        row: dict[str, Any] = dict(zip(header, parts))
+        for key in STAMP:
+            if key in row:
+                row[key] = int(row[key]) if row[key].isdigit() else None
+        rows.append(row)
+    return origin, rows
+
+
+def check_unchanged(root: str | Path, manifest: str | Path,
+                    files: Iterable[str] | None = None) -> list[dict]:
+    """Re-verify the published files of ``root`` against ``manifest`` (see :func:`recheck`).
+
+    ``files`` (paths relative to ``root``) must all be listed in the manifest. A file changed
+    since it was verified raises :class:`AcquireError` naming the file and the manifest.
+    """
+    _, rows = read_manifest(manifest)
+    listed = {r["file"] for r in rows}
+    for rel in files or ():
+        if rel not in listed:
+            raise AcquireError(f"{Path(root) / rel}: not verified (not in the manifest "
+                               f"{manifest})")
+    hint = (f"; if the change is intended, delete {manifest} so that the acquire step "
+            "verifies the data again")
+    return recheck(root, rows, f"the manifest {manifest}", hint)
 
 
 # ---- download ---------------------------------------------------------------------------
@@ -692,6 +781,7 @@ def _from_path(src: Source, path: Path, dest: Path, work: Path, what: str,
         manifest = verify(root, src.layout, src.sha256, src.expect, what,
                           content=src.content_sha256, origin=origin)
         materialise(root, src.layout, dest, src.link)
+        manifest = _published(dest, manifest, what)
         log(f"{what}: published {len(manifest)} verified files from {root} ({src.link})")
         return manifest
     if src.archive_sha256 is not None and sha256_file(path) != src.archive_sha256.lower():
@@ -705,9 +795,21 @@ def _from_path(src: Source, path: Path, dest: Path, work: Path, what: str,
         shutil.rmtree(tree, ignore_errors=True)
         raise
     materialise(root, src.layout, dest, "symlink")
+    manifest = _published(dest, manifest, what)
     by = sorted({m["verified_by"] for m in manifest})
     log(f"{what}: extracted {len(manifest)} files from {path} (verified by {', '.join(by)})")
     return manifest
+
+
+def _published(dest: Path, manifest: list[dict], what: str) -> list[dict]:
+    """The manifest with the stamps of the published files, which must hold the verified bytes
+    (a copy is hashed again; a file edited while being acquired is unpublished and refused)."""
+    try:
+        return recheck(dest, manifest, f"{what}'s verification",
+                       " (edited while being acquired?)")
+    except AcquireError:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
 
 
 def _clean_stale(dest: Path, work: Path) -> None:
@@ -736,12 +838,15 @@ def _tidy(top: Path) -> None:
 
 def write_manifest(manifest: list[dict], path: str | Path, origin: str) -> None:
     """Tab-separated manifest, written atomically: file, sha256, checked, rows, queries,
-    verified_by (``sha256``, ``content`` or ``none``) and content_sha256 (``-`` where the
-    bytes matched and the content digest was not needed)."""
+    verified_by (``sha256``, ``content`` or ``none``), content_sha256 (``-`` where the
+    bytes matched and the content digest was not needed), then the published file's size,
+    mtime_ns and ctime_ns (``-`` when unknown), which :func:`check_unchanged` compares."""
     with atomic_path(path) as tmp, open(tmp, "w") as fh:
         fh.write(f"# origin: {origin}\n"
-                 "file\tsha256\tchecked\trows\tqueries\tverified_by\tcontent_sha256\n")
+                 "file\tsha256\tchecked\trows\tqueries\tverified_by\tcontent_sha256\t"
+                 "size\tmtime_ns\tctime_ns\n")
         for m in manifest:
+            stamp = "\t".join("-" if m.get(k) is None else str(m[k]) for k in STAMP)
             fh.write(f"{m['file']}\t{m['sha256']}\t{str(m['checked']).lower()}\t{m['rows']}\t"
                      f"{m['queries']}\t{m.get('verified_by', 'none')}\t"
-                     f"{m.get('content_sha256', '-')}\n")
+                     f"{m.get('content_sha256', '-')}\t{stamp}\n")

@@ -1,13 +1,16 @@
 """Command line: ``ltrconv {eval,ttest,audit,conventions,train,predict}``.
 
 Errors print one line ``ltrconv: error: ...`` naming the file, line or parameter and exit 2.
+Output paths are checked before any work (see :data:`OUTPUT_RULES`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -19,13 +22,54 @@ from . import conventions as conv_mod
 from .data import Dataset, atomic_path, read_scores, write_scores
 from .errors import InputError, LtrconvError
 from .metrics import evaluate_dataset, parse_cutoffs
+from .outputs import check_output
 
 EXIT_ERROR = 2
+
+OUTPUT_RULES = """\
+output paths (-o/--out):
+  A regular file or a new path is written in full to a hidden temporary file beside it,
+  then renamed over it: an interrupted or failed run leaves the old file (or nothing).
+  A symbolic link is followed and its target treated by the same rules. A FIFO or a
+  character device (/dev/null, /dev/stdout, >(...)) is written through, as the shell's >
+  would. A directory, a socket or a block device is refused, and so is a file without
+  write permission (even for root) or in a directory that is not writable. The path is
+  checked before any work starts."""
 
 
 def _load_conventions_file(path: str | None) -> None:
     if path:
         conv_mod.load_yaml(path)
+
+
+def _check_out(out: str | None) -> None:
+    """Refuse an unusable output path now, before the work (see OUTPUT_RULES)."""
+    if out is not None and out != "-":
+        check_output(out)
+
+
+@contextlib.contextmanager
+def _library_output_to_stderr():
+    """Send whatever libraries print meanwhile to stderr, so that stdout holds only results.
+
+    LightGBM logs through Python's ``print`` and, from its worker threads, straight to file
+    descriptor 1; both are redirected.
+    """
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout to protect
+        saved = None
+    if saved is not None:
+        os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _emit(text: str, out: str | None) -> None:
@@ -42,6 +86,7 @@ def _clean(x: float) -> float | None:
 
 # --- eval -------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> None:
+    _check_out(args.output)
     _load_conventions_file(args.conventions_file)
     data = Dataset.load(args.data)
     scores = read_scores(args.scores, data.n_docs)
@@ -86,6 +131,7 @@ def cmd_eval_score(args: argparse.Namespace) -> None:
 
     if args.flag not in ("0", "1"):
         raise LtrconvError(f"FLAG {args.flag!r}: 1 writes per-query results, 0 the averages only")
+    _check_out(args.output)
     data = Dataset.load(args.test)
     scores = read_scores(args.prediction, data.n_docs)
     _emit(eval_score_report(data, scores, per_query=args.flag == "1", path=args.test), args.output)
@@ -177,6 +223,7 @@ def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
 def cmd_ttest(args: argparse.Namespace) -> None:
     from .stats import paired_ttest
 
+    _check_out(args.output)
     a, b = _read_per_query(args.a), _read_per_query(args.b)
     convs = args.convention or [c for c in a if c in b]
     if not convs:
@@ -223,6 +270,7 @@ def cmd_ttest(args: argparse.Namespace) -> None:
 def cmd_audit(args: argparse.Namespace) -> None:
     from .audit import audit, format_audit
 
+    _check_out(args.output)
     datasets = [Dataset.load(p) for p in args.data]
     width = max(d.X.shape[1] for d in datasets)  # absent features are zeros
     datasets = [d.with_width(width) for d in datasets]
@@ -274,6 +322,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     from . import rankers
     from .metrics import MetricSpec
 
+    _check_out(args.out)
     _load_conventions_file(args.conventions_file)
     MetricSpec.parse(args.metric)
     params = _parse_params(args.param)
@@ -313,10 +362,13 @@ def cmd_train(args: argparse.Namespace) -> None:
 def cmd_predict(args: argparse.Namespace) -> None:
     from . import rankers
 
-    model = rankers.load(args.model)
-    width = getattr(model, "n_features_in_", None)
-    data = Dataset.load(args.data, n_features=width, what=f"the model {args.model} was fitted on")
-    scores = model.predict(data.X)
+    _check_out(args.output)
+    with _library_output_to_stderr():
+        model = rankers.load(args.model)
+        width = getattr(model, "n_features_in_", None)
+        data = Dataset.load(args.data, n_features=width,
+                            what=f"the model {args.model} was fitted on")
+        scores = model.predict(data.X)
     if args.output and args.output != "-":
         write_scores(args.output, scores)
     else:
@@ -327,7 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ltrconv", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
 
-    e = sub.add_parser("eval", help="evaluate a score file under NDCG conventions")
+    rules = dict(epilog=OUTPUT_RULES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    e = sub.add_parser("eval", help="evaluate a score file under NDCG conventions",
+                       **rules)
     e.add_argument("data", help="LETOR file (or .npz cache)")
     e.add_argument("scores", help="one score per line, aligned with DATA")
     e.add_argument("--convention", "-c", action="append", help="name or canonical string; repeatable (default: ranklib, trec, yahoo, letor)")
@@ -337,7 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also report RankDCG (Katerenchuk & Rosenberg), ties per convention")
     e.add_argument("--per-query", action="store_true", help="include per-query values")
     e.add_argument("--format", choices=("json", "tsv"), default="json")
-    e.add_argument("--output", "-o", help="write here instead of stdout")
+    e.add_argument("--output", "-o", help="write here instead of stdout (see below)")
     e.set_defaults(func=cmd_eval)
 
     es = sub.add_parser(
@@ -345,6 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="LETOR 4.0's Eval-Score-4.0.pl: same arguments, same output layout",
         description="Replaces 'perl Eval-Score-4.0.pl TEST PREDICTION OUTPUT FLAG': P@1-10, MAP, "
                     "NDCG@1-10 and MeanNDCG under the letor convention, in the Perl tool's layout.",
+        **rules,
     )
     es.add_argument("test", help="LETOR file (labels 0-2)")
     es.add_argument("prediction", help="one score per line, aligned with TEST")
@@ -352,38 +407,39 @@ def build_parser() -> argparse.ArgumentParser:
     es.add_argument("flag", help="1: per-query results and averages; 0: averages only")
     es.set_defaults(func=cmd_eval_score)
 
-    t = sub.add_parser("ttest", help="paired t-test per metric between two per-query result files")
+    t = sub.add_parser("ttest", help="paired t-test per metric between two per-query result files",
+                       **rules)
     t.add_argument("a")
     t.add_argument("b")
     t.add_argument("--convention", "-c", action="append")
-    t.add_argument("--output", "-o")
+    t.add_argument("--output", "-o", help="write here instead of stdout (see below)")
     t.set_defaults(func=cmd_ttest)
 
-    a = sub.add_parser("audit", help="how sensitive a dataset is to the NDCG conventions")
+    a = sub.add_parser("audit", help="how sensitive a dataset is to the NDCG conventions", **rules)
     a.add_argument("data", nargs="+", help="one or more LETOR files with distinct queries")
     a.add_argument("--cutoffs", default="1-10")
     a.add_argument("--format", choices=("text", "json"), default="text")
-    a.add_argument("--output", "-o")
+    a.add_argument("--output", "-o", help="write here instead of stdout (see below)")
     a.set_defaults(func=cmd_audit)
 
     c = sub.add_parser("conventions", help="list the registered conventions")
     c.add_argument("--conventions-file")
     c.set_defaults(func=cmd_conventions)
 
-    tr = sub.add_parser("train", help="train a ranker under a training metric")
+    tr = sub.add_parser("train", help="train a ranker under a training metric", **rules)
     tr.add_argument("--algorithm", required=True)
     tr.add_argument("--metric", default="ndcg@10:ranklib", help="ndcg@K:CONVENTION")
     tr.add_argument("--train", required=True)
     tr.add_argument("--vali")
-    tr.add_argument("--out", required=True)
+    tr.add_argument("--out", required=True, help="model file to write (see below)")
     tr.add_argument("--param", action="append", default=[], help="KEY=VALUE (YAML value); repeatable")
     tr.add_argument("--conventions-file")
     tr.set_defaults(func=cmd_train)
 
-    pr = sub.add_parser("predict", help="score a data file with a trained model")
+    pr = sub.add_parser("predict", help="score a data file with a trained model", **rules)
     pr.add_argument("model")
     pr.add_argument("data")
-    pr.add_argument("--output", "-o")
+    pr.add_argument("--output", "-o", help="write here instead of stdout (see below)")
     pr.set_defaults(func=cmd_predict)
     return p
 

@@ -200,12 +200,27 @@ class Convention:
 PARAMS = tuple(f.name for f in fields(Convention) if f.name != "name")
 
 _REGISTRY: dict[str, Convention] = {}
+BUILTIN: frozenset[str] = frozenset()
+"""Names of the built-in conventions (set below, once they are registered): reserved, in any
+letter case, so that a column labelled ``ranklib`` always means RankLib's NDCG."""
+
+
+def reserved(name: str) -> str | None:
+    """The built-in convention whose name ``name`` is, ignoring case; None if there is none."""
+    return next((b for b in BUILTIN if b.casefold() == name.casefold()), None)
 
 
 def register(name: str, convention: Convention, *, overwrite: bool = False) -> Convention:
-    """Register ``convention`` under ``name`` and return the named copy."""
+    """Register ``convention`` under ``name`` and return the named copy.
+
+    ``overwrite`` allows redefining a name, except a built-in one.
+    """
     if not _NAME_RE.fullmatch(name):
         raise ConventionError(f"convention name {name!r} must match {_NAME_RE.pattern}")
+    builtin = reserved(name)
+    if builtin is not None and (builtin != name or _REGISTRY[builtin] != convention):
+        raise ConventionError(f"convention name {name!r} is reserved for the built-in "
+                              f"convention {builtin!r}; choose another name")
     if name in _REGISTRY and not overwrite and _REGISTRY[name] != convention:
         raise ConventionError(f"convention {name!r} is already registered differently")
     named = replace(convention, name=name)
@@ -274,7 +289,8 @@ def load_yaml(path: str | Path) -> list[Convention]:
     """Register every convention of a YAML file ``{conventions: {NAME: {key: value}}}``.
 
     Any problem is one :class:`ConventionError` line naming the file (and the line for YAML
-    syntax errors).
+    syntax errors), and nothing of the file is registered. Built-in names are reserved
+    (:data:`BUILTIN`).
     """
     import yaml
 
@@ -292,17 +308,35 @@ def load_yaml(path: str | Path) -> list[Convention]:
     if not isinstance(doc, dict) or not isinstance(doc.get("conventions"), dict):
         raise ConventionError(f"{path}: expected a mapping with key 'conventions'")
     out = []
-    for name, params in doc["conventions"].items():
+    before = dict(_REGISTRY)  # a refused file registers nothing
+    try:
+        _register_file(doc["conventions"], path, out)
+    except ConventionError:
+        _REGISTRY.clear()
+        _REGISTRY.update(before)
+        raise
+    return out
+
+
+def _register_file(conventions: dict, path: Path, out: list[Convention]) -> None:
+    """Register a file's conventions in order (a later one may name an earlier one as base)."""
+    for name, params in conventions.items():
         where = f"{path}: conventions.{name}"
         if not isinstance(params, dict):
             raise ConventionError(f"{where} must be a mapping")
         if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
             raise ConventionError(f"{where}: convention name {name!r} must match {_NAME_RE.pattern}")
+        builtin = reserved(name)
+        if builtin is not None:
+            whose = ("a built-in convention" if builtin == name
+                     else f"the built-in convention {builtin!r} in other letter case")
+            raise ConventionError(
+                f"{where}: {name!r} is the name of {whose}, reserved: a conventions file "
+                f"cannot redefine it; name yours differently, e.g. '{builtin}-custom'")
         if any(not isinstance(k, str) for k in params):
             raise ConventionError(f"{where}: keys must be names, got {sorted(map(repr, params))}")
         conv = from_mapping(params, where=where)
         out.append(register(name, conv, overwrite=True))
-    return out
 
 
 def _yaml_where(path: Path, exc: Exception) -> str:
@@ -328,5 +362,6 @@ for _base in (RANKLIB, YAHOO, LETOR):
     register(f"{_base.name}-tieavg", _base.with_(ties="average"))
 register("ranklib-tiepess", RANKLIB.with_(ties="pessimistic"))
 register("ranklib-tieopt", RANKLIB.with_(ties="optimistic"))
+BUILTIN = frozenset(_REGISTRY)
 
 PAPER_TOOLS = ("ranklib", "trec", "yahoo", "letor")

@@ -7,9 +7,7 @@ of one query are contiguous. Errors name the file and line.
 from __future__ import annotations
 
 import io
-import os
 import re
-import tempfile
 import warnings
 import zipfile
 import zlib
@@ -20,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError, LtrconvError
+from .outputs import atomic_path
 
 _DOCID_RE = re.compile(r"docid\s*=\s*(\S+)")
 
@@ -442,31 +441,8 @@ def read_scores(path: str | Path, n_expected: int | None = None) -> np.ndarray:
 
 
 def write_scores(path: str | Path, scores: np.ndarray) -> None:
-    """Write one score per line (repr precision), atomically."""
+    """Write one score per line (repr precision), by the rules of :mod:`ltrconv.outputs`."""
     path = Path(path)
     with atomic_path(path) as tmp:
         with open(tmp, "w") as fh:
             fh.writelines(f"{float(s)!r}\n" for s in scores)
-
-
-class atomic_path:
-    """Context manager yielding a temporary path beside ``path``; renamed on success only."""
-
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-
-    def __enter__(self) -> Path:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".part", dir=self.path.parent)
-        os.close(fd)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would carry over to the result
-        self.tmp = Path(tmp)
-        return self.tmp
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            os.replace(self.tmp, self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)

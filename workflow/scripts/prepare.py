@@ -1,10 +1,15 @@
-"""Parse each fold's files once into binary caches; the whole dataset for the audit (rule prepare)."""
+"""Parse each fold's files once into binary caches; the whole dataset for the audit (rule prepare).
+
+The files are re-verified against the acquire step's manifest first (they may be links to a
+directory edited since), and again after parsing.
+"""
 
 from pathlib import Path
 
 import numpy as np
 
 from _job import run
+from ltrconv.acquire import check_unchanged
 from ltrconv.data import Dataset, read_letor
 from ltrconv.errors import InputError
 
@@ -32,6 +37,9 @@ def main(smk, log):
     root = Path(smk.params.data_dir)
     n_features = smk.params.n_features
     outputs = iter(smk.output.splits)
+    files = [f"{layout['fold_dir'].format(k=k)}/{layout['splits'][split]}"
+             for k in smk.params.folds for split in ("train", "vali", "test")]
+    check_unchanged(root, smk.input.manifest, files)
     first_fold = None
     for k in smk.params.folds:
         fold = {}
@@ -43,6 +51,7 @@ def main(smk, log):
             fold[split] = data
             log.info(f"fold {k} {split}: {data.n_queries} queries, {data.n_docs} rows, {data.X.shape[1]} features")
         first_fold = first_fold or fold
+    check_unchanged(root, smk.input.manifest, files)  # nothing changed while parsing
     full = concat([first_fold[s] for s in ("train", "vali", "test")])
     full.save(smk.output.full)
     log.info(f"all: {full.n_queries} queries, {full.n_docs} rows")

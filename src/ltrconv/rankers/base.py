@@ -19,7 +19,6 @@ algorithm looks at: its objective where it has one, early stopping, model select
 
 from __future__ import annotations
 
-import pickle
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,15 +29,11 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
-from ..data import atomic_path, offsets_from_qid
+from ..data import offsets_from_qid
 from ..errors import InputError, LtrconvError
 from ..metrics import MetricSpec, NDCGScorer
 from . import params as P
 from .params import ParamError
-
-MODEL_MAGIC = "ltrconv-model-v2"
-_OLD_MAGIC = {"ltrconv-model-v1": "written by ltrconv before its rankers were scikit-learn "
-                                  "estimators; retrain it with this version"}
 
 
 class NotFittedModelError(LtrconvError, NotFittedError):
@@ -227,22 +222,10 @@ class Ranker(BaseEstimator):
 
     # --- persistence ----------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        """Pickle the fitted model atomically."""
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as fh:
-                pickle.dump({"magic": MODEL_MAGIC, "algorithm": self.name, "model": self}, fh)
+        """Write the fitted model to ``path`` as a checked model file (:mod:`ltrconv.modelfile`)."""
+        from ..modelfile import write_model
+
+        write_model(path, self)
 
 
 def load(path: str | Path) -> Ranker:
-    """Load a model written by :meth:`Ranker.save`."""
-    try:
-        with open(path, "rb") as fh:
-            doc = pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError) as exc:
-        raise InputError(f"cannot load model: {exc}", str(path)) from None
-    magic = doc.get("magic") if isinstance(doc, dict) else None
-    if magic in _OLD_MAGIC:
-        raise InputError(f"model format {magic}: {_OLD_MAGIC[magic]}", str(path))
-    if magic != MODEL_MAGIC:
-        raise InputError("not an ltrconv model file", str(path))
-    return doc["model"]

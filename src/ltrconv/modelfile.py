@@ -1,0 +1,207 @@
+"""Model files: a short text header that checks the file, then the model.
+
+Format 1 reads::
+
+    ltrconv-model
+    format: 1
+    ltrconv: 0.1.0
+    algorithm: lambdamart
+    payload: pickle
+    length: 8065
+    sha256: 64 lowercase hex digits
+    (an empty line, then exactly ``length`` bytes of payload)
+
+``sha256`` is the SHA-256 of every header byte before the ``sha256:`` line followed by the
+payload. :func:`read_model` checks the magic line, the format version (a newer format is
+refused with that reason), each header line, the payload length (a truncated file, or bytes
+after the payload, are refused) and the digest, all before the payload is unpickled; any
+failure is one :class:`ModelFileError` line naming the file.
+
+The payload is the fitted ranker, pickled. LambdaMART keeps LightGBM's own text model format
+in it (``model_str_``) and rebuilds the booster from that text. Unpickling resolves only the six
+ranker classes and the few numpy and builtin names that arrays and numbers need, so a file
+cannot ask for any other callable.
+
+The digest guards against corruption (a damaged disk or transfer, a truncated copy), not
+against a malicious file: whoever can write a model file can write a matching digest, and the
+ranker classes and LightGBM's parser were not written to resist hostile input. Treat model files
+like code: load only those written by you or by a pipeline you trust.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import re
+from typing import TYPE_CHECKING
+
+from .errors import InputError, LtrconvError
+from .outputs import atomic_path
+
+if TYPE_CHECKING:
+    from .rankers.base import Ranker
+
+MAGIC = b"ltrconv-model\n"
+FORMAT = 1
+KEYS = ("format", "ltrconv", "algorithm", "payload", "length", "sha256")
+MAX_LINE = 128  # longest header line accepted
+_LINE_RE = re.compile(rb"([a-z0-9]+): ([\x21-\x7e]+)\n")
+_DIGEST_RE = re.compile(r"[0-9a-f]{64}")
+_LENGTH_RE = re.compile(r"0|[1-9][0-9]{0,15}")
+_CHUNK = 1 << 20
+
+# Names a pickled ranker refers to besides its own class: numpy arrays, dtypes and scalars
+# (numpy 2 moved numpy.core to numpy._core), and builtins that numbers and containers use.
+_ALLOWED = frozenset({
+    ("numpy", "dtype"), ("numpy", "ndarray"),
+    ("numpy._core.numeric", "_frombuffer"), ("numpy.core.numeric", "_frombuffer"),
+    ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
+    ("builtins", "complex"), ("builtins", "set"), ("builtins", "frozenset"),
+})
+
+
+class ModelFileError(InputError):
+    """A model file that is not one, is damaged, or cannot be read."""
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def write_model(path: str | os.PathLike, ranker: "Ranker") -> None:
+    """Write the fitted ``ranker`` to ``path`` in format 1 (by the rules of :mod:`ltrconv.outputs`)."""
+    from .rankers import ALGORITHMS
+
+    if not getattr(ranker, "fitted_", False):
+        raise LtrconvError(f"{ranker.name}: save called before fit")
+    if ranker.name not in ALGORITHMS:
+        raise LtrconvError(f"{ranker.name}: not one of the algorithms a model file can hold "
+                           f"({', '.join(ALGORITHMS)})")
+    payload = pickle.dumps(ranker, protocol=5)
+    head = MAGIC + "".join(f"{k}: {v}\n" for k, v in (
+        ("format", FORMAT), ("ltrconv", _version()), ("algorithm", ranker.name),
+        ("payload", "pickle"), ("length", len(payload)))).encode("ascii")
+    digest = hashlib.sha256(head + payload).hexdigest()
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        fh.write(head + f"sha256: {digest}\n\n".encode("ascii") + payload)
+
+
+def read_model(path: str | os.PathLike) -> "Ranker":
+    """The ranker stored at ``path``; :class:`ModelFileError` if the file fails any check."""
+    where = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            head, fields = _read_header(fh, where)
+            payload = _read_payload(fh, int(fields["length"]), where)
+    except OSError as exc:
+        raise ModelFileError(f"cannot read the model: {exc.strerror or exc}", where) from None
+    got = hashlib.sha256(head + payload).hexdigest()
+    if got != fields["sha256"]:
+        raise ModelFileError("damaged model file: its SHA-256 does not match its header (a "
+                             "byte changed); copy it again or retrain", where)
+    return _unpickle(payload, fields, where)
+
+
+def _read_header(fh, where: str) -> tuple[bytes, dict[str, str]]:
+    """The header bytes the digest covers, and the header's fields (checked)."""
+    first = fh.readline(len(MAGIC))
+    if first != MAGIC:
+        if first[:1] == b"\x80":
+            raise ModelFileError("a model file of an earlier ltrconv (an unchecked pickle), "
+                                 "which is not loaded; retrain the model", where)
+        raise ModelFileError("not an ltrconv model file", where)
+    head = first
+    fields: dict[str, str] = {}
+    for lineno, key in enumerate(KEYS, start=2):
+        line = fh.readline(MAX_LINE)
+        m = _LINE_RE.fullmatch(line)
+        if not line.endswith(b"\n"):
+            raise ModelFileError(f"damaged model file: header line {lineno} is cut short or "
+                                 "too long", where)
+        if m is None or m.group(1).decode() != key:
+            raise ModelFileError(f"damaged model file: header line {lineno} should read "
+                                 f"'{key}: ...'", where)
+        value = m.group(2).decode("ascii")
+        if key == "format":
+            _check_format(value, where)
+        fields[key] = value
+        if key != "sha256":
+            head += line
+    if not _LENGTH_RE.fullmatch(fields["length"]):
+        raise ModelFileError(f"damaged model file: length {fields['length']!r} is not a "
+                             "byte count", where)
+    if not _DIGEST_RE.fullmatch(fields["sha256"]):
+        raise ModelFileError("damaged model file: sha256 is not 64 lowercase hex digits", where)
+    if fh.read(1) != b"\n":
+        raise ModelFileError("damaged model file: no empty line after the header", where)
+    return head, fields
+
+
+def _check_format(value: str, where: str) -> None:
+    if not re.fullmatch(r"[1-9][0-9]{0,5}", value):
+        raise ModelFileError(f"damaged model file: format {value!r} is not a version number",
+                             where)
+    if int(value) > FORMAT:
+        raise ModelFileError(f"model file format {value} is newer than this ltrconv "
+                             f"{_version()} reads (format {FORMAT}); upgrade ltrconv", where)
+
+
+def _read_payload(fh, length: int, where: str) -> bytes:
+    buf = io.BytesIO()
+    left = length
+    while left:
+        block = fh.read(min(left, _CHUNK))
+        if not block:
+            raise ModelFileError(f"truncated model file: {length - left} of {length} payload "
+                                 "bytes", where)
+        buf.write(block)
+        left -= len(block)
+    if fh.read(1):
+        raise ModelFileError(f"damaged model file: bytes after the {length}-byte payload",
+                             where)
+    return buf.getvalue()
+
+
+class _RankerUnpickler(pickle.Unpickler):
+    """Resolves only the ranker classes and the names in ``_ALLOWED``."""
+
+    def __init__(self, data: bytes, classes: dict[tuple[str, str], type]):
+        super().__init__(io.BytesIO(data))
+        self.classes = classes
+
+    def find_class(self, module: str, name: str):
+        if (module, name) in self.classes:
+            return self.classes[module, name]
+        if (module, name) in _ALLOWED:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"refers to {module}.{name}, which no ranker holds")
+
+
+def _unpickle(payload: bytes, fields: dict[str, str], where: str) -> "Ranker":
+    from .rankers import ALGORITHMS, get_class
+
+    algorithm, written_by = fields["algorithm"], fields["ltrconv"]
+    if fields["payload"] != "pickle":
+        raise ModelFileError(f"payload kind {fields['payload']!r} is not one this ltrconv "
+                             "reads (pickle)", where)
+    if algorithm not in ALGORITHMS:
+        raise ModelFileError(f"unknown algorithm {algorithm!r} (written by ltrconv "
+                             f"{written_by}); known: {', '.join(ALGORITHMS)}", where)
+    classes = {}
+    for name in ALGORITHMS:
+        cls = get_class(name)
+        classes[cls.__module__, cls.__qualname__] = cls
+    try:
+        model = _RankerUnpickler(payload, classes).load()
+    except Exception as exc:  # the checks passed: a model this version cannot rebuild
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        raise ModelFileError(f"cannot load this {algorithm} model written by ltrconv "
+                             f"{written_by} ({reason})", where) from None
+    if type(model) is not get_class(algorithm) or not getattr(model, "fitted_", False):
+        raise ModelFileError(f"the payload is not a fitted {algorithm} model", where)
+    return model

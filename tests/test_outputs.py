@@ -1,0 +1,221 @@
+"""Output paths: files replaced atomically, links followed, devices and FIFOs written through,
+read-only files, directories and sockets refused, all before any work."""
+
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ltrconv
+from ltrconv import cli
+from ltrconv.cli import main
+from ltrconv.outputs import OutputError, atomic_path, check_output
+from ltrconv.synthetic import make_letor, write_letor
+
+ENV = {**os.environ, "PYTHONPATH": str(Path(ltrconv.__file__).parents[1])}  # this checkout
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("out")
+    data = make_letor(n_queries=20, seed=5)
+    write_letor(data, d / "data.txt")
+    np.savetxt(d / "s.txt", data.X[:, 0])
+    return d, data
+
+
+def leftovers(*dirs: Path) -> list[Path]:
+    """Temporary ``.part`` files anywhere under ``dirs``."""
+    return [p for d in dirs for p in d.rglob("*.part")]
+
+
+def fails(capsys, args, message):
+    capsys.readouterr()
+    assert main([str(a) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ltrconv: error: ") and len(err.strip().splitlines()) == 1, err
+    assert message in err, err
+    return err
+
+
+def eval_args(files, out):
+    d, _ = files
+    return ["eval", d / "data.txt", d / "s.txt", "-c", "ranklib", "--cutoffs", "1", "-o", out]
+
+
+def test_regular_file_replaced_atomically_keeping_its_mode(files, tmp_path):
+    out = tmp_path / "r.json"
+    out.write_text("old")
+    out.chmod(0o640)
+    assert main([str(a) for a in eval_args(files, out)]) == 0
+    assert json.loads(out.read_text())["conventions"]["ranklib"]["mean"]["NDCG@1"] >= 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640 and not leftovers(tmp_path)
+
+
+def test_symlink_is_followed_and_kept(files, tmp_path):
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "r.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "real" / "new.json")
+    for path in (link, dangling):
+        assert main([str(a) for a in eval_args(files, path)]) == 0
+        assert path.is_symlink()
+    assert json.loads(target.read_text())["conventions"]
+    assert json.loads((tmp_path / "real" / "new.json").read_text())["conventions"]
+    assert not leftovers(tmp_path)
+
+
+def test_fifo_is_written_through(files, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    try:
+        assert main([str(a) for a in eval_args(files, fifo)]) == 0
+    finally:
+        if reader.is_alive():  # unblock the reader if nothing was written
+            with open(fifo, "w"):
+                pass
+        reader.join(10)
+    assert json.loads(got[0])["conventions"]
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and not leftovers(tmp_path)
+
+
+def make_device(path: Path, minor: int) -> Path:
+    """A character device node like /dev/null (minor 3) or /dev/full (minor 7), in a test dir."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot create a device node here ({exc.strerror})")
+    return path
+
+
+def test_character_devices_are_written_through_never_replaced(files, tmp_path, capsys):
+    null = make_device(tmp_path / "null", 3)
+    assert main([str(a) for a in eval_args(files, null)]) == 0
+    assert stat.S_ISCHR(null.lstat().st_mode)
+    full = make_device(tmp_path / "full", 7)  # every write fails: No space left on device
+    fails(capsys, eval_args(files, full), f"{full}: cannot write: No space left on device")
+    assert stat.S_ISCHR(full.lstat().st_mode) and not leftovers(tmp_path)
+
+
+def test_descriptor_link_writes_to_the_open_stdout(files, tmp_path):
+    """``ln -s /proc/self/fd/1 so; ltrconv eval D S -o so`` prints, and ``so`` stays a link."""
+    if not Path("/proc/self/fd/1").exists():
+        pytest.skip("no /proc/self/fd on this system")
+    link = tmp_path / "so"
+    link.symlink_to("/proc/self/fd/1")
+    args = [str(a) for a in eval_args(files, link)]
+    proc = subprocess.run([sys.executable, "-m", "ltrconv.cli", *args], capture_output=True,
+                          text=True, env=ENV, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["conventions"]["ranklib"]["mean"]
+    assert link.is_symlink() and os.readlink(link) == "/proc/self/fd/1"
+    assert not leftovers(tmp_path)
+
+
+def test_read_only_file_is_not_replaced(files, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    out.write_text("keep")
+    out.chmod(0o444)  # root ignores the bits, so ltrconv checks them itself
+    fails(capsys, eval_args(files, out), f"{out}: is read-only, so it is not replaced")
+    assert out.read_text() == "keep" and not leftovers(tmp_path)
+
+
+def test_file_the_user_cannot_write_is_not_replaced(files, tmp_path, capsys, monkeypatch):
+    """As a user without write permission (os.access says no) though the bits allow the owner."""
+    out = tmp_path / "r.json"
+    out.write_text("keep")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == out
+                        else real_access(p, mode, **kw))
+    fails(capsys, eval_args(files, out), f"{out}: is read-only, so it is not replaced")
+    assert out.read_text() == "keep"
+
+
+def test_read_only_directory_is_refused(files, tmp_path, capsys):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    (ro / "r.json").write_text("keep")
+    ro.chmod(0o555)
+    try:
+        for out in (ro / "r.json", ro / "new.json", ro / "sub" / "new.json"):
+            fails(capsys, eval_args(files, out),
+                  f"{out}: cannot create files in {ro}: the directory is not writable")
+        assert sorted(p.name for p in ro.iterdir()) == ["r.json"]
+    finally:
+        ro.chmod(0o755)
+
+
+@pytest.mark.parametrize("trailing", ["", "/"])
+def test_directory_is_refused_and_nothing_left(files, tmp_path, capsys, trailing):
+    out = tmp_path / "results"
+    out.mkdir()
+    fails(capsys, eval_args(files, f"{out}{trailing}"), "is a directory; name a file inside it"
+          if not trailing else "names a directory; name a file inside it")
+    assert list(out.iterdir()) == [] and not leftovers(tmp_path)
+
+
+def test_path_below_a_file_is_refused(files, tmp_path, capsys):
+    (tmp_path / "f.txt").write_text("keep")
+    for out in (tmp_path / "f.txt" / "r.json", tmp_path / "f.txt" / "sub" / "r.json"):
+        fails(capsys, eval_args(files, out), "is not a directory")
+    assert (tmp_path / "f.txt").read_text() == "keep" and not leftovers(tmp_path)
+
+
+def test_socket_is_refused(files, capsys):
+    with tempfile.TemporaryDirectory(dir="/tmp") as d:  # socket paths must be short
+        path = Path(d) / "sock"
+        with socket.socket(socket.AF_UNIX) as s:
+            s.bind(str(path))
+            fails(capsys, eval_args(files, path), f"{path}: is a socket")
+            assert stat.S_ISSOCK(path.lstat().st_mode)
+
+
+def test_output_checked_before_training(files, tmp_path, capsys, monkeypatch):
+    """A bad --out stops train before it reads data, not after hours of training."""
+    d, _ = files
+    monkeypatch.setattr(cli.Dataset, "load", lambda *a, **k: pytest.fail("data was read"))
+    ro = tmp_path / "model"
+    ro.write_text("keep")
+    ro.chmod(0o400)
+    for out, message in ((tmp_path, "is a directory"), (ro, "is read-only")):
+        fails(capsys, ["train", "--algorithm", "ranksvm", "--train", d / "data.txt", "--out", out],
+              message)
+    fails(capsys, ["predict", ro, d / "data.txt", "-o", ro], f"{ro}: is read-only")
+    fails(capsys, ["audit", d / "data.txt", "-o", tmp_path], "is a directory")
+    assert not leftovers(tmp_path)
+
+
+def test_failed_work_leaves_the_old_file(tmp_path):
+    out = tmp_path / "r.txt"
+    out.write_text("old")
+    with pytest.raises(RuntimeError):
+        with atomic_path(out) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("interrupted")
+    assert out.read_text() == "old" and not leftovers(tmp_path)
+
+
+def test_check_output_targets(tmp_path):
+    (tmp_path / "f").write_text("")
+    (tmp_path / "l").symlink_to(tmp_path / "f")
+    assert check_output(tmp_path / "l").path == tmp_path / "f"
+    assert not check_output(tmp_path / "l").stream
+    assert check_output(tmp_path / "new" / "x").path == tmp_path / "new" / "x"
+    if Path("/dev/null").exists():
+        assert check_output("/dev/null").stream
+    with pytest.raises(OutputError, match="the output path is empty"):
+        check_output("")
