@@ -229,3 +229,7 @@ class Ranker(BaseEstimator):
 
 
 def load(path: str | Path) -> Ranker:
+    """Read a model written by :meth:`Ranker.save`; damaged files are refused unread."""
+    from ..modelfile import read_model
+
+    return read_model(path)
