@@ -15,7 +15,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from ltrconv.errors import InputError
 from ltrconv.rankers import ALGORITHMS, ParamError, get_class, load, make
-from ltrconv.rankers.base import MODEL_MAGIC
 from ltrconv.rankers.params import Integer, Number, RandomState
 from ltrconv.synthetic import make_letor, split
 
@@ -172,9 +171,8 @@ def test_models_of_the_previous_format_are_refused(tmp_path):
     path = tmp_path / "old.pkl"
     path.write_bytes(pickle.dumps({"magic": "ltrconv-model-v1", "algorithm": "adarank",
                                    "model": {"random_state": 0}}))
-    with pytest.raises(InputError, match="ltrconv-model-v1: written by ltrconv before .* retrain"):
+    with pytest.raises(InputError, match="earlier ltrconv .* retrain"):
         load(path)
-    assert MODEL_MAGIC != "ltrconv-model-v1"
 
 
 # --- one parameter-validation rule ------------------------------------------------------

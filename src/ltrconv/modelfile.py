@@ -77,7 +77,7 @@ def write_model(path: str | os.PathLike, ranker: "Ranker") -> None:
     """Write the fitted ``ranker`` to ``path`` in format 1 (by the rules of :mod:`ltrconv.outputs`)."""
     from .rankers import ALGORITHMS
 
-    if not getattr(ranker, "fitted_", False):
+    if not hasattr(ranker, "n_features_in_"):
         raise LtrconvError(f"{ranker.name}: save called before fit")
     if ranker.name not in ALGORITHMS:
         raise LtrconvError(f"{ranker.name}: not one of the algorithms a model file can hold "
@@ -202,6 +202,6 @@ def _unpickle(payload: bytes, fields: dict[str, str], where: str) -> "Ranker":
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
         raise ModelFileError(f"cannot load this {algorithm} model written by ltrconv "
                              f"{written_by} ({reason})", where) from None
-    if type(model) is not get_class(algorithm) or not getattr(model, "fitted_", False):
+    if type(model) is not get_class(algorithm) or not model.__sklearn_is_fitted__():
         raise ModelFileError(f"the payload is not a fitted {algorithm} model", where)
     return model
