@@ -7,8 +7,10 @@ convention's value for IDCG = 0 and for n < k; ``P@k = #{r <= k: l_r >= rel} / (
 ``RR = 1 / rank of the first relevant``; ``ERR@k = sum_r R_r / r prod_{i<r} (1 - R_i)`` with
 ``R = (2^l - 1) / 2^max_label``. Tie policy ``average`` gives expectations over tied orders.
 
-:func:`evaluate` validates and dispatches to the numba kernels; :class:`NDCGScorer` is the
-training-side view (fixed labels, many score vectors).
+:func:`evaluate` validates and dispatches to one of two engines that give identical values:
+the numba kernel (:mod:`ltrconv._kernels`) or its numpy twin (:mod:`ltrconv._numpy_kernel`),
+which spares a short-lived process numba's start-up. :class:`NDCGScorer` is the training-side
+view (fixed labels, many score vectors) and always runs on numba.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-import numba
 import numpy as np
 
-from . import _kernels as K
+from ._numpy_kernel import TIE_CODES
+from ._numpy_kernel import all_query_metrics as numpy_all_query_metrics
 from .conventions import Convention, get
 from .data import MAX_LABEL, Dataset, docid_ranks, offsets_from_qid
 from .errors import InputError, LtrconvError
@@ -111,6 +113,24 @@ def _validate(y, scores, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y, scores, offsets
 
 
+ENGINES = ("auto", "numba", "numpy")
+
+NUMBA_MIN_DOCS = 200_000
+NUMBA_MIN_QUERY = 5_000
+"""Sizes from which ``engine="auto"`` takes the numba kernel: this many documents, or a query
+this long. Below both, the numpy engine finishes before numba would have started (about a
+second to import numba and load the compiled kernel; ``benchmarks/bench_startup.py --numba``).
+It loops in Python over ranks, so one very long query favours numba."""
+
+
+def _use_numba(engine: str, n_docs: int, n_max: int) -> bool:
+    """Whether :func:`evaluate` runs the numba kernel: always for ``"numba"``, never for
+    ``"numpy"``; for ``"auto"``, on large inputs only."""
+    if engine != "auto":
+        return engine == "numba"
+    return n_docs >= NUMBA_MIN_DOCS or n_max >= NUMBA_MIN_QUERY
+
+
 def metric_names(cutoffs: Sequence[int]) -> list[str]:
     """Column names of :func:`evaluate`, in kernel order."""
     cols = []
@@ -155,6 +175,7 @@ def evaluate(
     docid=None,
     docid_rank=None,
     max_label: int | None = None,
+    engine: str = "auto",
 ) -> dict[str, Evaluation]:
     """Evaluate ``scores`` under each convention; returns ``{convention key: Evaluation}``.
 
@@ -162,8 +183,11 @@ def evaluate(
     ``docid-desc`` tie policies (``docid_rank``, their byte-order ranks, may be given
     instead, as :attr:`Dataset.docid_rank <ltrconv.data.Dataset.docid_rank>` caches them).
     ``max_label`` sets the gain table size and ERR's maximum grade (default: the largest
-    label present).
+    label present). ``engine`` is ``"numba"``, ``"numpy"`` or ``"auto"`` (see :func:`_use_numba`);
+    both give the same values to the last bit.
     """
+    if engine not in ENGINES:
+        raise LtrconvError(f"engine {engine!r}: expected one of {', '.join(ENGINES)}")
     if offsets is None:
         if qid is None:
             raise LtrconvError("evaluate needs qid or offsets")
@@ -177,7 +201,8 @@ def evaluate(
         raise InputError(f"max_label {max_label} must lie in 0..{MAX_LABEL}")
     if len(y) and y.max() > top:
         raise InputError(f"label {int(y.max())} exceeds max_label {top}")
-    disc_len = max(int(np.diff(offsets).max()), int(ks.max()))
+    n_max = int(np.diff(offsets).max())
+    disc_len = max(n_max, int(ks.max()))
     if docid_rank is None:
         needs_docid = any(c.ties == "docid-desc" for c in convs)
         docid_rank = docid_ranks(docid if needs_docid else None, len(y))
@@ -186,28 +211,34 @@ def evaluate(
         raise InputError(f"docid_rank has shape {docid_rank.shape} for {len(y)} documents")
     columns = tuple(metric_names(ks.tolist()))
     # group conventions by tie policy so that each query is sorted once per policy
-    todo = sorted(range(len(convs)), key=lambda i: K.TIE_CODES[convs[i].ties])
+    todo = sorted(range(len(convs)), key=lambda i: TIE_CODES[convs[i].ties])
     cs = [convs[i] for i in todo]
     err_stop = (np.exp2(np.arange(top + 1)) - 1.0) / np.exp2(max(top, 1))
     gains = np.array([c.gain_table(top) for c in cs])
-    if len(y) >= K.PARALLEL_MIN_DOCS:
-        kernel, chunks = K.all_query_metrics_parallel, 8 * numba.get_num_threads()
-    else:
-        kernel, chunks = K.all_query_metrics, 1
-    vals = kernel(
+    args = (
         y, scores, docid_rank, offsets,
         gains,
         np.argsort(-gains, axis=1, kind="stable"),
         np.array([c.discounts(disc_len) for c in cs]),
         ks,
-        np.array([K.TIE_CODES[c.ties] for c in cs], dtype=np.int64),
+        np.array([TIE_CODES[c.ties] for c in cs], dtype=np.int64),
         np.array([c.empty for c in cs]),
         np.array([c.short == "zero" for c in cs]),
         np.array([c.rel for c in cs], dtype=np.int64),
         np.array([c.pk == "k" for c in cs]),
         err_stop,
-        chunks,
     )
+    if _use_numba(engine, len(y), n_max):
+        import numba
+
+        from . import _kernels as K
+
+        if len(y) >= K.PARALLEL_MIN_DOCS:
+            vals = K.all_query_metrics_parallel(*args, 8 * numba.get_num_threads())
+        else:
+            vals = K.all_query_metrics(*args, 1)
+    else:
+        vals = numpy_all_query_metrics(*args)
     out: dict[str, Evaluation] = {}
     slot = {i: j for j, i in enumerate(todo)}
     for i, conv in enumerate(convs):
@@ -241,8 +272,10 @@ class NDCGScorer:
         self.gains = self.convention.gain_table(top)[y]
         n_max = max(int(np.diff(self.offsets).max()), self.k)
         self.disc = self.convention.discounts(n_max)
-        self.tie_code = K.TIE_CODES[self.convention.ties]
+        self.tie_code = TIE_CODES[self.convention.ties]
         self.tiekey = docid_ranks(docid if self.tie_code == 1 else None, len(y))
+        from . import _kernels as K
+
         sizes = np.diff(self.offsets)
         nq = len(sizes)
         self.inv_idcg = np.zeros(nq)
@@ -270,6 +303,8 @@ class NDCGScorer:
         scores = np.asarray(scores, dtype=np.float64)
         if len(scores) != len(self.y):
             raise InputError(f"{len(scores)} scores for {len(self.y)} documents")
+        from . import _kernels as K
+
         kernel = K.all_query_ndcg_parallel if len(scores) >= K.PARALLEL_MIN_DOCS else K.all_query_ndcg
         return kernel(self.gains, scores, self.y, self.tiekey, self.offsets, self.disc,
                                 self.k, self.tie_code, self.inv_idcg, self.fallback)
@@ -279,6 +314,8 @@ class NDCGScorer:
 
     def swap_deltas(self, q: int, scores_q) -> np.ndarray:
         """(n, n) matrix of |ΔNDCG@k| for swapping two documents of query ``q``."""
+        from . import _kernels as K
+
         a, b = self.offsets[q], self.offsets[q + 1]
         return K.swap_deltas(self.gains[a:b], np.asarray(scores_q, dtype=np.float64), self.y[a:b],
                              self.tiekey[a:b], self.disc, self.k, self.tie_code, self.inv_idcg[q])
