@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._numpy_kernel import TIE_CODES  # noqa: F401  (the codes below)
+from ._numpy_kernel import TIE_CODES  # noqa: F401  (re-exported: the tie codes taken here)
 
 PARALLEL_MIN_DOCS = 500_000
 

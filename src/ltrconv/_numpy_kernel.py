@@ -26,7 +26,7 @@ def rank_order(scores: np.ndarray, labels: np.ndarray, tiekey: np.ndarray, qpos:
     Remaining ties keep input order (np.lexsort is stable), as the kernel's stable sorts do.
     """
     neg = -scores
-    if code == 1:  # float32 score, then docid rank, then the float64 score
+    if code == 1:  # float32 score, then docid rank (highest first), then float64 score
         return np.lexsort((neg, -tiekey, -scores.astype(np.float32), qpos))
     if code == 3:
         return np.lexsort((labels, neg, qpos))
@@ -61,7 +61,7 @@ def all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels
     pos = np.arange(len(labels)) - offsets[qpos]  # rank - 1 of each ranked slot
     by_size = np.argsort(-sizes, kind="stable")
     q = Queries(offsets[:-1][by_size], sizes[by_size])
-    for code in np.unique(tie_codes):
+    for code in sorted(set(tie_codes.tolist())):
         order = rank_order(scores, labels, tiekey, qpos, code)
         ranked = labels[order]
         first = np.ones(len(labels), dtype=bool)  # slots that open a tie group
@@ -74,7 +74,7 @@ def all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels
             n_labels = len(ideal_labels[c])
             rank_of_label = np.empty(n_labels, dtype=np.int64)
             rank_of_label[ideal_labels[c]] = np.arange(n_labels)
-            key = np.sort(qpos * n_labels + rank_of_label[labels])
+            key = np.sort(qpos * n_labels + rank_of_label[labels])  # queries stay in place
             ideal = ideal_labels[c][key - qpos * n_labels]
             vals = np.empty((nq, 4 * C + 2))
             vals[by_size, :4 * C] = cutoff_metrics(

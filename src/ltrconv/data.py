@@ -292,11 +292,11 @@ def _feature_matrix(path: str, linenos: list[int], feats: list[str], n_features:
     limit = MAX_FEATURES if n_features is None else n_features
     counts = np.array([f.count(":") for f in feats], dtype=np.int64)
     total = np.cumsum(counts)
-    bounds = np.unique(np.concatenate((
-        [0], np.searchsorted(total, np.arange(CHUNK_TOKENS, total[-1], CHUNK_TOKENS)), [len(feats)])))
+    cuts = np.searchsorted(total, np.arange(CHUNK_TOKENS, total[-1], CHUNK_TOKENS)).tolist()
+    bounds = sorted({0, len(feats), *cuts})
     width = n_features if n_features is not None else 1
     X = None
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
         parsed = _parse_features(feats[lo:hi], counts[lo:hi])
         if parsed is None or parsed[1].max(initial=0) > limit:
             _locate_feature_error(path, linenos[:hi], feats[:hi], n_features, what)
