@@ -103,11 +103,11 @@ def main() -> None:
                 times[name].append(wall(cmd, env))
         base = statistics.median(times['python -c "import numpy"'])
         print(f"{test} ({n_docs} documents); console script: {cli[0]}")
-        print(f"{'command':38s} {'median s':>9s} {'min s':>7s} {'x numpy':>8s}   "
+        print(f"{'command':46s} {'median s':>9s} {'min s':>7s} {'x numpy':>8s}   "
               f"(medians of {args.repeats}, {os.cpu_count()} CPUs)")
         for name, ts in times.items():
             med = statistics.median(ts)
-            print(f"{name:38s} {med:9.3f} {min(ts):7.3f} {med / base:8.2f}")
+            print(f"{name:46s} {med:9.3f} {min(ts):7.3f} {med / base:8.2f}")
         ev = statistics.median(times["ltrconv eval ... -c ranklib"])
         print(f"target eval <= 3x numpy: {'met' if ev / base <= 3 else 'NOT met'} "
               f"({ev / base:.2f}x); eval < 0.6 s: {'met' if ev < 0.6 else 'NOT met'} ({ev:.3f} s, "
@@ -135,13 +135,13 @@ def numba_costs(py: str, test: Path, scores: Path, repeats: int, base: float) ->
                                            "evaluate_dataset(d, s, conventions=['ranklib'], "
                                            "engine='numpy')"),
     }
-    print(f"\n{'numba, fresh process each':38s} {'median s':>9s} {'min s':>7s} {'x numpy':>8s}")
+    print(f"\n{'numba, fresh process each':46s} {'median s':>9s} {'min s':>7s} {'x numpy':>8s}")
     with tempfile.TemporaryDirectory() as cache:
         env = environment(NUMBA_CACHE_DIR=cache)
         for name, code in jobs.items():
             if "numba" in name or "Scorer" in name:
                 cold = wall([py, "-c", code], env)
-                print(f"{name + ', cold cache':38s} {cold:9.3f} {cold:7.3f} {cold / base:8.2f}"
+                print(f"{name + ', cold cache':46s} {cold:9.3f} {cold:7.3f} {cold / base:8.2f}"
                       "   (one run: compiles)")
         timings: dict[str, list[float]] = {'python -c "import numba"': []}
         timings.update({f"{name}, warm cache" if "numpy" not in name else name: []
@@ -153,7 +153,7 @@ def numba_costs(py: str, test: Path, scores: Path, repeats: int, base: float) ->
                 timings[key].append(wall([py, "-c", code], env))
     for name, ts in timings.items():
         med = statistics.median(ts)
-        print(f"{name:38s} {med:9.3f} {min(ts):7.3f} {med / base:8.2f}")
+        print(f"{name:46s} {med:9.3f} {min(ts):7.3f} {med / base:8.2f}")
 
 
 if __name__ == "__main__":
