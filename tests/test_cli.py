@@ -359,3 +359,30 @@ def test_conventions_file_cannot_redefine_a_built_in(files, tmp_path, capsys):
     empty = [str(data.qid[a]) for a, b in zip(data.offsets[:-1], data.offsets[1:])
              if data.y[a:b].max() == 0]
     assert empty and {per_query[q]["NDCG@5"] for q in empty} == {0.0}
+
+
+@pytest.mark.parametrize("command", [None, "eval", "eval-score", "ttest", "audit", "conventions",
+                                     "train", "predict"])
+def test_help_is_plain_text(command, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit) as exc:
+        main(([command] if command else []) + ["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "``" not in out and ":func:" not in out and ":class:" not in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    paragraphs = out.split("\n\n")  # usage, then a description before the arguments
+    assert len(paragraphs) >= 3 and not paragraphs[1].startswith(("positional", "options"))
+
+
+def test_every_argument_has_help():
+    import argparse
+
+    from ltrconv.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) == {"eval", "eval-score", "ttest", "audit", "conventions", "train",
+                                "predict"}
+    for name, parser in sub.choices.items():
+        for action in parser._actions:
+            assert action.help, f"{name} {action.dest}"

@@ -29,6 +29,39 @@ def test_reads_labels_qids_features_docids(tmp_path):
     np.testing.assert_array_equal(d.X[2], [0.3, 0.0, 0.75])
 
 
+@pytest.mark.filterwarnings("ignore::ltrconv.data.DocidWarning")
+def test_dense_and_sparse_lines_parse_alike(tmp_path):
+    dense = "1 qid:1 1:0.5 2:-0 3:1e-3\n0 qid:1 1:0 2:2 3:.25\n"
+    sparse = "1 qid:1 1:0.5 3:1e-3\n0 qid:1 2:2 3:.25\n"
+    a = read_letor(write(tmp_path, dense, "a.txt"))
+    b = read_letor(write(tmp_path, sparse, "b.txt"))
+    assert a.X.tobytes() == b.X.tobytes()  # a written -0 is the absent feature, +0.0
+    np.testing.assert_array_equal(a.X, [[0.5, 0.0, 0.001], [0.0, 2.0, 0.25]])
+    tabs = read_letor(write(tmp_path, "1 qid:1\t1:0.5  3:1e-3 \n0 qid:1 2:2\t3:.25", "c.txt"))
+    assert tabs.X.tobytes() == b.X.tobytes()
+    assert read_letor(write(tmp_path, "0 qid:1\n1 qid:1\n", "d.txt")).X.shape == (2, 1)
+
+
+@pytest.mark.filterwarnings("ignore::ltrconv.data.DocidWarning")
+def test_chunked_parse_is_the_whole_parse(tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    lines = []
+    for i in range(60):  # widths grow from chunk to chunk; some lines sparse, some empty
+        idx = np.flatnonzero(rng.random(3 + i // 10) < 0.7) + 1
+        lines.append(f"{i % 3} qid:{i // 4} " + " ".join(f"{j}:{rng.random():.6g}" for j in idx))
+    f = write(tmp_path, "\n".join(lines) + "\n")
+    whole = read_letor(f)
+    monkeypatch.setattr("ltrconv.data.CHUNK_TOKENS", 5)
+    chunked = read_letor(f)
+    assert chunked.X.tobytes() == whole.X.tobytes() and chunked.X.shape == (60, 8)
+    assert read_letor(f, n_features=9).X.tobytes() == whole.with_width(9).X.tobytes()
+    # the first bad line of the file is reported, whichever chunk failed to parse
+    lines[3] += " 20:nan"
+    lines[50] += " x:1"
+    with pytest.raises(InputError, match=r"data.txt:4: feature value in '20:nan' is not finite"):
+        read_letor(write(tmp_path, "\n".join(lines)))
+
+
 def test_cache_round_trip(tmp_path):
     d = read_letor(write(tmp_path, GOOD))
     d.save(tmp_path / "c.npz")
@@ -65,6 +98,15 @@ BAD = [
     ("0 qid:1 1:0.5\n99999999999999999999999 qid:1 1:0.5\n",
      r"data.txt:2: label '99999999999999999999999' is above 1000"),
     ("1e11 qid:1 1:0.5\n", r"data.txt:1: label '1e11' is above 1000"),
+    # feature tokens are INDEX:VALUE with an unsigned ASCII index and an ASCII number
+    ("0 qid:1 1:0.5\n0 qid:1 +3:1\n", r"data.txt:2: malformed token '\+3:1'"),
+    ("0 qid:1 qid:2 1:0.5\n", r"data.txt:1: malformed token 'qid:2'"),
+    ("0 qid:1 1:\u0661\n", r"data.txt:1: feature value in '1:\u0661' is not a number"),
+    ("0 qid:1 1:0.5 2:3:4\n", r"data.txt:1: feature value in '2:3:4' is not a number"),
+    ("0 qid:1 1 2:3\n", r"data.txt:1: malformed token '1'"),
+    ("0 qid:1 1:0.5 :3\n", r"data.txt:1: malformed token ':3'"),
+    ("0 qid:1 1:0.5 2:\n", r"data.txt:1: feature value in '2:' is not a number"),
+    ("0 qid:1 1:0.5 0:3\n", r"data.txt:1: feature index in '0:3' must be >= 1"),
 ]
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ._numpy_kernel import TIE_CODES  # noqa: F401  (re-exported: the tie codes taken here)
+
 PARALLEL_MIN_DOCS = 500_000
-TIE_CODES = {"input-order": 0, "docid-desc": 1, "average": 2, "pessimistic": 3, "optimistic": 4}
 
 
 INSERTION_MAX = 48

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 from typing import Sequence
@@ -375,71 +376,122 @@ def cmd_predict(args: argparse.Namespace) -> None:
         sys.stdout.writelines(f"{float(s)!r}\n" for s in scores)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ltrconv", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", required=True)
+DESCRIPTION = ("NDCG as each public learning-to-rank tool computes it (RankLib, trec_eval, the "
+               "Yahoo! challenge script, LETOR's Eval-Score), and what the choice does to "
+               "evaluation and training.")
 
-    rules = dict(epilog=OUTPUT_RULES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    e = sub.add_parser("eval", help="evaluate a score file under NDCG conventions",
-                       **rules)
-    e.add_argument("data", help="LETOR file (or .npz cache)")
-    e.add_argument("scores", help="one score per line, aligned with DATA")
-    e.add_argument("--convention", "-c", action="append", help="name or canonical string; repeatable (default: ranklib, trec, yahoo, letor)")
-    e.add_argument("--conventions-file", help="YAML file defining more conventions")
-    e.add_argument("--cutoffs", default="1-10", help="e.g. 1-10 or 1,5,10 (default 1-10)")
+EPILOG = ("Bad input stops with one line, 'ltrconv: error: ...', naming the file and line or "
+          "the parameter, and exit status 2. 'ltrconv COMMAND --help' describes a command.")
+
+
+def _paragraphs(*texts: str) -> str:
+    """Paragraphs wrapped for an 80-column terminal, a blank line between them."""
+    return "\n\n".join(textwrap.fill(" ".join(t.split()), 78) for t in texts)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; help texts are plain text for the terminal."""
+    from .rankers import ALGORITHMS
+
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = argparse.ArgumentParser(prog="ltrconv", description=_paragraphs(DESCRIPTION),
+                                epilog=_paragraphs(EPILOG), formatter_class=fmt)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, summary: str, description: str,
+                writes: bool = True) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=summary, formatter_class=fmt, description=_paragraphs(
+            f"{summary[0].upper()}{summary[1:]}.", description),
+            epilog=OUTPUT_RULES if writes else None)
+
+    e = command("eval", "evaluate a score file under NDCG conventions", """
+        SCORES holds one score per line, in the order of the documents of DATA, as for LETOR's
+        Eval-Score-4.0.pl (use -c letor for its numbers). Reports NDCG@k, P@k, ERR@k, MAP and
+        RR, the mean over queries and, with --per-query, each query's values.
+    """)
+    e.add_argument("data", metavar="DATA", help="LETOR/SVMlight file, or its .npz cache")
+    e.add_argument("scores", metavar="SCORES", help="one score per line, aligned with DATA")
+    e.add_argument("--convention", "-c", metavar="NAME", action="append",
+                   help="convention name (see 'ltrconv conventions') or definition string "
+                        "such as 'ndcg(empty=0.5)'; repeatable (default: ranklib, trec, "
+                        "yahoo, letor)")
+    e.add_argument("--conventions-file", metavar="FILE", help="YAML file defining more conventions")
+    e.add_argument("--cutoffs", metavar="K", default="1-10",
+                   help="cutoffs, e.g. 1-10 or 1,5,10 (default: 1-10)")
     e.add_argument("--rankdcg", action="store_true",
                    help="also report RankDCG (Katerenchuk & Rosenberg), ties per convention")
-    e.add_argument("--per-query", action="store_true", help="include per-query values")
-    e.add_argument("--format", choices=("json", "tsv"), default="json")
-    e.add_argument("--output", "-o", help="write here instead of stdout (see below)")
+    e.add_argument("--per-query", action="store_true", help="also report each query's values")
+    e.add_argument("--format", choices=("json", "tsv"), default="json",
+                   help="output format (default: json)")
+    e.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     e.set_defaults(func=cmd_eval)
 
-    es = sub.add_parser(
-        "eval-score",
-        help="LETOR 4.0's Eval-Score-4.0.pl: same arguments, same output layout",
-        description="Replaces 'perl Eval-Score-4.0.pl TEST PREDICTION OUTPUT FLAG': P@1-10, MAP, "
-                    "NDCG@1-10 and MeanNDCG under the letor convention, in the Perl tool's layout.",
-        **rules,
-    )
-    es.add_argument("test", help="LETOR file (labels 0-2)")
-    es.add_argument("prediction", help="one score per line, aligned with TEST")
-    es.add_argument("output", help="result file ('-' for stdout)")
-    es.add_argument("flag", help="1: per-query results and averages; 0: averages only")
+    es = command("eval-score", "LETOR 4.0's Eval-Score-4.0.pl: same arguments, same output", """
+        Replaces 'perl Eval-Score-4.0.pl TEST PREDICTION OUTPUT FLAG': P@1-10, MAP, NDCG@1-10
+        and MeanNDCG under the letor convention, in the Perl tool's layout.
+    """)
+    es.add_argument("test", metavar="TEST", help="LETOR file (labels 0-2)")
+    es.add_argument("prediction", metavar="PREDICTION",
+                    help="one score per line, aligned with TEST")
+    es.add_argument("output", metavar="OUTPUT", help="result file ('-' for stdout)")
+    es.add_argument("flag", metavar="FLAG",
+                    help="1: per-query results and averages; 0: averages only")
     es.set_defaults(func=cmd_eval_score)
 
-    t = sub.add_parser("ttest", help="paired t-test per metric between two per-query result files",
-                       **rules)
-    t.add_argument("a")
-    t.add_argument("b")
-    t.add_argument("--convention", "-c", action="append")
-    t.add_argument("--output", "-o", help="write here instead of stdout (see below)")
+    t = command("ttest", "paired t-test per metric between two runs", """
+        A and B are outputs of 'ltrconv eval --per-query' (JSON or TSV) over the same queries;
+        each convention and metric present in both gets a two-sided paired t-test across
+        queries.
+    """)
+    t.add_argument("a", metavar="A", help="per-query results of the first run")
+    t.add_argument("b", metavar="B", help="per-query results of the second run")
+    t.add_argument("--convention", "-c", metavar="NAME", action="append",
+                   help="test only this convention; repeatable (default: all in common)")
+    t.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     t.set_defaults(func=cmd_ttest)
 
-    a = sub.add_parser("audit", help="how sensitive a dataset is to the NDCG conventions", **rules)
-    a.add_argument("data", nargs="+", help="one or more LETOR files with distinct queries")
-    a.add_argument("--cutoffs", default="1-10")
-    a.add_argument("--format", choices=("text", "json"), default="text")
-    a.add_argument("--output", "-o", help="write here instead of stdout (see below)")
+    a = command("audit", "how much the NDCG conventions can disagree on a dataset", """
+        Counts what the conventions treat differently: queries without a relevant document,
+        queries shorter than each cutoff, labels, repeated docids and tied feature vectors.
+    """)
+    a.add_argument("data", metavar="DATA", nargs="+",
+                   help="one or more LETOR files (together: distinct query ids)")
+    a.add_argument("--cutoffs", metavar="K", default="1-10",
+                   help="cutoffs, e.g. 1-10 or 1,5,10 (default: 1-10)")
+    a.add_argument("--format", choices=("text", "json"), default="text",
+                   help="output format (default: text)")
+    a.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     a.set_defaults(func=cmd_audit)
 
-    c = sub.add_parser("conventions", help="list the registered conventions")
-    c.add_argument("--conventions-file")
+    c = command("conventions", "list the registered conventions", """
+        Each name with its definition string, which -c accepts in place of the name.
+    """, writes=False)
+    c.add_argument("--conventions-file", metavar="FILE", help="YAML file defining more conventions")
     c.set_defaults(func=cmd_conventions)
 
-    tr = sub.add_parser("train", help="train a ranker under a training metric", **rules)
-    tr.add_argument("--algorithm", required=True)
-    tr.add_argument("--metric", default="ndcg@10:ranklib", help="ndcg@K:CONVENTION")
-    tr.add_argument("--train", required=True)
-    tr.add_argument("--vali")
-    tr.add_argument("--out", required=True, help="model file to write (see below)")
-    tr.add_argument("--param", action="append", default=[], help="KEY=VALUE (YAML value); repeatable")
-    tr.add_argument("--conventions-file")
+    tr = command("train", "train a ranker with an NDCG convention as its metric", """
+        The metric drives training and the selection on the validation file; the fitted model is
+        saved to --out for 'ltrconv predict'.
+    """)
+    tr.add_argument("--algorithm", metavar="NAME", required=True,
+                    help=f"one of {', '.join(ALGORITHMS)}")
+    tr.add_argument("--metric", default="ndcg@10:ranklib",
+                    help="training metric ndcg@K:CONVENTION (default: ndcg@10:ranklib)")
+    tr.add_argument("--train", metavar="FILE", required=True, help="training data (LETOR file)")
+    tr.add_argument("--vali", metavar="FILE", help="validation data (LETOR file)")
+    tr.add_argument("--out", metavar="FILE", required=True, help="where to save the model")
+    tr.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
+                    help="algorithm parameter, VALUE read as YAML; repeatable")
+    tr.add_argument("--conventions-file", metavar="FILE", help="YAML file defining more conventions")
     tr.set_defaults(func=cmd_train)
 
-    pr = sub.add_parser("predict", help="score a data file with a trained model", **rules)
-    pr.add_argument("model")
-    pr.add_argument("data")
-    pr.add_argument("--output", "-o", help="write here instead of stdout (see below)")
+    pr = command("predict", "score a data file with a trained model", """
+        Writes one score per line, in the order of the documents of DATA (the SCORES of 'ltrconv
+        eval').
+    """)
+    pr.add_argument("model", metavar="MODEL", help="model saved by 'ltrconv train'")
+    pr.add_argument("data", metavar="DATA", help="LETOR file to score")
+    pr.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     pr.set_defaults(func=cmd_predict)
     return p
 

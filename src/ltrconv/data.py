@@ -7,6 +7,7 @@ of one query are contiguous. Errors name the file and line.
 from __future__ import annotations
 
 import io
+import os
 import re
 import warnings
 import zipfile
@@ -14,6 +15,7 @@ import zlib
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
@@ -197,8 +199,8 @@ def offsets_from_qid(qid: np.ndarray, source: str | None = None) -> np.ndarray:
         return np.zeros(1, dtype=np.int64)
     starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
     offsets = np.concatenate(([0], starts, [len(qid)])).astype(np.int64)
-    firsts = qid[offsets[:-1]]
-    if len(np.unique(firsts)) != len(firsts):
+    firsts = np.sort(qid[offsets[:-1]])
+    if np.any(firsts[1:] == firsts[:-1]):
         seen: set = set()
         for row in offsets[:-1]:
             q = qid[row]
@@ -263,7 +265,7 @@ def _check_features(path: str, lineno: int, feats: str, n_features: int | None,
             raise InputError(f"feature index {i} is beyond the {n_features} features {what}",
                              path, lineno)
         last = i
-        if "_" in val:
+        if "_" in val or not val.isascii():  # float() would read '1_0' as 10, '١' as 1
             raise InputError(f"feature value in {tok!r} is not a number", path, lineno)
         try:
             v = float(val)
@@ -273,27 +275,97 @@ def _check_features(path: str, lineno: int, feats: str, n_features: int | None,
             raise InputError(f"feature value in {tok!r} is not finite", path, lineno)
 
 
-def _svmlight(lines: list[str], n_features: int | None):
-    """Sparse matrix of feature strings ``lines`` (sklearn's fast parser; labels are ours)."""
-    from sklearn.datasets import load_svmlight_file
+CHUNK_TOKENS = 1 << 16
+"""Feature tokens parsed at a time: a chunk's strings take about 60 bytes a token, so the reader
+needs the dense matrix plus a few MB, whatever the file's size."""
 
-    X, _ = load_svmlight_file(
-        io.BytesIO("\n".join(f"0 {f}" for f in lines).encode()),
-        n_features=n_features, zero_based=False, dtype=np.float64,
-    )
+
+def _feature_matrix(path: str, linenos: list[int], feats: list[str], n_features: int | None,
+                    what: str) -> np.ndarray:
+    """Dense float64 matrix of the feature tokens of each line (absent features are 0).
+
+    Well-formed input (``INDEX:VALUE`` tokens, single-spaced, ASCII, indices increasing within
+    1..the width) is parsed in bulk, a chunk of lines at a time; anything else goes to
+    :func:`_check_features`, line by line from the first, for the error naming its line.
+    Values go through Python's ``float`` (correctly rounded) and ``-0.0`` is stored as
+    ``0.0``; the width is the largest index (at least 1) unless ``n_features`` fixes it.
+    """
+    limit = MAX_FEATURES if n_features is None else n_features
+    counts = np.array([f.count(":") for f in feats], dtype=np.int64)
+    total = np.cumsum(counts)
+    cuts = np.searchsorted(total, np.arange(CHUNK_TOKENS, total[-1], CHUNK_TOKENS)).tolist()
+    bounds = sorted({0, len(feats), *cuts})
+    width = n_features if n_features is not None else 1
+    X = None
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        parsed = _parse_features(feats[lo:hi], counts[lo:hi])
+        if parsed is None or parsed[1].max(initial=0) > limit:
+            _locate_feature_error(path, linenos[:hi], feats[:hi], n_features, what)
+        rows, index, values = parsed
+        if X is None or index.max(initial=0) > width:
+            width = max(width, int(index.max(initial=0)))
+            try:
+                grown = np.zeros((len(feats), width))
+            except MemoryError:
+                raise InputError(f"not enough memory for the dense {len(feats)} x {width} "
+                                 "feature matrix", path) from None
+            if X is not None:
+                grown[:lo, :X.shape[1]] = X[:lo]
+            X = grown
+        X[lo + rows, index - 1] = values + 0.0  # + 0.0: a written -0.0 is an absent feature
     return X
 
 
-def _locate_feature_error(path, linenos, feats, n_features, what, exc=None):
-    """Find the line behind a failed or oversized feature parse; raise its error."""
+def _parse_features(feats: list[str], counts: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(row, index, value) of every token of the lines ``feats`` (``counts`` colons each), or
+    None unless they are well formed, indices increasing from 1 within each line."""
+    body = " ".join(f for f in feats if f)
+    pieces = body.replace(":", " ").split(" ") if body else []
+    names = pieces[0::2]
+    if body and not _well_formed(body):
+        return None
+    try:
+        if counts.min() == counts.max() and names == _dense_names(int(counts[0]), len(counts)):
+            index = np.tile(np.arange(1, counts[0] + 1, dtype=np.int64), len(counts))
+        elif "".join(names).isdigit() or not names:
+            index = np.array(names, dtype=np.int64)
+        else:
+            return None
+        values = np.array(pieces[1::2], dtype=np.float64)
+    except (ValueError, OverflowError):
+        return None
+    rows = np.repeat(np.arange(len(feats)), counts)
+    if len(index) and (index.min() < 1 or np.any((np.diff(index) <= 0) & (rows[1:] == rows[:-1]))):
+        return None
+    return rows, index, values
+
+
+_NOT_SEPARATOR = bytes(c for c in range(256) if c not in b" :")
+
+
+def _well_formed(body: str) -> bool:
+    """Whether ``body`` is ASCII tokens separated by single spaces, each with exactly one
+    colon and something on both sides of it (digits are checked by the caller)."""
+    if not body.isascii():
+        return False
+    raw = body.encode("ascii")
+    separators = raw.translate(None, _NOT_SEPARATOR)
+    n = separators.count(b":")
+    return (separators == b": " * (n - 1) + b":" and b" :" not in raw and b": " not in raw
+            and not raw.startswith(b":") and not raw.endswith(b":"))
+
+
+def _dense_names(d: int, n: int) -> list[str]:
+    """Feature names of ``n`` lines that each list features 1..d in order (LETOR's layout)."""
+    return [str(i) for i in range(1, d + 1)] * n
+
+
+def _locate_feature_error(path, linenos, feats, n_features, what) -> NoReturn:
+    """Raise the error of the first line whose features :func:`_check_features` refuses."""
     for lineno, f in zip(linenos, feats):
         _check_features(path, lineno, f, n_features, what)
-    for lineno, f in zip(linenos, feats):  # what sklearn refuses and the checks above allow
-        try:
-            _svmlight([f], n_features)
-        except (ValueError, OverflowError) as one:
-            raise InputError(f"cannot parse features ({one})", path, lineno) from None
-    raise InputError(f"cannot parse features ({exc})", path)
+    raise InputError("cannot parse the features", path)  # not reached: the checks cover it
 
 
 def read_letor(path: str | Path, n_features: int | None = None, what: str = "expected") -> Dataset:
@@ -328,7 +400,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
         if not stripped or stripped.startswith("#"):
             continue
         label, q, d, f = _parse_header(path, lineno, stripped)
-        if "_" in f:  # float() and sklearn read '1_0' as 10; LETOR tools refuse it
+        if "_" in f:  # float() reads '1_0' as 10; LETOR tools refuse it
             _check_features(path, lineno, f, n_features, what)
         labels.append(label)
         qids.append(q)
@@ -337,18 +409,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
         feats.append(f)
     if not labels:
         raise InputError("no data lines (empty file)", path)
-    try:
-        Xs = _svmlight(feats, n_features)
-    except (ValueError, OverflowError) as exc:
-        _locate_feature_error(path, linenos, feats, n_features, what, exc)
-        raise  # not reached
-    if Xs.shape[1] > MAX_FEATURES:
-        _locate_feature_error(path, linenos, feats, n_features, what)
-    try:
-        X = Xs.toarray()
-    except MemoryError:
-        raise InputError(f"not enough memory for the dense {Xs.shape[0]} x {Xs.shape[1]} "
-                         "feature matrix", path) from None
+    X = _feature_matrix(path, linenos, feats, n_features, what)
     bad = ~np.isfinite(X)
     if bad.any():
         row, col = np.argwhere(bad)[0]
@@ -417,7 +478,7 @@ def read_scores(path: str | Path, n_expected: int | None = None) -> np.ndarray:
     """One finite score per line; the line count must equal ``n_expected``."""
     path = str(path)
     try:
-        lines = Path(path).read_text().splitlines()
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path) from None
     except UnicodeDecodeError:

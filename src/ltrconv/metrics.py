@@ -12,8 +12,10 @@ place among the query's distinct labels counted from the lowest (1) and ``D_r`` 
 ideal order's r-th label counted from the highest (1); see
 :func:`ltrconv._kernels.sorted_query_rankdcg`.
 
-:func:`evaluate` validates and dispatches to the numba kernels; :class:`NDCGScorer` is the
-training-side view (fixed labels, many score vectors).
+:func:`evaluate` validates and dispatches to one of two engines that give identical values:
+the numba kernel (:mod:`ltrconv._kernels`) or its numpy twin (:mod:`ltrconv._numpy_kernel`),
+which spares a short-lived process numba's start-up. :class:`NDCGScorer` is the training-side
+view (fixed labels, many score vectors) and always runs on numba.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-import numba
 import numpy as np
 
-from . import _kernels as K
+from ._numpy_kernel import TIE_CODES
+from ._numpy_kernel import all_query_metrics as numpy_all_query_metrics
 from .conventions import Convention, get
 from .data import MAX_LABEL, Dataset, docid_ranks, offsets_from_qid
 from .errors import InputError, LtrconvError
@@ -116,6 +118,24 @@ def _validate(y, scores, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y, scores, offsets
 
 
+ENGINES = ("auto", "numba", "numpy")
+
+NUMBA_MIN_DOCS = 200_000
+NUMBA_MIN_QUERY = 5_000
+"""Sizes from which ``engine="auto"`` takes the numba kernel: this many documents, or a query
+this long. Below both, the numpy engine finishes before numba would have started (about a
+second to import numba and load the compiled kernel; ``benchmarks/bench_startup.py --numba``).
+It loops in Python over ranks, so one very long query favours numba."""
+
+
+def _use_numba(engine: str, n_docs: int, n_max: int) -> bool:
+    """Whether :func:`evaluate` runs the numba kernel: always for ``"numba"``, never for
+    ``"numpy"``; for ``"auto"``, on large inputs only."""
+    if engine != "auto":
+        return engine == "numba"
+    return n_docs >= NUMBA_MIN_DOCS or n_max >= NUMBA_MIN_QUERY
+
+
 def metric_names(cutoffs: Sequence[int], rankdcg: bool = False) -> list[str]:
     """Column names of :func:`evaluate`, in kernel order."""
     cols = []
@@ -161,6 +181,7 @@ def evaluate(
     docid_rank=None,
     max_label: int | None = None,
     rankdcg: bool = False,
+    engine: str = "auto",
 ) -> dict[str, Evaluation]:
     """Evaluate ``scores`` under each convention; returns ``{convention key: Evaluation}``.
 
@@ -170,7 +191,11 @@ def evaluate(
     ``max_label`` sets the gain table size and ERR's maximum grade (default: the largest
     label present). ``rankdcg`` adds a ``RankDCG`` column: ranked by the convention's tie
     policy, and the convention's ``empty`` value for a query whose documents share one label.
+    label present). ``engine`` is ``"numba"``, ``"numpy"`` or ``"auto"`` (see :func:`_use_numba`);
+    both give the same values to the last bit.
     """
+    if engine not in ENGINES:
+        raise LtrconvError(f"engine {engine!r}: expected one of {', '.join(ENGINES)}")
     if offsets is None:
         if qid is None:
             raise LtrconvError("evaluate needs qid or offsets")
@@ -184,7 +209,8 @@ def evaluate(
         raise InputError(f"max_label {max_label} must lie in 0..{MAX_LABEL}")
     if len(y) and y.max() > top:
         raise InputError(f"label {int(y.max())} exceeds max_label {top}")
-    disc_len = max(int(np.diff(offsets).max()), int(ks.max()))
+    n_max = int(np.diff(offsets).max())
+    disc_len = max(n_max, int(ks.max()))
     if docid_rank is None:
         needs_docid = any(c.ties == "docid-desc" for c in convs)
         docid_rank = docid_ranks(docid if needs_docid else None, len(y))
@@ -193,16 +219,13 @@ def evaluate(
         raise InputError(f"docid_rank has shape {docid_rank.shape} for {len(y)} documents")
     columns = tuple(metric_names(ks.tolist(), rankdcg))
     # group conventions by tie policy so that each query is sorted once per policy
-    todo = sorted(range(len(convs)), key=lambda i: K.TIE_CODES[convs[i].ties])
+    todo = sorted(range(len(convs)), key=lambda i: TIE_CODES[convs[i].ties])
     cs = [convs[i] for i in todo]
     err_stop = (np.exp2(np.arange(top + 1)) - 1.0) / np.exp2(max(top, 1))
     gains = np.array([c.gain_table(top) for c in cs])
-    parallel = len(y) >= K.PARALLEL_MIN_DOCS
-    chunks = 8 * numba.get_num_threads() if parallel else 1
-    tie_codes = np.array([K.TIE_CODES[c.ties] for c in cs], dtype=np.int64)
+    tie_codes = np.array([TIE_CODES[c.ties] for c in cs], dtype=np.int64)
     empties = np.array([c.empty for c in cs])
-    kernel = K.all_query_metrics_parallel if parallel else K.all_query_metrics
-    vals = kernel(
+    args = (
         y, scores, docid_rank, offsets,
         gains,
         np.argsort(-gains, axis=1, kind="stable"),
@@ -214,11 +237,29 @@ def evaluate(
         np.array([c.rel for c in cs], dtype=np.int64),
         np.array([c.pk == "k" for c in cs]),
         err_stop,
-        chunks,
     )
-    if rankdcg:
-        kernel = K.all_query_rankdcg_parallel if parallel else K.all_query_rankdcg
-        extra = kernel(y, scores, docid_rank, offsets, top + 1, tie_codes, empties, chunks)
+    if _use_numba(engine, len(y), n_max):
+        import numba
+
+        from . import _kernels as K
+
+        if len(y) >= K.PARALLEL_MIN_DOCS:
+            vals = K.all_query_metrics_parallel(*args, 8 * numba.get_num_threads())
+        else:
+            vals = K.all_query_metrics(*args, 1)
+    else:
+        vals = numpy_all_query_metrics(*args)
+    if rankdcg:  # numba only: a RankDCG request pays numba's start-up
+        import numba
+
+        from . import _kernels as K
+
+        if len(y) >= K.PARALLEL_MIN_DOCS:
+            extra = K.all_query_rankdcg_parallel(y, scores, docid_rank, offsets, top + 1,
+                                                 tie_codes, empties, 8 * numba.get_num_threads())
+        else:
+            extra = K.all_query_rankdcg(y, scores, docid_rank, offsets, top + 1, tie_codes,
+                                        empties, 1)
         vals = np.concatenate([vals, extra[:, :, None]], axis=2)
     out: dict[str, Evaluation] = {}
     slot = {i: j for j, i in enumerate(todo)}
@@ -253,8 +294,10 @@ class NDCGScorer:
         self.gains = self.convention.gain_table(top)[y]
         n_max = max(int(np.diff(self.offsets).max()), self.k)
         self.disc = self.convention.discounts(n_max)
-        self.tie_code = K.TIE_CODES[self.convention.ties]
+        self.tie_code = TIE_CODES[self.convention.ties]
         self.tiekey = docid_ranks(docid if self.tie_code == 1 else None, len(y))
+        from . import _kernels as K
+
         sizes = np.diff(self.offsets)
         nq = len(sizes)
         self.inv_idcg = np.zeros(nq)
@@ -282,6 +325,8 @@ class NDCGScorer:
         scores = np.asarray(scores, dtype=np.float64)
         if len(scores) != len(self.y):
             raise InputError(f"{len(scores)} scores for {len(self.y)} documents")
+        from . import _kernels as K
+
         kernel = K.all_query_ndcg_parallel if len(scores) >= K.PARALLEL_MIN_DOCS else K.all_query_ndcg
         return kernel(self.gains, scores, self.y, self.tiekey, self.offsets, self.disc,
                                 self.k, self.tie_code, self.inv_idcg, self.fallback)
@@ -291,6 +336,8 @@ class NDCGScorer:
 
     def swap_deltas(self, q: int, scores_q) -> np.ndarray:
         """(n, n) matrix of |ΔNDCG@k| for swapping two documents of query ``q``."""
+        from . import _kernels as K
+
         a, b = self.offsets[q], self.offsets[q + 1]
         return K.swap_deltas(self.gains[a:b], np.asarray(scores_q, dtype=np.float64), self.y[a:b],
                              self.tiekey[a:b], self.disc, self.k, self.tie_code, self.inv_idcg[q])

@@ -1,0 +1,203 @@
+"""The evaluation kernel in numpy: :func:`all_query_metrics` of :mod:`ltrconv._kernels`,
+bit for bit, without numba's start-up (about a second per process for ``import numba`` and
+loading the compiled kernel, against milliseconds of work on a file such as MQ2008).
+
+Every value is computed by the same floating-point operations in the same order as the numba
+kernel: a running sum over a query's ranks is kept as one accumulator per query, advanced rank
+by rank over the queries still running (queries sorted longest first, so those are a prefix).
+numpy's pairwise ``sum``/``mean``/``reduceat`` would round differently and are not used on
+floats. Tie codes as in :data:`TIE_CODES`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+TIE_CODES = {"input-order": 0, "docid-desc": 1, "average": 2, "pessimistic": 3, "optimistic": 4}
+"""Kernel code of each tie policy. ``docid-desc`` compares scores as float32 and breaks their
+ties by the docid's byte-order rank, highest first (trec_eval 9.x); ``average`` is the
+expectation over the orders of tied documents (McSherry & Najork 2008)."""
+
+
+def rank_order(scores: np.ndarray, labels: np.ndarray, tiekey: np.ndarray, qpos: np.ndarray,
+               code: int) -> np.ndarray:
+    """Permutation ranking every query (kept in file order) by score, highest first.
+
+    Remaining ties keep input order (np.lexsort is stable), as the kernel's stable sorts do.
+    """
+    neg = -scores
+    if code == 1:  # float32 score, then docid rank (highest first), then float64 score
+        return np.lexsort((neg, -tiekey, -scores.astype(np.float32), qpos))
+    if code == 3:
+        return np.lexsort((labels, neg, qpos))
+    if code == 4:
+        return np.lexsort((-labels, neg, qpos))
+    return np.lexsort((neg, qpos))
+
+
+def sequential_sums(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``values[s:s+l]`` summed left to right from 0.0 for each segment (s, l)."""
+    out = np.zeros(len(starts))
+    if len(starts) == 0 or lengths.max() == 0:
+        return out
+    by_len = np.argsort(-lengths, kind="stable")
+    st, ln = starts[by_len], lengths[by_len]
+    alive = len(st) - np.cumsum(np.bincount(ln))  # alive[j]: segments longer than j
+    acc = np.zeros(len(st))
+    for j in range(int(ln[0])):
+        m = alive[j]
+        acc[:m] += values[st[:m] + j]
+    out[by_len] = acc
+    return out
+
+
+def all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels, discs, cutoffs,
+                      tie_codes, empties, short_zeros, rels, pk_ks, err_stop):
+    """out[convention, query, metric], the layout and arguments of the numba kernel."""
+    nq, nc, C = len(offsets) - 1, len(tie_codes), len(cutoffs)
+    out = np.empty((nc, nq, 4 * C + 2))
+    sizes = np.diff(offsets)
+    qpos = np.repeat(np.arange(nq), sizes)
+    pos = np.arange(len(labels)) - offsets[qpos]  # rank - 1 of each ranked slot
+    by_size = np.argsort(-sizes, kind="stable")
+    q = Queries(offsets[:-1][by_size], sizes[by_size])
+    for code in sorted(set(tie_codes.tolist())):
+        order = rank_order(scores, labels, tiekey, qpos, code)
+        ranked = labels[order]
+        first = np.ones(len(labels), dtype=bool)  # slots that open a tie group
+        if code == 2:
+            first[1:] = scores[order][1:] != scores[order][:-1]
+            first[offsets[:-1]] = True
+        groups = TieGroups(first, qpos, pos)
+        for c in np.flatnonzero(tie_codes == code):
+            # the ideal order: each query's labels by their place in ideal_labels
+            n_labels = len(ideal_labels[c])
+            rank_of_label = np.empty(n_labels, dtype=np.int64)
+            rank_of_label[ideal_labels[c]] = np.arange(n_labels)
+            key = np.sort(qpos * n_labels + rank_of_label[labels])  # queries stay in place
+            ideal = ideal_labels[c][key - qpos * n_labels]
+            vals = np.empty((nq, 4 * C + 2))
+            vals[by_size, :4 * C] = cutoff_metrics(
+                q, ranked, ideal, groups, gain_tables[c], discs[c], cutoffs, code == 2,
+                empties[c], short_zeros[c], rels[c], pk_ks[c], err_stop)
+            vals[:, 4 * C], vals[:, 4 * C + 1] = ap_rr(ranked, groups, rels[c], nq, qpos)
+            out[c] = vals
+    return out
+
+
+class Queries:
+    """Queries longest first: ``start``, ``size``, and ``running[p]``, how many have more than
+    p documents (the prefix still running at rank p + 1)."""
+
+    def __init__(self, start: np.ndarray, size: np.ndarray):
+        self.start, self.size = start, size
+        self.n_max = int(size[0]) if len(size) else 0
+        self.running = len(size) - np.cumsum(np.bincount(size, minlength=self.n_max + 1))
+
+
+class TieGroups:
+    """Runs of equal scores in ranked order (single documents unless tie code 2).
+
+    Per slot: ``gid``; per group: ``first`` slot, ``size``, ``start`` (its rank - 1).
+    """
+
+    def __init__(self, first: np.ndarray, qpos: np.ndarray, pos: np.ndarray):
+        self.gid = np.cumsum(first) - 1
+        self.first = np.flatnonzero(first)
+        self.size = np.diff(np.append(self.first, len(first)))
+        self.start = pos[self.first]
+        self.query = qpos[self.first]
+
+
+def cutoff_metrics(q: Queries, ranked, ideal, groups: TieGroups, gain_table, disc, cutoffs, avg,
+                   empty, short_zero, rel, pk_k, err_stop) -> np.ndarray:
+    """NDCG, DCG, P and ERR at each cutoff for the queries of ``q`` (longest first)."""
+    C = len(cutoffs)
+    g = gain_table[ranked]
+    r = np.where(ranked >= rel, 1.0, 0.0)
+    if avg:  # each slot's gain and relevance replaced by its tie group's mean
+        big = np.flatnonzero(groups.size > 1)
+        slots = np.flatnonzero(groups.size[groups.gid] > 1)
+        for v in (g, r):
+            mean = sequential_sums(v, groups.first[big], groups.size[big]) / groups.size[big]
+            v[slots] = np.repeat(mean, groups.size[big])
+    nq = len(q.size)
+    acc_d, acc_i, acc_r, acc_e, p_cont = (np.zeros(nq), np.zeros(nq), np.zeros(nq), np.zeros(nq),
+                                          np.ones(nq))
+    res = np.empty((nq, 4 * C))
+
+    def record(lo: int, hi: int, c_lo: int, c_hi: int) -> None:
+        """Values at cutoffs c_lo:c_hi of queries lo:hi, whose last rank for them is this one."""
+        k = cutoffs[c_lo:c_hi]
+        d, i, n = acc_d[lo:hi, None], acc_i[lo:hi, None], q.size[lo:hi, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = d / i
+        res[lo:hi, c_lo:c_hi] = np.where(i <= 0.0, empty, np.where(short_zero & (n < k), 0.0, ratio))
+        res[lo:hi, C + c_lo:C + c_hi] = d
+        res[lo:hi, 2 * C + c_lo:2 * C + c_hi] = acc_r[lo:hi, None] / (k if pk_k else np.minimum(k, n))
+        res[lo:hi, 3 * C + c_lo:3 * C + c_hi] = np.nan if avg else acc_e[lo:hi, None]
+
+    for j in range(min(q.n_max, int(cutoffs[-1]))):
+        m = q.running[j]
+        at = q.start[:m] + j
+        acc_d[:m] += g[at] * disc[j]
+        acc_r[:m] += r[at]
+        if not avg:
+            stop = err_stop[ranked[at]]
+            acc_e[:m] += p_cont[:m] * stop / (j + 1.0)
+            p_cont[:m] *= 1.0 - stop
+        acc_i[:m] += gain_table[ideal[at]] * disc[j]
+        c = int(np.searchsorted(cutoffs, j + 1))  # cutoffs[c:] >= j + 1
+        if c < C and cutoffs[c] == j + 1:  # every running query ends k = j + 1 here
+            record(0, m, c, c + 1)
+            c += 1
+        if c < C and q.running[j + 1] < m:  # queries of j + 1 documents end every larger k
+            record(q.running[j + 1], m, c, C)
+    return res
+
+
+def ap_rr(ranked, groups: TieGroups, rel, nq: int, qpos) -> tuple[np.ndarray, np.ndarray]:
+    """AP and RR of every query (file order), exact expectations over tie groups.
+
+    A tie group of ``size`` documents, ``grel`` of them relevant, starting at rank i + 1 after
+    ``seen`` relevant ones, adds for t = 1..size ``(grel / size) (seen + 1 + within_t) / (i + t)``
+    to AP, with ``within_t = (t - 1)(grel - 1) / (size - 1)``; RR comes from the first group
+    with a relevant document.
+    """
+    isrel = ranked >= rel
+    n_rel = np.bincount(qpos, weights=isrel, minlength=nq)  # integral counts, exact
+    count = np.cumsum(isrel)
+    before = count - isrel  # relevant documents ranked above each slot, over all queries
+    qfirst = np.flatnonzero(groups.start == 0)  # each query's first group
+    seen_g = before[groups.first] - before[groups.first[qfirst]][groups.query]
+    grel_g = (count[groups.first + groups.size - 1] - before[groups.first]).astype(np.float64)
+    seen_g = seen_g.astype(np.float64)
+    # AP: every slot of a group holding a relevant document, in rank order
+    slots = np.flatnonzero(grel_g[groups.gid] > 0)
+    gid = groups.gid[slots]
+    size, grel, seen = groups.size[gid], grel_g[gid], seen_g[gid]
+    t = slots - groups.first[gid] + 1
+    i_plus_t = groups.start[gid] + t
+    with np.errstate(divide="ignore", invalid="ignore"):
+        within = np.where(size == 1, 0.0, (t - 1) * (grel - 1.0) / (size - 1.0))
+    terms = (grel / size) * (seen + 1.0 + within) / i_plus_t
+    per_query = np.bincount(qpos[slots], minlength=nq)
+    ap = sequential_sums(terms, np.concatenate(([0], np.cumsum(per_query)[:-1])), per_query)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ap = np.where(n_rel > 0, ap / n_rel, 0.0)
+    # RR: the first group with a relevant document, slot by slot
+    rr = np.zeros(nq)
+    firsts = np.flatnonzero((grel_g > 0) & (seen_g == 0))
+    if len(firsts):
+        firsts = firsts[np.argsort(-groups.size[firsts], kind="stable")]
+        size, grel = groups.size[firsts], grel_g[firsts]
+        start, owner = groups.start[firsts], groups.query[firsts]
+        alive = len(firsts) - np.cumsum(np.bincount(size))
+        acc, p_none = np.zeros(len(firsts)), np.ones(len(firsts))
+        for t in range(1, int(size[0]) + 1):
+            m = alive[t - 1]
+            hit = grel[:m] / (size[:m] - t + 1.0)
+            acc[:m] += p_none[:m] * hit / (start[:m] + t)
+            p_none[:m] *= 1.0 - hit
+        rr[owner] = acc
+    return ap, rr
