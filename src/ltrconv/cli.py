@@ -28,14 +28,15 @@ from .outputs import check_output
 EXIT_ERROR = 2
 
 OUTPUT_RULES = """\
-output paths (-o/--out):
-  A regular file or a new path is written in full to a hidden temporary file beside it,
-  then renamed over it: an interrupted or failed run leaves the old file (or nothing).
-  A symbolic link is followed and its target treated by the same rules. A FIFO or a
-  character device (/dev/null, /dev/stdout, >(...)) is written through, as the shell's >
-  would. A directory, a socket or a block device is refused, and so is a file without
-  write permission (even for root) or in a directory that is not writable. The path is
-  checked before any work starts."""
+output paths (-o/--out, OUTPUT):
+  A regular file or a new path is written in full to a hidden temporary file
+  beside it, then renamed over it: an interrupted or failed run leaves the old
+  file (or nothing). A symbolic link is followed and its target treated by the
+  same rules. A FIFO or a character device (/dev/null, /dev/stdout, >(...)) is
+  written through, as the shell's > would. A directory, a socket or a block
+  device is refused, and so is a file without write permission (even for root)
+  or in a directory that is not writable. The path is checked before any work
+  starts."""
 
 
 def _load_conventions_file(path: str | None) -> None:

@@ -7,11 +7,22 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from .base import (DegenerateDataError, NotFittedModelError, Ranker, TrainingData,
-                   TrainingSelectionWarning, load)
-from .params import ParamError
+if TYPE_CHECKING:
+    from .base import Ranker
+
+# Imported on first use, so that listing the algorithms (e.g. 'ltrconv --help') does not load
+# scikit-learn.
+_LAZY = {"DegenerateDataError": ".base", "NotFittedModelError": ".base", "Ranker": ".base",
+         "TrainingData": ".base", "TrainingSelectionWarning": ".base", "load": ".base",
+         "ParamError": ".params"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 ALGORITHMS = {
     "adarank": ("adarank", "AdaRank"),
@@ -23,8 +34,10 @@ ALGORITHMS = {
 }
 
 
-def get_class(name: str) -> type[Ranker]:
+def get_class(name: str) -> type["Ranker"]:
     if name not in ALGORITHMS:
+        from .params import ParamError
+
         raise ParamError(f"unknown algorithm {name!r}; known: {', '.join(ALGORITHMS)}")
     module, cls = ALGORITHMS[name]
     return getattr(importlib.import_module(f".{module}", __name__), cls)
@@ -41,7 +54,7 @@ def validate_params(name: str, params: Mapping[str, Any]) -> None:
     get_class(name).validate_params(params)
 
 
-def make(name: str, **params: Any) -> Ranker:
+def make(name: str, **params: Any) -> "Ranker":
     """An unfitted ranker by registry name, its parameters validated."""
     validate_params(name, params)
     return get_class(name)(**params)
