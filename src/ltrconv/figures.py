@@ -233,8 +233,11 @@ def implementation_figure(summary: pd.DataFrame, out_stem, pairs,
                                 f"trained with {train_convention}")
     ks = sorted(int(k) for k in s["k"].unique() if int(k) >= 1)
     with rc_context(RC):
-        fig = Figure(figsize=(WIDTH, 0.9 + 1.65 * len(rows)), layout="constrained")
-        axes = fig.subplots(len(rows), len(evs), sharex=True, squeeze=False)
+        fig = Figure(figsize=(WIDTH, 0.9 + 1.9 * len(rows)), layout="constrained")
+        subs = fig.subfigures(len(rows), 1, squeeze=False)[:, 0]
+        axes = np.array([sub.subplots(1, len(evs), sharex=True, squeeze=False)[0] for sub in subs])
+        for sub, (v, b, lab) in zip(subs, rows):
+            sub.suptitle(f"{name(b)}; variant: {lab}", x=0.01, ha="left", fontsize=8)
         dx = _dodge(2)
         for j, ev in enumerate(evs):
             bounds = []
@@ -248,13 +251,9 @@ def implementation_figure(summary: pd.DataFrame, out_stem, pairs,
                     _errorbar(ax, c["k"].to_numpy(), mean, se, dx[n_i], IMPLEMENTATION_STYLE[key])
                     bounds += [mean - np.nan_to_num(se), mean + np.nan_to_num(se)]
                 _cutoff_axis(ax, ks)
-                if i == 0:
-                    ax.set_title(f"evaluated with {ev}")
+                ax.set_title(f"evaluated with {ev}")
                 if j == 0:
-                    ax.set_ylabel(f"{name(b)}\n{metric}@k")
-                if j == len(evs) - 1:
-                    ax.text(1.02, 0.5, f"variant:\n{lab}", transform=ax.transAxes, rotation=90,
-                            ha="left", va="center", fontsize=7)
+                    ax.set_ylabel(f"{metric}@k")
                 if i == len(rows) - 1:
                     ax.set_xlabel("cutoff k")
             lim = _ylim(bounds)
@@ -262,7 +261,7 @@ def implementation_figure(summary: pd.DataFrame, out_stem, pairs,
                 for i in range(len(rows)):
                     axes[i, j].set_ylim(*lim)
         handles = [_handle(IMPLEMENTATION_STYLE["base"], "as RankLib 2.x implements it"),
-                   _handle(IMPLEMENTATION_STYLE["variant"], "variant (right margin)")]
+                   _handle(IMPLEMENTATION_STYLE["variant"], "variant (named above each row)")]
         fig.legend(handles=handles, loc="outside upper center", ncol=2, frameon=False,
                    title=f"trained with {train_convention}")
         return _save(fig, out_stem)
