@@ -195,6 +195,24 @@ def test_variant_with_unknown_parameter_names_key(tmp_path):
     assert "config key 'variants.adarank_odd.params'" in proc.stdout + proc.stderr
 
 
+def test_unknown_algorithm_names_key(tmp_path):
+    cfg = base_config(tmp_path / "SYN")
+    write_dataset(tmp_path / "SYN")
+    cfg["algorithms"] = {**ALGORITHMS, "listnet": {}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "config key 'algorithms.listnet': unknown algorithm; known: coordinate_ascent," in out
+    cfg["algorithms"] = ALGORITHMS
+    cfg["variants"] = {"listnet_fast": {"of": "listnet", "params": {"n_rounds": 1}}}
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
+    assert proc.returncode != 0
+    assert "config key 'variants.listnet_fast.of': unknown algorithm 'listnet'" in proc.stdout + proc.stderr
+
+
 def test_wrong_type_names_key(tmp_path):
     cfg = base_config(tmp_path / "absent")
     cfg["folds"] = "one and two"

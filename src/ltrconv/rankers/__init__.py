@@ -1,30 +1,25 @@
 """The six learning-to-rank algorithms, each trained and selected under an NDCG convention.
 
-``make("lambdamart", metric="ndcg@10:letor", n_estimators=500)`` builds one by name.
+``make("lambdamart", metric="ndcg@10:letor", n_estimators=500)`` builds one by name; the names
+and classes come from :mod:`ltrconv.algorithms`.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from ..algorithms import REGISTRY as ALGORITHMS
+from ..algorithms import UnknownAlgorithm
+from ..algorithms import get as _entry
 from .base import ParamError, Ranker, load
-
-ALGORITHMS = {
-    "adarank": ("adarank", "AdaRank"),
-    "coordinate_ascent": ("coordinate_ascent", "CoordinateAscent"),
-    "lambdamart": ("lambdamart", "LambdaMART"),
-    "ranknet": ("ranknet", "RankNet"),
-    "rankboost": ("rankboost", "RankBoost"),
-    "ranksvm": ("ranksvm", "RankSVM"),
-}
 
 
 def get_class(name: str) -> type[Ranker]:
-    if name not in ALGORITHMS:
-        raise ParamError(f"unknown algorithm {name!r}; known: {', '.join(ALGORITHMS)}")
-    module, cls = ALGORITHMS[name]
-    return getattr(importlib.import_module(f".{module}", __name__), cls)
+    """The ranker class registered as ``name``; an unknown name raises :class:`ParamError`."""
+    try:
+        return _entry(name).load_class()
+    except UnknownAlgorithm as exc:
+        raise ParamError(str(exc)) from None
 
 
 def make(name: str, **params: Any) -> Ranker:
