@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from ltrconv.study import PER_QUERY_COLUMNS
 from ltrconv.synthetic import make_folds, make_letor, write_letor
 
 REPO = Path(__file__).resolve().parents[1]
@@ -104,8 +105,7 @@ def test_outputs_exist(workflow_run):
 
 def test_per_query_table_complete(workflow_run):
     pq = pd.read_parquet(workflow_run["results"] / "per_query.parquet")
-    assert list(pq.columns) == ["dataset", "fold", "algorithm", "train_convention",
-                                "eval_convention", "metric", "k", "qid", "value"]
+    assert list(pq.columns) == PER_QUERY_COLUMNS
     assert pq["value"].dtype == np.float64 and pd.api.types.is_string_dtype(pq["qid"])
     combos = pq.groupby(["fold", "algorithm", "train_convention", "eval_convention"]).size()
     assert len(combos) == len(FOLDS) * (len(ALGORITHMS) + len(VARIANTS)) * len(TRAIN) * len(EVAL)
