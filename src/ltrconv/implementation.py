@@ -64,7 +64,7 @@ def implementation_table(per_query: pd.DataFrame, variants: dict[str, str],
     out["significant"] = (out["p_holm"] < alpha).to_numpy(dtype=bool)
     out["n"] = out["n"].astype(np.int64)
     return sort_rows(out[COLUMNS], ["dataset", "algorithm", "variant", "train_convention",
-                                "eval_convention", "metric", "k"])
+                                    "eval_convention", "metric", "k"])
 
 
 def substitute(summary: pd.DataFrame, variant: str, base: str, drop=()) -> pd.DataFrame:

@@ -177,7 +177,7 @@ def ttests(per_query: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     out["significant"] = (out["p_holm"] < alpha).to_numpy(dtype=bool)
     out["n"] = out["n"].astype(np.int64)
     return sort_rows(out[TTEST_COLUMNS], ["dataset", "algorithm", "eval_convention", "metric", "k",
-                                      "conv_a", "conv_b"])
+                                          "conv_a", "conv_b"])
 
 
 ORDER_COLUMNS = ["dataset", "train_convention", "metric", "k", "eval_convention", "algorithm",
