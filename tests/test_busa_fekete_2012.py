@@ -159,3 +159,10 @@ def test_markdown_uses_the_settings_cutoff(synth):
     audit = {"queries": 90, "shorter_than": {5: 0.25, 10: 0.5}}
     md = paper.claims_markdown(summary, tests, order, audit, "synthetic", paper.Setting(k=5))
     assert "25.0% with fewer than 5 documents" in md and "NDCG@5," in md
+
+
+def test_a_setting_without_cutoffs_below_the_collapse_is_refused():
+    with pytest.raises(ValueError, match="collapse_cutoffs"):
+        paper.Setting(collapse_cutoffs=(1, 2))
+    with pytest.raises(ValueError, match="k must be"):
+        paper.Setting(k=0)

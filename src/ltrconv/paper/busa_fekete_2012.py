@@ -46,10 +46,16 @@ class Setting:
     letor: str = "letor"  # Sec. 5: scores a query shorter than the cutoff 0.0
     offset: float = 0.25  # Sec. 5: yahoo's average lead over ranklib/trec
     collapse_cutoffs: tuple[int, ...] = (8, 9, 10)  # Sec. 5: where letor's scores drop
-    offset_tol: float = 0.05
-    empty_tol: float = 0.01
-    collapse_gap: float = 0.20
-    close_spread: float = 0.02
+    offset_tol: float = 0.05  # |yahoo - reference - offset| allowed
+    empty_tol: float = 0.01  # |yahoo - reference - share of queries without relevant doc|
+    collapse_gap: float = 0.20  # least reference - letor at the last collapse cutoff
+    close_spread: float = 0.02  # largest spread of the three close algorithms
+
+    def __post_init__(self) -> None:
+        if not self.collapse_cutoffs or min(self.collapse_cutoffs) < 2:
+            raise ValueError(f"collapse_cutoffs must be cutoffs >= 2, got {self.collapse_cutoffs}")
+        if self.k < 1:
+            raise ValueError(f"k must be >= 1, got {self.k}")
 
 
 PAPER = Setting()
