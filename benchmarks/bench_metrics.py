@@ -30,13 +30,7 @@ CONVENTIONS = ["ranklib", "trec", "yahoo", "letor"]
 
 def load_all(root: Path) -> Dataset:
     parts = [read_letor(root / f"S{i}.txt") for i in range(1, 6)]
-    sizes = np.concatenate([p.sizes for p in parts])
-    return Dataset(
-        X=np.vstack([p.X for p in parts]), y=np.concatenate([p.y for p in parts]),
-        qid=np.concatenate([p.qid for p in parts]),
-        offsets=np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
-        docid=np.concatenate([p.docid for p in parts]), source=str(root),
-    )
+    return Dataset.concat(parts, source=str(root))
 
 
 def median_ms(fn, repeats: int) -> tuple[float, float]:

@@ -20,9 +20,10 @@ import sys
 import time
 from pathlib import Path
 
+from ltrconv.algorithms import ORDER, UnknownAlgorithm, get
+
 HERE = Path(__file__).resolve()
 DEFAULT_DATA = HERE.parents[2] / "shared" / "data" / "MQ2008"
-ALGORITHMS = ["adarank", "rankboost", "lambdamart", "ranksvm", "ranknet", "coordinate_ascent"]
 TARGETS = {  # seconds per fit, test NDCG@10 (ranklib) on Fold1 trained with ndcg@10:ranklib
     "adarank": (2, 0.465), "rankboost": (5, 0.48), "lambdamart": (3, 0.48),
     "ranksvm": (15, 0.465), "ranknet": (60, 0.465), "coordinate_ascent": (60, 0.48),
@@ -73,7 +74,7 @@ def main() -> None:
     ap.add_argument("--fold", type=int, default=1)
     ap.add_argument("--metric", default="ndcg@10:ranklib")
     ap.add_argument("--repeats", type=int, default=1, help="fits per algorithm (median reported)")
-    ap.add_argument("--algorithms", default=",".join(ALGORITHMS))
+    ap.add_argument("--algorithms", default=",".join(ORDER))
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -81,7 +82,10 @@ def main() -> None:
         return
     if not (args.data / f"Fold{args.fold}").is_dir():
         sys.exit(f"bench_rankers: no MQ2008 fold at {args.data / f'Fold{args.fold}'} (set --data)")
-    names = args.algorithms.split(",") + ["lightgbm-lambdarank"]
+    try:
+        names = [get(n).name for n in args.algorithms.split(",")] + ["lightgbm-lambdarank"]
+    except UnknownAlgorithm as exc:
+        sys.exit(f"bench_rankers: --algorithms: {exc}")
     print(f"MQ2008 Fold{args.fold}, training metric {args.metric}, {args.repeats} fit(s) each, "
           "one process per fit")
     print(f"{'algorithm':22s} {'median s':>9s} {'target s':>9s} {'peak MB':>8s} "

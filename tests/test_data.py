@@ -1,12 +1,14 @@
 """Reading LETOR files: the data, the docids, and one clear error per kind of bad input."""
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from ltrconv.data import MAX_FEATURES, Dataset, DocidWarning, read_letor, read_scores
-from ltrconv.errors import InputError
+from ltrconv.errors import InputError, LtrconvError
+from ltrconv.synthetic import make_letor, split
 
 GOOD = (
     "2 qid:10 1:0.5 2:0.25 3:1 #docid = GX01 inc = 1 prob = 0.5\n"
@@ -124,6 +126,23 @@ def test_scores_file_checks(tmp_path):
         read_scores(write(tmp_path, "0.5\nnan\n", "s.txt"), 2)
     with pytest.raises(InputError, match=r"s.txt:1: score 'abc' is not a number"):
         read_scores(write(tmp_path, "abc\n", "s.txt"), 1)
+
+
+def test_concat_pads_widths_and_keeps_query_boundaries():
+    data = make_letor(n_queries=5, n_features=4, seed=3)
+    a = split(data, np.arange(2))
+    b = replace(split(data, np.arange(2, 5)), source="b")
+    b = replace(b, X=b.X[:, :2])  # trailing features absent: zeros
+    both = Dataset.concat([a, b])
+    assert both.X.shape == (data.n_docs, 4) and np.all(both.X[a.n_docs:, 2:] == 0)
+    np.testing.assert_array_equal(both.offsets, data.offsets)
+    np.testing.assert_array_equal(both.query_ids, data.query_ids)
+    assert both.qid.dtype == np.int64 and both.source == "synthetic+b"
+    assert Dataset.concat([a, b], source="s").source == "s"
+    mixed = Dataset.concat([a, replace(b, qid=b.qid.astype(str))])
+    assert list(mixed.query_ids) == [str(q) for q in data.query_ids]
+    with pytest.raises(LtrconvError, match="no datasets"):
+        Dataset.concat([])
 
 
 def test_mq2008_facts(mq2008_dir):

@@ -5,11 +5,12 @@ from matplotlib.colors import to_hex
 from matplotlib.image import imread
 
 from ltrconv import figures, study
+from planted import planted_per_query
 
 
 @pytest.fixture(scope="module")
 def summary():
-    pq = study.synthetic_per_query(n_queries=45, n_folds=3, eval_conventions=("ranklib", "yahoo", "letor"))
+    pq = planted_per_query(n_queries=45, n_folds=3, eval_conventions=("ranklib", "yahoo", "letor"))
     return study.summarise(pq)
 
 

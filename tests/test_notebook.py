@@ -7,18 +7,19 @@ import pytest
 from ltrconv import study
 from ltrconv.audit import audit_frame
 from ltrconv.synthetic import make_letor
+from planted import planted_per_query
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
 
 
 @pytest.fixture(scope="module")
 def results_dir(tmp_path_factory):
-    """A results directory built from a synthetic per-query table through ltrconv.study."""
+    """A results directory built from a planted per-query table through ltrconv.study."""
     root = tmp_path_factory.mktemp("results") / "toy"
     tables = root / "tables"
     tables.mkdir(parents=True)
-    pq = study.synthetic_per_query(n_queries=30, n_folds=2, algorithms=("coordinate_ascent", "adarank"),
-                                   eval_conventions=("ranklib", "yahoo", "letor"), dataset="toy")
+    pq = planted_per_query(n_queries=30, n_folds=2, algorithms=("coordinate_ascent", "adarank"),
+                           eval_conventions=("ranklib", "yahoo", "letor"), dataset="toy")
     pq.to_parquet(root / "per_query.parquet")  # the t-tests are recomputed from it
     summary = study.summarise(pq)
     summary.to_csv(tables / "summary.tsv", sep="\t", index=False)

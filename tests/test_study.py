@@ -5,11 +5,13 @@ import pandas as pd
 import pytest
 from scipy import stats as sst
 
-from ltrconv import study
+from ltrconv import algorithms, study
 from ltrconv.audit import audit, audit_frame
 from ltrconv.errors import LtrconvError
+from ltrconv.metrics import evaluate_dataset
 from ltrconv.stats import holm
 from ltrconv.synthetic import make_letor
+from planted import planted_per_query, summary_rows
 
 
 def rows(values, fold, algorithm="ranknet", train="ranklib", ev="ranklib", metric="NDCG", k=10,
@@ -22,11 +24,29 @@ def rows(values, fold, algorithm="ranknet", train="ranklib", ev="ranklib", metri
 
 @pytest.fixture(scope="module")
 def synth():
-    pq = study.synthetic_per_query(n_queries=90, n_folds=3)
+    pq = planted_per_query(n_queries=90, n_folds=3)
     summary = study.summarise(pq)
     tests = study.ttests(pq)
     order = study.algorithm_order(summary)
     return pq, summary, tests, order
+
+
+def test_per_query_frame_layout():
+    data = make_letor(n_queries=4, n_features=3, seed=5)
+    scores = np.random.default_rng(0).random(data.n_docs)
+    evals = evaluate_dataset(data, scores, conventions=["ranklib", "letor"], cutoffs=[1, 3])
+    pq = study.per_query_frame(evals, dataset="D", fold=2, algorithm="ranksvm",
+                               train_convention="yahoo")
+    assert list(pq.columns) == study.PER_QUERY_COLUMNS
+    assert len(pq) == 2 * 4 * 5  # conventions x queries x (NDCG@1, @3, P@1, @3, MAP)
+    assert pq["fold"].dtype == np.int64 and pq["k"].dtype == np.int64
+    assert set(pq["fold"]) == {2} and set(pq["algorithm"]) == {"ranksvm"}
+    assert set(zip(pq["metric"], pq["k"])) == {("NDCG", 1), ("NDCG", 3), ("P", 1), ("P", 3), ("MAP", 0)}
+    q = str(data.query_ids[2])
+    row = pq[(pq["eval_convention"] == "letor") & (pq["qid"] == q) & (pq["metric"] == "NDCG")
+             & (pq["k"] == 3)]
+    assert row["value"].tolist() == [evals["letor"]["NDCG@3"][2]]
+    assert study.check_per_query(pq).equals(pq)
 
 
 def test_summarise_closed_form():
@@ -51,7 +71,7 @@ def test_summarise_single_query_fold_gives_nan_stderr():
 
 def test_summary_order_is_canonical(synth):
     _, summary, _, _ = synth
-    assert list(dict.fromkeys(summary["algorithm"])) == list(study.ALGORITHM_ORDER)
+    assert list(dict.fromkeys(summary["algorithm"])) == list(algorithms.ORDER)
     assert list(dict.fromkeys(summary["train_convention"])) == ["yahoo", "ranklib", "letor"]
     assert list(dict.fromkeys(summary["metric"])) == ["NDCG", "P", "MAP"]
     assert summary.loc[summary["metric"] == "MAP", "k"].eq(0).all()
@@ -107,13 +127,6 @@ def test_holm_family_is_dataset_and_metric(synth):
     assert len(ndcg) == 6 * 4 * 10 * 3
 
 
-def summary_rows(means: dict, ev: str, train="ranklib", k=10, stderr=0.01):
-    return pd.DataFrame([{"dataset": "toy", "algorithm": a, "train_convention": train,
-                          "eval_convention": ev, "metric": "NDCG", "k": k, "mean": m,
-                          "stderr": stderr, "n_folds": 5, "n_queries": 100}
-                         for a, m in means.items()])
-
-
 def test_algorithm_order_flags():
     s = pd.concat([summary_rows({"a": 0.5, "b": 0.4, "c": 0.3}, "ranklib"),
                    summary_rows({"a": 0.8, "b": 0.7, "c": 0.6}, "yahoo"),
@@ -133,88 +146,6 @@ def test_algorithm_order_without_reference_has_na_flags():
     o = study.algorithm_order(summary_rows({"a": 0.5, "b": 0.5}, "letor"))
     assert o["rank"].tolist() == [1, 1]  # ties share the lower rank
     assert o["rank_differs"].isna().all() and o["order_differs"].isna().all()
-
-
-def verdicts(claims):
-    return {c["id"]: c["verdict"] for c in claims}
-
-
-def test_yahoo_offset_claim_rules():
-    def claim(offset, empty):
-        s = pd.concat([summary_rows({"x": 0.4, "y": 0.5}, "ranklib"),
-                       summary_rows({"x": 0.4 + offset, "y": 0.5 + offset}, "yahoo")])
-        audit_ = None if empty is None else {"empty_share": empty}
-        return verdicts(study.paper_claims(s, pd.DataFrame(), pd.DataFrame(), audit_))["yahoo_offset"]
-
-    assert claim(0.28, 0.28) == study.HOLDS
-    assert claim(0.28, None) == study.HOLDS
-    assert claim(0.28, 0.20) == study.PARTLY
-    assert claim(0.10, 0.10) == study.PARTLY
-    assert claim(0.10, 0.40) == study.FAILS
-
-
-def test_yahoo_offset_skips_the_audit_when_folds_are_missing():
-    s = pd.concat([summary_rows({"x": 0.4}, "ranklib"), summary_rows({"x": 0.68}, "yahoo")])
-    c = study.paper_claims(s, pd.DataFrame(), pd.DataFrame(), {"empty_share": 0.1, "queries": 784})[0]
-    assert c["verdict"] == study.HOLDS  # only the 0.25 check applies: 100 of 784 queries
-    assert "100 of the audit's 784 queries" in c["measured"][-1]
-    c = study.paper_claims(s, pd.DataFrame(), pd.DataFrame(), {"empty_share": 0.1, "queries": 100})[0]
-    assert c["verdict"] == study.PARTLY
-
-
-def test_claims_on_synthetic(synth):
-    _, summary, tests, order = synth
-    a = {"empty_share": 0.0}
-    v = verdicts(study.paper_claims(summary, tests, order, a))
-    assert v["letor_collapse"] == study.HOLDS
-    assert v["letor_training"] == study.HOLDS
-    assert v["yahoo_training"] == study.HOLDS
-    assert v["yahoo_offset"] in (study.PARTLY, study.FAILS)  # the audit's share is wrong
-    # the offset equals the share of queries without relevant document, fold by fold
-    off = (summary.query("metric == 'NDCG' and eval_convention == 'yahoo'")["mean"].to_numpy()
-           - summary.query("metric == 'NDCG' and eval_convention == 'ranklib'")["mean"].to_numpy())
-    assert np.ptp(off) < 1e-12 and 0.1 < off[0] < 0.4
-    v = verdicts(study.paper_claims(summary, tests, order, {"empty_share": float(off[0])}))
-    assert v["yahoo_offset"] in (study.HOLDS, study.PARTLY)
-
-
-def test_ranking_claims_follow_the_order_table_setting(synth):
-    _, summary, tests, _ = synth
-    order = study.algorithm_order(summary, train_convention="yahoo", k=5)
-    claims = {c["id"]: c for c in study.paper_claims(summary, tests, order, None)}
-    assert "NDCG@5 of models trained with yahoo" in claims["ca_best"]["rule"]
-    assert "NDCG@5 of models trained with yahoo" in claims["adarank"]["rule"]
-    se = summary[(summary["train_convention"] == "yahoo") & (summary["eval_convention"] == "ranklib")
-                 & (summary["metric"] == "NDCG") & (summary["k"] == 5)].set_index("algorithm")["stderr"]
-    m = order[order["eval_convention"] == "ranklib"].set_index("algorithm")["mean"]
-    best = m.drop("adarank").idxmax()
-    two_se = 2 * math.sqrt(se["adarank"] ** 2 + se[best] ** 2)
-    assert f"2 × combined standard error {two_se:.4f}" in claims["adarank"]["measured"][0]
-
-
-def test_claims_degrade_without_data():
-    s = summary_rows({"ranknet": 0.5}, "ranklib")
-    claims = study.paper_claims(s, pd.DataFrame(), study.algorithm_order(s), None)
-    assert len(claims) == 6
-    assert set(verdicts(claims).values()) == {study.MISSING}
-    for c in claims:
-        assert c["rule"] and c["claim"] and c["title"]
-
-
-def test_claims_markdown(synth):
-    _, summary, tests, order = synth
-    other = summary.assign(dataset="other", mean=0.0)
-    md = study.claims_markdown(pd.concat([summary, other]), tests, order,
-                               {"queries": 90, "empty_share": 0.2, "shorter_than": {10: 0.5}},
-                               "synthetic")
-    assert md.startswith("# Claims of Busa-Fekete et al. (2012) checked on synthetic\n")
-    assert "90 queries" in md and "50.0% with fewer than 10 documents" in md
-    assert md.count("Verdict: **") == 6 and md.count("\n| ") == 7
-    assert "Coordinate Ascent rank: 1 under ranklib" in md
-    assert md == study.claims_markdown(pd.concat([summary, other]), tests, order,
-                                       {"queries": 90, "empty_share": 0.2,
-                                        "shorter_than": {10: 0.5}}, "synthetic")
-    assert "No dataset audit" in study.claims_markdown(summary, tests, order, None, "synthetic")
 
 
 def test_synthetic_table_follows_the_conventions(synth):

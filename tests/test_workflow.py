@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from ltrconv.study import PER_QUERY_COLUMNS
 from ltrconv.synthetic import make_folds, make_letor, write_letor
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,8 +109,7 @@ def test_outputs_exist(workflow_run):
 
 def test_per_query_table_complete(workflow_run):
     pq = pd.read_parquet(workflow_run["results"] / "per_query.parquet")
-    assert list(pq.columns) == ["dataset", "fold", "algorithm", "train_convention",
-                                "eval_convention", "metric", "k", "qid", "value"]
+    assert list(pq.columns) == PER_QUERY_COLUMNS
     assert pq["value"].dtype == np.float64 and pd.api.types.is_string_dtype(pq["qid"])
     combos = pq.groupby(["fold", "algorithm", "train_convention", "eval_convention"]).size()
     assert len(combos) == len(FOLDS) * (len(ALGORITHMS) + len(VARIANTS)) * len(TRAIN) * len(EVAL)
@@ -229,6 +229,22 @@ def test_bad_hyperparameter_or_cutoffs_names_key(tmp_path, change, key, message)
     assert proc.returncode != 0
     assert f"config key '{key}': " in out and message in out, out[-2000:]
     assert not (tmp_path / "w" / "out").exists()
+def test_unknown_algorithm_names_key(tmp_path):
+    cfg = base_config(tmp_path / "SYN")
+    write_dataset(tmp_path / "SYN")
+    cfg["algorithms"] = {**ALGORITHMS, "listnet": {}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "config key 'algorithms.listnet': unknown algorithm; known: coordinate_ascent," in out
+    cfg["algorithms"] = ALGORITHMS
+    cfg["variants"] = {"listnet_fast": {"of": "listnet", "params": {"n_rounds": 1}}}
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
+    assert proc.returncode != 0
+    assert "config key 'variants.listnet_fast.of': unknown algorithm 'listnet'" in proc.stdout + proc.stderr
 
 
 def test_wrong_type_names_key(tmp_path):

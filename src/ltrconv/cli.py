@@ -274,21 +274,10 @@ def cmd_audit(args: argparse.Namespace) -> None:
 
     _check_out(args.output)
     datasets = [Dataset.load(p) for p in args.data]
-    width = max(d.X.shape[1] for d in datasets)  # absent features are zeros
-    datasets = [d.with_width(width) for d in datasets]
     if len(datasets) == 1:
         data = datasets[0]
     else:
-        data = Dataset(
-            X=np.vstack([d.X for d in datasets]),
-            y=np.concatenate([d.y for d in datasets]),
-            qid=np.concatenate([d.qid.astype(str) for d in datasets]),
-            offsets=np.concatenate(
-                [[0]] + [d.offsets[1:] + sum(x.n_docs for x in datasets[:i]) for i, d in enumerate(datasets)]
-            ).astype(np.int64),
-            docid=np.concatenate([d.docid for d in datasets]),
-            source=",".join(args.data),
-        )
+        data = Dataset.concat(datasets, source=",".join(args.data))
         if len(np.unique(data.query_ids)) != data.n_queries:
             raise LtrconvError("the files share query ids; audit them one at a time")
     report = audit(data, parse_cutoffs(args.cutoffs).tolist())

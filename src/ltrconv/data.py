@@ -124,6 +124,28 @@ class Dataset:
         return replace(self, X=np.pad(self.X, ((0, 0), (0, n_features - d))))
 
     @classmethod
+    def concat(cls, parts: "list[Dataset]", source: str | None = None) -> "Dataset":
+        """The queries of ``parts`` one after another, each padded to the widest part's
+        features (absent features are zeros). qids keep their type unless the parts mix
+        numbers and strings, which become strings. ``source`` defaults to the parts' joined
+        by ``+``."""
+        if not parts:
+            raise LtrconvError("nothing to concatenate: no datasets")
+        width = max(p.X.shape[1] for p in parts)
+        parts = [p.with_width(width) for p in parts]
+        qids = [p.qid for p in parts]
+        if len({q.dtype.kind for q in qids}) > 1:
+            qids = [q.astype(str) for q in qids]
+        sizes = np.concatenate([p.sizes for p in parts])
+        return cls(
+            X=np.vstack([p.X for p in parts]), y=np.concatenate([p.y for p in parts]),
+            qid=np.concatenate(qids),
+            offsets=np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
+            docid=np.concatenate([p.docid for p in parts]),
+            source="+".join(str(p.source) for p in parts) if source is None else source,
+        )
+
+    @classmethod
     def load(cls, path: str | Path, n_features: int | None = None,
              what: str = "expected") -> "Dataset":
         """Read a cache written by :meth:`save`, or parse a LETOR text file.

@@ -19,7 +19,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from .study import ALGORITHM_ORDER, TRAIN_ORDER, name, ordered
+from . import algorithms as registry
+from .algorithms import display_name as name
+from .study import TRAIN_ORDER, ordered
 
 OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73",
              "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7"}
@@ -29,14 +31,7 @@ TRAIN_STYLE = {
     "letor": dict(color=OKABE_ITO["vermillion"], marker="^", linestyle=":"),
     "trec": dict(color=OKABE_ITO["orange"], marker="D", linestyle="-."),
 }
-ALGORITHM_STYLE = {
-    "coordinate_ascent": dict(color=OKABE_ITO["black"], marker="o", linestyle="-"),
-    "lambdamart": dict(color=OKABE_ITO["orange"], marker="s", linestyle="--"),
-    "rankboost": dict(color=OKABE_ITO["sky"], marker="D", linestyle="-."),
-    "ranksvm": dict(color=OKABE_ITO["green"], marker="v", linestyle=":"),
-    "ranknet": dict(color=OKABE_ITO["purple"], marker="^", linestyle=(0, (5, 1))),
-    "adarank": dict(color=OKABE_ITO["vermillion"], marker="x", linestyle=(0, (3, 1, 1, 1, 1, 1))),
-}
+ALGORITHM_STYLE = {a.name: a.style for a in registry.REGISTRY.values()}
 _SPARE = [dict(color=OKABE_ITO[c], marker=m, linestyle=ls) for c, m, ls in
           (("green", "v", "-"), ("purple", "P", "--"), ("sky", "*", "-."), ("orange", "X", ":"))]
 HATCH = {"yahoo": "", "ranklib": "///", "letor": "..", "trec": "xx"}
@@ -170,14 +165,14 @@ def _grid(n: int) -> tuple[int, int]:
 
 def figure2(summary: pd.DataFrame, out_stem,
             eval_conventions=("ranklib", "trec", "yahoo", "letor"),
-            algorithms=ALGORITHM_ORDER, train_convention: str = "ranklib",
+            algorithms=registry.ORDER, train_convention: str = "ranklib",
             metric: str = "NDCG") -> Figure:
     """All algorithms trained with ``train_convention``, one panel per evaluation convention.
 
-    ``algorithms`` selects; the legend lists them in the study's order (:data:`ALGORITHM_ORDER`).
+    ``algorithms`` selects; the legend follows the registry order (:data:`algorithms.ORDER`).
     """
     s = summary[(summary["metric"] == metric) & (summary["train_convention"] == train_convention)]
-    algs = ordered([a for a in algorithms if a in set(s["algorithm"])], ALGORITHM_ORDER)
+    algs = ordered([a for a in algorithms if a in set(s["algorithm"])], registry.ORDER)
     evs = [e for e in eval_conventions if e in set(s["eval_convention"])]
     if not (algs and evs):
         return _empty(out_stem, f"Figure 2: no {metric} results of models trained with "
@@ -310,7 +305,7 @@ def runtime_figure(runtime_table: pd.DataFrame, out_stem) -> Figure:
     t = runtime_table
     if t is None or len(t) == 0 or not {"algorithm", "train_convention"} <= set(t.columns):
         return _empty(out_stem, "Runtime: no runtime records")
-    algs = ordered(t["algorithm"].unique(), ALGORITHM_ORDER)
+    algs = ordered(t["algorithm"].unique(), registry.ORDER)
     trains = ordered(t["train_convention"].unique(), TRAIN_ORDER)
     with rc_context(RC):
         fig = Figure(figsize=(WIDTH, 3.0), layout="constrained")

@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .algorithms import display_name as name
+from .paper import busa_fekete_2012 as paper
 from .stats import holm, t_from_moments
-from .study import (_sort, algorithm_order, check_per_query, name, paper_claims, summarise,
-                    TTEST_COLUMNS)
+from .study import TTEST_COLUMNS, algorithm_order, check_per_query, sort_rows, summarise
 
 COLUMNS = ["dataset", "algorithm", "variant", "train_convention", "eval_convention", "metric", "k",
            "mean_base", "stderr_base", "mean_variant", "stderr_variant", "diff", "n", "t", "p",
@@ -62,8 +63,8 @@ def implementation_table(per_query: pd.DataFrame, variants: dict[str, str],
         out.loc[idx, "p_holm"] = holm(out.loc[idx, "p"].to_numpy())
     out["significant"] = (out["p_holm"] < alpha).to_numpy(dtype=bool)
     out["n"] = out["n"].astype(np.int64)
-    return _sort(out[COLUMNS], ["dataset", "algorithm", "variant", "train_convention",
-                                "eval_convention", "metric", "k"])
+    return sort_rows(out[COLUMNS], ["dataset", "algorithm", "variant", "train_convention",
+                                    "eval_convention", "metric", "k"])
 
 
 def substitute(summary: pd.DataFrame, variant: str, base: str, drop=()) -> pd.DataFrame:
@@ -91,8 +92,8 @@ def implementation_section(summary: pd.DataFrame, table: pd.DataFrame,
 
     The conclusions are the paper's claims about the algorithm order (Coordinate Ascent best;
     RankBoost, RankSVM and LambdaMART close; AdaRank not competitive), checked by
-    :func:`ltrconv.study.paper_claims` once on the base algorithms and once with each variant
-    in place of its base. Effects are NDCG@k differences of models trained with
+    :func:`ltrconv.paper.busa_fekete_2012.claims` once on the base algorithms and once with each
+    variant in place of its base. Effects are NDCG@k differences of models trained with
     ``train_convention``: the implementation effect (variant - base, ranklib evaluation), the
     training-convention effect (largest |other training convention - train_convention| of the
     base, ranklib evaluation) and the evaluation-convention effect (|other evaluation convention -
@@ -121,11 +122,13 @@ def implementation_section(summary: pd.DataFrame, table: pd.DataFrame,
                          f"{r['mean_variant']:.4f} | {r['diff']:+.4f} | {r['p_holm']:.3g} |")
     others = [v for v, _ in pairs]
     empty_tests = pd.DataFrame(columns=TTEST_COLUMNS)
+    setting = paper.Setting(k=k, train=train_convention)
     base_only = summary[~summary["algorithm"].isin(others)]
 
     def verdicts(s):
         order = algorithm_order(s, train_convention=train_convention, metric="NDCG", k=k)
-        return {c["id"]: c for c in paper_claims(s, empty_tests, order, None) if c["id"] in CLAIMS}
+        found = paper.claims(s, empty_tests, order, None, setting)
+        return {c["id"]: c for c in found if c["id"] in CLAIMS}
 
     ref = verdicts(base_only)
     lines += ["", "The paper's conclusions on the algorithm order, with each variant in place of "

@@ -79,12 +79,26 @@ def _check_config(cfg):
             raise WorkflowError(
                 f"config key 'folds': fold(s) {bad} exceed datasets.{d}.layout.n_folds = {n}"
             )
+    from ltrconv import algorithms
+
+    for a in cfg["algorithms"]:
+        if a not in algorithms.REGISTRY:
+            raise WorkflowError(
+                f"config key 'algorithms.{a}': unknown algorithm; known: {', '.join(algorithms.ORDER)}"
+            )
     algos = [a for a, p in cfg["algorithms"].items() if p is not None]
     if not algos:
         raise WorkflowError("config key 'algorithms': every algorithm is disabled (null)")
     for v, spec in cfg["variants"].items():
         if v in cfg["algorithms"]:
             raise WorkflowError(f"config key 'variants.{v}': the name is already under 'algorithms'")
+        if v in algorithms.REGISTRY:
+            raise WorkflowError(f"config key 'variants.{v}': the name is a registered algorithm's")
+        if spec["of"] not in algorithms.REGISTRY:
+            raise WorkflowError(
+                f"config key 'variants.{v}.of': unknown algorithm {spec['of']!r}; known: "
+                f"{', '.join(algorithms.ORDER)}"
+            )
         if cfg["algorithms"].get(spec["of"], None) is None:
             raise WorkflowError(
                 f"config key 'variants.{v}.of': base algorithm {spec['of']!r} is not enabled under 'algorithms'"

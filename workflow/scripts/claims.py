@@ -5,16 +5,18 @@ import pandas as pd
 from _job import run
 from ltrconv import implementation, study
 from ltrconv.data import atomic_path
+from ltrconv.paper import busa_fekete_2012 as paper
 
 
 def main(smk, log):
     read = lambda p: pd.read_csv(p, sep="\t")  # noqa: E731
     summary, ttests = read(smk.input.summary), read(smk.input.ttests)
     p = smk.params
-    text = study.claims_markdown(summary[summary["algorithm"].isin(p.algorithms)],
+    setting = paper.Setting(k=p.cutoff, train=p.official)
+    text = paper.claims_markdown(summary[summary["algorithm"].isin(p.algorithms)],
                                  ttests[ttests["algorithm"].isin(p.algorithms)],
                                  read(smk.input.order), study.audit_from_table(read(smk.input.audit)),
-                                 smk.wildcards.dataset)
+                                 smk.wildcards.dataset, setting)
     if p.variants:
         text += implementation.implementation_section(
             summary[summary["dataset"] == smk.wildcards.dataset],

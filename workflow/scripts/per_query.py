@@ -4,8 +4,10 @@ import pandas as pd
 
 from _job import run
 from ltrconv.data import atomic_path
+from ltrconv.study import PER_QUERY_COLUMNS
 
-KEYS = ["dataset", "fold", "algorithm", "train_convention", "eval_convention", "metric", "k"]
+# sorted by everything but the query: queries stay in the order evaluate wrote them
+KEYS = [c for c in PER_QUERY_COLUMNS if c not in ("qid", "value")]
 
 
 def main(smk, log):

@@ -20,18 +20,6 @@ def check(data: Dataset, path: Path, labels) -> None:
         raise InputError(f"labels {extra} are outside the configured label scale {labels}", str(path))
 
 
-def concat(parts: list[Dataset]) -> Dataset:
-    """The queries of ``parts`` in order; feature matrices padded to the widest."""
-    width = max(p.X.shape[1] for p in parts)
-    X = np.vstack([np.pad(p.X, ((0, 0), (0, width - p.X.shape[1]))) for p in parts])
-    sizes = np.concatenate([p.sizes for p in parts])
-    return Dataset(
-        X=X, y=np.concatenate([p.y for p in parts]), qid=np.concatenate([p.qid for p in parts]),
-        offsets=np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
-        docid=np.concatenate([p.docid for p in parts]), source="+".join(p.source for p in parts),
-    )
-
-
 def main(smk, log):
     layout = smk.params.layout
     root = Path(smk.params.data_dir)
@@ -52,7 +40,7 @@ def main(smk, log):
             log.info(f"fold {k} {split}: {data.n_queries} queries, {data.n_docs} rows, {data.X.shape[1]} features")
         first_fold = first_fold or fold
     check_unchanged(root, smk.input.manifest, files)  # nothing changed while parsing
-    full = concat([first_fold[s] for s in ("train", "vali", "test")])
+    full = Dataset.concat([first_fold[s] for s in ("train", "vali", "test")])
     full.save(smk.output.full)
     log.info(f"all: {full.n_queries} queries, {full.n_docs} rows")
 

@@ -1,13 +1,18 @@
 """The six learning-to-rank algorithms, each trained and selected under an NDCG convention.
 
-``make("lambdamart", metric="ndcg@10:letor", n_estimators=500)`` builds one by name;
-``validate_params(name, params)`` checks hyperparameters without building anything.
+``make("lambdamart", metric="ndcg@10:letor", n_estimators=500)`` builds one by name; the names
+and classes come from :mod:`ltrconv.algorithms`. ``validate_params(name, params)`` checks
+hyperparameters without building anything.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any, Mapping
+
+from ..algorithms import REGISTRY as ALGORITHMS
+from ..algorithms import UnknownAlgorithm
+from ..algorithms import get as _entry
 
 if TYPE_CHECKING:
     from .base import Ranker
@@ -24,23 +29,15 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-ALGORITHMS = {
-    "adarank": ("adarank", "AdaRank"),
-    "coordinate_ascent": ("coordinate_ascent", "CoordinateAscent"),
-    "lambdamart": ("lambdamart", "LambdaMART"),
-    "ranknet": ("ranknet", "RankNet"),
-    "rankboost": ("rankboost", "RankBoost"),
-    "ranksvm": ("ranksvm", "RankSVM"),
-}
-
 
 def get_class(name: str) -> type["Ranker"]:
-    if name not in ALGORITHMS:
+    """The ranker class registered as ``name``; an unknown name raises :class:`ParamError`."""
+    try:
+        return _entry(name).load_class()
+    except UnknownAlgorithm as exc:
         from .params import ParamError
 
-        raise ParamError(f"unknown algorithm {name!r}; known: {', '.join(ALGORITHMS)}")
-    module, cls = ALGORITHMS[name]
-    return getattr(importlib.import_module(f".{module}", __name__), cls)
+        raise ParamError(str(exc)) from None
 
 
 def param_names(name: str) -> list[str]:
