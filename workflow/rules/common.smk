@@ -301,7 +301,7 @@ def _rst(text):
 
 def caption_facts():
     """What the captions (workflow/report/*.rst, Jinja) say about this configuration."""
-    from ltrconv.study import name
+    from ltrconv.algorithms import display_name as name
 
     figures = config["figures"]
     names = lambda items: [_rst(name(a)) for a in items]  # noqa: E731
