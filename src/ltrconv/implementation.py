@@ -15,8 +15,9 @@ import pandas as pd
 
 from .algorithms import display_name as name
 from .paper import busa_fekete_2012 as paper
-from .stats import holm, t_from_moments
-from .study import TTEST_COLUMNS, algorithm_order, check_per_query, sort_rows, summarise
+from .stats import t_from_moments
+from .study import (TTEST_COLUMNS, algorithm_order, check_per_query, holm_per_family, sort_rows,
+                    summarise)
 
 COLUMNS = ["dataset", "algorithm", "variant", "train_convention", "eval_convention", "metric", "k",
            "mean_base", "stderr_base", "mean_variant", "stderr_variant", "diff", "n", "t", "p",
@@ -58,11 +59,7 @@ def implementation_table(per_query: pd.DataFrame, variants: dict[str, str],
     if not parts:
         return pd.DataFrame(columns=COLUMNS)
     out = pd.concat(parts, ignore_index=True)
-    out["p_holm"] = np.nan
-    for _, idx in out.groupby(["dataset", "metric"], sort=False).groups.items():
-        out.loc[idx, "p_holm"] = holm(out.loc[idx, "p"].to_numpy())
-    out["significant"] = (out["p_holm"] < alpha).to_numpy(dtype=bool)
-    out["n"] = out["n"].astype(np.int64)
+    holm_per_family(out, alpha)
     return sort_rows(out[COLUMNS], ["dataset", "algorithm", "variant", "train_convention",
                                     "eval_convention", "metric", "k"])
 

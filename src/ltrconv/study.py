@@ -37,6 +37,16 @@ def ordered(values, preferred) -> list:
     return known + sorted(v for v in values if v not in preferred)
 
 
+def holm_per_family(tests: pd.DataFrame, alpha: float) -> None:
+    """Add ``p_holm`` (Holm over each (dataset, metric) family of ``p``) and ``significant``
+    (``p_holm < alpha``) to ``tests`` in place; ``n`` becomes int64."""
+    tests["p_holm"] = np.nan
+    for _, idx in tests.groupby(["dataset", "metric"], sort=False).groups.items():
+        tests.loc[idx, "p_holm"] = holm(tests.loc[idx, "p"].to_numpy())
+    tests["significant"] = (tests["p_holm"] < alpha).to_numpy(dtype=bool)
+    tests["n"] = tests["n"].astype(np.int64)
+
+
 def sort_rows(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     """Sort rows with the study's preferred order of algorithms, conventions and metrics."""
     def key(col: pd.Series) -> pd.Series:
@@ -171,11 +181,7 @@ def ttests(per_query: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame(columns=TTEST_COLUMNS)
     out = pd.concat(parts, ignore_index=True)
-    out["p_holm"] = np.nan
-    for _, idx in out.groupby(["dataset", "metric"], sort=False).groups.items():
-        out.loc[idx, "p_holm"] = holm(out.loc[idx, "p"].to_numpy())
-    out["significant"] = (out["p_holm"] < alpha).to_numpy(dtype=bool)
-    out["n"] = out["n"].astype(np.int64)
+    holm_per_family(out, alpha)
     return sort_rows(out[TTEST_COLUMNS], ["dataset", "algorithm", "eval_convention", "metric", "k",
                                           "conv_a", "conv_b"])
 
