@@ -1,9 +1,12 @@
 """LambdaMART: λ-gradients under the conventions, early stopping on the convention's NDCG."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from ltrconv import NDCGScorer, evaluate_dataset
+from ltrconv import _kernels as K
 from ltrconv.rankers import ParamError, TrainingSelectionWarning, load
 from ltrconv.rankers.lambdamart import LambdaMART, lambda_gradients
 from ltrconv.synthetic import make_letor, split
@@ -103,7 +106,16 @@ def test_matches_brute_force(conv, k):
     s = np.array([0.3, 0.9, -0.2, 0.1, 0.5, 0.1])
     sigma = 1.7
     sc = NDCGScorer(y, np.array([0, 6]), conv, k, docid=list("abcdef"))
-    delta = sc.swap_deltas(0, s)
+    order = list(K.rank_order(s, sc.y, sc.tiekey, sc.tie_code))
+
+    def ndcg(ranking):
+        return sum(sc.gains[d] * sc.disc[p] for p, d in enumerate(ranking[:k])) * sc.inv_idcg[0]
+
+    delta = np.zeros((6, 6))  # |ΔNDCG@k| of the ranking with documents i and j exchanged
+    for i in range(6):
+        for j in range(6):
+            swapped = [j if d == i else i if d == j else d for d in order]
+            delta[i, j] = abs(ndcg(swapped) - ndcg(order))
     g_ref, h_ref = np.zeros(6), np.zeros(6)
     for i in range(6):
         for j in range(6):
@@ -140,3 +152,40 @@ def test_mq2008_fold1_smoke(mq2008_fold1):
     m = LambdaMART(n_estimators=30, early_stopping_rounds=10).fit(
         tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
     assert m.val_score_ > 0.45
+
+
+# Gradients and fitted predictions recorded with LambdaMART's own |ΔNDCG| loop (commit dea87ea),
+# before the λ-gradients took |ΔNDCG| from ltrconv._kernels.swap_delta: they must not move by a bit.
+RECORDED = Path(__file__).parent / "data"
+RECORDED_CONVENTIONS = ("ranklib", "trec", "yahoo", "letor", "ranklib-tieavg", "ranklib-tiepess",
+                        "ranklib-tieopt")
+
+
+def test_gradients_equal_recorded():
+    rec = np.load(RECORDED / "lambdamart_synthetic.npz")
+    d = make_letor(n_queries=24, n_features=3, min_docs=1, max_docs=20, max_label=3,
+                   empty_share=0.2, seed=11)
+    s = np.round(np.random.default_rng(11).normal(size=d.n_docs), 1)  # many ties
+    for conv in RECORDED_CONVENTIONS:
+        for k in (3, 10):
+            g, h = lambda_gradients(NDCGScorer(d.y, d.offsets, conv, k, docid=d.docid), s, 1.3)
+            assert np.array_equal(g, rec[f"grad/{conv}/{k}"]), (conv, k)
+            assert np.array_equal(h, rec[f"hess/{conv}/{k}"]), (conv, k)
+            assert np.any(g != 0)
+
+
+@pytest.mark.parametrize("metric", ["ndcg@10:trec", "ndcg@5:ranklib-tieavg"])
+def test_fitted_predictions_equal_recorded(data, metric):
+    tr, va, te = data
+    rec = np.load(RECORDED / "lambdamart_synthetic.npz")
+    assert np.array_equal(fit(tr, va, metric=metric).predict(te.X), rec[f"synthetic/{metric}"])
+
+
+@pytest.mark.parametrize("metric", ["ndcg@10:ranklib", "ndcg@10:trec", "ndcg@10:letor"])
+def test_mq2008_fold1_predictions_equal_recorded(mq2008_fold1, metric):
+    tr, va, te = mq2008_fold1
+    m = LambdaMART(metric=metric, n_estimators=30, early_stopping_rounds=10).fit(
+        tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid, docid=tr.docid,
+        docid_val=va.docid)
+    rec = np.load(RECORDED / "lambdamart_mq2008_fold1.npz")
+    assert np.array_equal(m.predict(te.X), rec[f"mq2008/{metric}"])

@@ -153,22 +153,29 @@ def test_scorer_agrees_with_evaluate():
         np.testing.assert_allclose(scorer.per_query(s), ev["NDCG@10"], atol=1e-12)
 
 
-def test_swap_deltas_equal_recomputed_ndcg_difference():
+def test_swap_delta_equals_recomputed_ndcg_difference():
+    from ltrconv import _kernels as K
+
     y, s, qid, docid = random_queries(8, tie_heavy=False)
     offsets = np.concatenate(([0], np.flatnonzero(np.diff(qid)) + 1, [len(qid)]))
-    for name in ("ranklib", "letor", "yahoo"):
-        scorer = NDCGScorer(y, offsets, name, 5)
+    checked = 0
+    for name in ("ranklib", "letor", "yahoo", "trec"):
+        scorer = NDCGScorer(y, offsets, name, 5, docid=docid)
+        base = scorer.per_query(s)
         for q in range(6):
             a, b = offsets[q], offsets[q + 1]
-            sq = s[a:b].copy()
-            deltas = scorer.swap_deltas(q, sq)
-            base = scorer.per_query(s)[q]
+            d = K.rank_discounts(s[a:b], scorer.y[a:b], scorer.tiekey[a:b], scorer.disc, 5,
+                                 scorer.tie_code)
             for i, j in [(0, 1), (0, b - a - 1), (1, 2)]:
                 if j >= b - a or i == j:
                     continue
                 t = s.copy()
                 t[a + i], t[a + j] = s[a + j], s[a + i]
-                assert deltas[i, j] == pytest.approx(abs(scorer.per_query(t)[q] - base), abs=1e-12)
+                delta = K.swap_delta(scorer.gains[a:b], d, i, j, scorer.inv_idcg[q])
+                assert delta == K.swap_delta(scorer.gains[a:b], d, j, i, scorer.inv_idcg[q])
+                assert delta == pytest.approx(abs(scorer.per_query(t)[q] - base[q]), abs=1e-12)
+                checked += delta > 0
+    assert checked > 10
 
 
 # --- properties ---------------------------------------------------------------------------

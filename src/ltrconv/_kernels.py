@@ -4,8 +4,8 @@ Each wrapper exists serial and parallel (``*_parallel``, ``prange`` over queries
 data such as MQ2008 (~1 ms a call) the serial one is faster, and threads only pay off on
 large collections, so callers dispatch on the number of documents (``PARALLEL_MIN_DOCS``).
 
-Tie codes: 0 input-order, 1 docid-desc (float32 scores), 2 average, 3 pessimistic,
-4 optimistic. ``tiekey`` is the docid's byte-order rank (used by code 1 only).
+Tie policies by their codes in :mod:`ltrconv.ties`; ``tiekey`` is the docid's byte-order rank
+(used by ``DOCID_DESC`` only).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._numpy_kernel import TIE_CODES  # noqa: F401  (re-exported: the tie codes taken here)
+from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, OPTIMISTIC, PESSIMISTIC
 
 PARALLEL_MIN_DOCS = 500_000
 
@@ -26,16 +26,16 @@ def ranks_before(i, j, scores, labels, tiekey, tie_code):
     """True when document i goes strictly before document j under the tie policy."""
     si = scores[i]
     sj = scores[j]
-    if tie_code == 1:
+    if tie_code == DOCID_DESC:
         si = np.float32(si)
         sj = np.float32(sj)
     if si != sj:
         return si > sj
-    if tie_code == 1:
+    if tie_code == DOCID_DESC:
         return tiekey[i] > tiekey[j]
-    if tie_code == 3:
+    if tie_code == PESSIMISTIC:
         return labels[i] < labels[j]
-    if tie_code == 4:
+    if tie_code == OPTIMISTIC:
         return labels[i] > labels[j]
     return False
 
@@ -75,17 +75,17 @@ def sort_tied_runs(order, scores, labels, tiekey, tie_code):
     """Reorder the tied runs of ``order`` (already a stable ranking by score, descending)
     by the tie policy's secondary key, stably; O(n log n) however long the runs are.
 
-    Ties are equal float32 scores under code 1, equal scores otherwise; codes 0 and 2 leave
-    the order as it is. Short runs use the insertion sort, long ones a merge sort by key.
+    Ties are equal float32 scores under ``DOCID_DESC``, equal scores otherwise;
+    ``INPUT_ORDER`` and ``AVERAGE`` leave the order as it is. Short runs use the insertion sort, long ones a merge sort by key.
     """
-    if tie_code == 0 or tie_code == 2:
+    if tie_code == INPUT_ORDER or tie_code == AVERAGE:
         return
     n = len(order)
     i = 0
     while i < n:
         si = scores[order[i]]
         j = i + 1
-        if tie_code == 1:
+        if tie_code == DOCID_DESC:
             while j < n and np.float32(scores[order[j]]) == np.float32(si):
                 j += 1
         else:
@@ -95,9 +95,9 @@ def sort_tied_runs(order, scores, labels, tiekey, tie_code):
             insertion_sort(order[i:j], scores, labels, tiekey, tie_code)
         elif j - i > INSERTION_MAX:
             run = order[i:j].copy()
-            if tie_code == 1:
+            if tie_code == DOCID_DESC:
                 key = -tiekey[run]
-            elif tie_code == 3:
+            elif tie_code == PESSIMISTIC:
                 key = labels[run].astype(np.int64)
             else:
                 key = -labels[run].astype(np.int64)
@@ -129,8 +129,8 @@ def group_ends_into(ends, scores, order):
 
 @njit(cache=True)
 def group_ends(sorted_scores, tie_code):
-    """Tie-group ends of already sorted scores; empty unless tie_code is 2 (average)."""
-    if tie_code != 2:
+    """Tie-group ends of already sorted scores; empty unless the policy is ``AVERAGE``."""
+    if tie_code != AVERAGE:
         return np.empty(0, dtype=np.int64)
     ends = np.empty(len(sorted_scores), dtype=np.int64)
     group_ends_into(ends, sorted_scores, np.arange(len(sorted_scores)))
@@ -174,11 +174,11 @@ def sorted_query_metrics(ls, ends, gain_table, ideal_labels, disc, cutoffs, tie_
                          short_zero, rel, pk_k, err_stop, counts, g, r, out):
     """All metrics of one query, given its labels in ranked order, into ``out``.
 
-    ``ends`` marks tie groups (used under tie code 2 only); ``ideal_labels`` lists the labels
+    ``ends`` marks tie groups (used under ``AVERAGE`` only); ``ideal_labels`` lists the labels
     by gain, highest first (the ideal order); ``err_stop[l]`` is ERR's stopping probability
     of grade l; ``cutoffs`` ascending; ``counts``, ``g``, ``r`` are scratch buffers (lengths
     >= number of labels, n, n). Layout with C = len(cutoffs): NDCG[C], DCG[C], P[C], ERR[C],
-    AP, RR. Under tie code 2 (average) every value is the expectation over the orders of
+    AP, RR. Under ``AVERAGE`` every value is the expectation over the orders of
     tied documents; ERR is NaN there (it has no closed form).
     """
     n = len(ls)
@@ -186,7 +186,7 @@ def sorted_query_metrics(ls, ends, gain_table, ideal_labels, disc, cutoffs, tie_
     counts[:] = 0
     for p in range(n):
         counts[ls[p]] += 1
-    avg = tie_code == 2
+    avg = tie_code == AVERAGE
     if avg:
         for p in range(n):
             g[p] = gain_table[ls[p]]
@@ -286,7 +286,7 @@ def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_label
         for q in range(bounds[ch], bounds[ch + 1]):
             a, b = offsets[q], offsets[q + 1]
             n = b - a
-            rank_order_into(base[:n], scores[a:b], labels[a:b], tiekey[a:b], 0)
+            rank_order_into(base[:n], scores[a:b], labels[a:b], tiekey[a:b], INPUT_ORDER)
             first = 0
             while first < nc:
                 code = tie_codes[first]
@@ -294,7 +294,7 @@ def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_label
                 sort_tied_runs(order[:n], scores[a:b], labels[a:b], tiekey[a:b], code)
                 for p in range(n):
                     ls[p] = labels[a + order[p]]
-                if code == 2:
+                if code == AVERAGE:
                     group_ends_into(ends[:n], scores[a:b], order[:n])
                 c = first
                 while c < nc and tie_codes[c] == code:
@@ -320,9 +320,9 @@ def sorted_query_rankdcg(ls, ends, tie_code, empty, counts, relp, disc, g):
     labels >= the label at p in the ideal order (1 for the top group, m for the bottom one).
     ``DCG' = sum_p rel'(l_p) / D_p``; ``rankDCG = (DCG' - min) / (max - min)``, max from the
     ideal order (labels descending), min from its reverse. A query with m <= 1 has no order to
-    judge and scores ``empty``. Under tie code 2 (average), the expectation over the orders of
+    judge and scores ``empty``. Under ``AVERAGE``, the expectation over the orders of
     tied documents (``ends`` marks the tie groups); the authors' package orders tied scores
-    worst-first (code 3). ``counts``, ``relp`` (lengths >= number of
+    worst-first (``PESSIMISTIC``). ``counts``, ``relp`` (lengths >= number of
     labels), ``disc``, ``g`` (lengths >= n) are scratch buffers.
     """
     n = len(ls)
@@ -351,7 +351,7 @@ def sorted_query_rankdcg(ls, ends, tie_code, empty, counts, relp, disc, g):
             p += 1
     for p in range(n):
         g[p] = relp[ls[p]]
-    if tie_code == 2:
+    if tie_code == AVERAGE:
         average_in_place(g[:n], ends)
     got = 0.0
     for p in range(n):
@@ -385,7 +385,7 @@ def _all_query_rankdcg(labels, scores, tiekey, offsets, n_labels, tie_codes, emp
         for q in range(bounds[ch], bounds[ch + 1]):
             a, b = offsets[q], offsets[q + 1]
             n = b - a
-            rank_order_into(base[:n], scores[a:b], labels[a:b], tiekey[a:b], 0)
+            rank_order_into(base[:n], scores[a:b], labels[a:b], tiekey[a:b], INPUT_ORDER)
             first = 0
             while first < nc:
                 code = tie_codes[first]
@@ -393,7 +393,7 @@ def _all_query_rankdcg(labels, scores, tiekey, offsets, n_labels, tie_codes, emp
                 sort_tied_runs(order[:n], scores[a:b], labels[a:b], tiekey[a:b], code)
                 for p in range(n):
                     ls[p] = labels[a + order[p]]
-                if code == 2:
+                if code == AVERAGE:
                     group_ends_into(ends[:n], scores[a:b], order[:n])
                 c = first
                 while c < nc and tie_codes[c] == code:
@@ -415,7 +415,7 @@ def query_ndcg(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idc
         return fallback
     order = rank_order(scores_q, labels_q, tiekey_q, tie_code)
     g = gains_q[order]
-    if tie_code == 2:
+    if tie_code == AVERAGE:
         g = expected_by_position(g, group_ends(scores_q[order], tie_code))
     m = min(k, len(g))
     total = 0.0
@@ -439,23 +439,23 @@ all_query_ndcg_parallel = njit(parallel=True, cache=True)(_all_query_ndcg)
 
 
 @njit(cache=True)
-def swap_deltas(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idcg):
-    """|NDCG@k change| of swapping the ranks of documents i and j, as an (n, n) matrix.
+def rank_discounts(scores_q, labels_q, tiekey_q, disc, k, tie_code):
+    """``d[i]``: the discount of document i's current rank, 0 beyond rank k.
 
-    Ranks come from the current scores under the tie policy (input order for ``average``).
-    Positions beyond k have discount 0; ``inv_idcg`` = 0 gives an all-zero matrix.
+    Ranks come from the scores under the tie policy; ``AVERAGE`` ranks tied documents in input
+    order (a swap moves two documents, not an expectation over their orders).
     """
-    n = len(gains_q)
-    out = np.zeros((n, n))
-    if inv_idcg == 0.0:
-        return out
-    order = rank_order(scores_q, labels_q, tiekey_q, 0 if tie_code == 2 else tie_code)
+    n = len(scores_q)
+    order = rank_order(scores_q, labels_q, tiekey_q,
+                       INPUT_ORDER if tie_code == AVERAGE else tie_code)
     d = np.zeros(n)
     for p in range(min(k, n)):
         d[order[p]] = disc[p]
-    for i in range(n):
-        for j in range(i + 1, n):
-            v = abs((gains_q[i] - gains_q[j]) * (d[i] - d[j])) * inv_idcg
-            out[i, j] = v
-            out[j, i] = v
-    return out
+    return d
+
+
+@njit(cache=True)
+def swap_delta(gains_q, d, i, j, inv_idcg):
+    """``|ΔNDCG@k| = |g_i - g_j| |d_i - d_j| / IDCG@k`` of swapping the ranks of documents i and
+    j, with ``d`` from :func:`rank_discounts`; 0 when ``inv_idcg`` = 0 (a fixed query)."""
+    return abs((gains_q[i] - gains_q[j]) * (d[i] - d[j])) * inv_idcg

@@ -6,17 +6,14 @@ Every value is computed by the same floating-point operations in the same order 
 kernel: a running sum over a query's ranks is kept as one accumulator per query, advanced rank
 by rank over the queries still running (queries sorted longest first, so those are a prefix).
 numpy's pairwise ``sum``/``mean``/``reduceat`` would round differently and are not used on
-floats. Tie codes as in :data:`TIE_CODES`.
+floats. Tie codes as in :mod:`ltrconv.ties`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-TIE_CODES = {"input-order": 0, "docid-desc": 1, "average": 2, "pessimistic": 3, "optimistic": 4}
-"""Kernel code of each tie policy. ``docid-desc`` compares scores as float32 and breaks their
-ties by the docid's byte-order rank, highest first (trec_eval 9.x); ``average`` is the
-expectation over the orders of tied documents (McSherry & Najork 2008)."""
+from .ties import AVERAGE, DOCID_DESC, OPTIMISTIC, PESSIMISTIC
 
 
 def rank_order(scores: np.ndarray, labels: np.ndarray, tiekey: np.ndarray, qpos: np.ndarray,
@@ -26,11 +23,11 @@ def rank_order(scores: np.ndarray, labels: np.ndarray, tiekey: np.ndarray, qpos:
     Remaining ties keep input order (np.lexsort is stable), as the kernel's stable sorts do.
     """
     neg = -scores
-    if code == 1:  # float32 score, then docid rank (highest first), then float64 score
+    if code == DOCID_DESC:  # float32 score, then docid rank (highest first), then float64 score
         return np.lexsort((neg, -tiekey, -scores.astype(np.float32), qpos))
-    if code == 3:
+    if code == PESSIMISTIC:
         return np.lexsort((labels, neg, qpos))
-    if code == 4:
+    if code == OPTIMISTIC:
         return np.lexsort((-labels, neg, qpos))
     return np.lexsort((neg, qpos))
 
@@ -65,7 +62,7 @@ def all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels
         order = rank_order(scores, labels, tiekey, qpos, code)
         ranked = labels[order]
         first = np.ones(len(labels), dtype=bool)  # slots that open a tie group
-        if code == 2:
+        if code == AVERAGE:
             first[1:] = scores[order][1:] != scores[order][:-1]
             first[offsets[:-1]] = True
         groups = TieGroups(first, qpos, pos)
@@ -78,7 +75,7 @@ def all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels
             ideal = ideal_labels[c][key - qpos * n_labels]
             vals = np.empty((nq, 4 * C + 2))
             vals[by_size, :4 * C] = cutoff_metrics(
-                q, ranked, ideal, groups, gain_tables[c], discs[c], cutoffs, code == 2,
+                q, ranked, ideal, groups, gain_tables[c], discs[c], cutoffs, code == AVERAGE,
                 empties[c], short_zeros[c], rels[c], pk_ks[c], err_stop)
             vals[:, 4 * C], vals[:, 4 * C + 1] = ap_rr(ranked, groups, rels[c], nq, qpos)
             out[c] = vals
@@ -96,7 +93,7 @@ class Queries:
 
 
 class TieGroups:
-    """Runs of equal scores in ranked order (single documents unless tie code 2).
+    """Runs of equal scores in ranked order (single documents unless the policy is ``average``).
 
     Per slot: ``gid``; per group: ``first`` slot, ``size``, ``start`` (its rank - 1).
     """

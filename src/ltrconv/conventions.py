@@ -31,10 +31,10 @@ import numpy as np
 
 from .data import MAX_LABEL
 from .errors import LtrconvError
+from .ties import POLICIES as TIE_POLICIES
 
 DISCOUNTS = ("log2", "letor")
 SHORT_POLICIES = ("truncate", "zero")
-TIE_POLICIES = ("input-order", "docid-desc", "average", "pessimistic", "optimistic")
 PK_DENOMINATORS = ("k", "min")
 GAIN_KINDS = ("exp", "linear")
 

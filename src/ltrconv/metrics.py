@@ -26,11 +26,11 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ._numpy_kernel import TIE_CODES
 from ._numpy_kernel import all_query_metrics as numpy_all_query_metrics
 from .conventions import Convention, get
 from .data import MAX_LABEL, Dataset, docid_ranks, offsets_from_qid
 from .errors import InputError, LtrconvError
+from .ties import CODES as TIE_CODES, DOCID_DESC
 
 
 MAX_CUTOFF = 100_000
@@ -163,11 +163,6 @@ class Evaluation:
         """Arithmetic mean over all queries (empty ones included)."""
         return dict(zip(self.columns, self.values.mean(axis=0).tolist()))
 
-    def to_frame(self):
-        import pandas as pd
-
-        return pd.DataFrame(self.values, index=pd.Index(self.qids, name="qid"), columns=self.columns)
-
 
 def evaluate(
     y,
@@ -295,7 +290,7 @@ class NDCGScorer:
         n_max = max(int(np.diff(self.offsets).max()), self.k)
         self.disc = self.convention.discounts(n_max)
         self.tie_code = TIE_CODES[self.convention.ties]
-        self.tiekey = docid_ranks(docid if self.tie_code == 1 else None, len(y))
+        self.tiekey = docid_ranks(docid if self.tie_code == DOCID_DESC else None, len(y))
         from . import _kernels as K
 
         sizes = np.diff(self.offsets)
@@ -312,15 +307,6 @@ class NDCGScorer:
             else:
                 self.inv_idcg[q] = 1.0 / idcg
 
-    @property
-    def n_queries(self) -> int:
-        return len(self.offsets) - 1
-
-    @property
-    def fixed(self) -> np.ndarray:
-        """Queries whose value does not depend on the scores."""
-        return self.inv_idcg == 0.0
-
     def per_query(self, scores) -> np.ndarray:
         scores = np.asarray(scores, dtype=np.float64)
         if len(scores) != len(self.y):
@@ -333,14 +319,6 @@ class NDCGScorer:
 
     def mean(self, scores) -> float:
         return float(self.per_query(scores).mean())
-
-    def swap_deltas(self, q: int, scores_q) -> np.ndarray:
-        """(n, n) matrix of |ΔNDCG@k| for swapping two documents of query ``q``."""
-        from . import _kernels as K
-
-        a, b = self.offsets[q], self.offsets[q + 1]
-        return K.swap_deltas(self.gains[a:b], np.asarray(scores_q, dtype=np.float64), self.y[a:b],
-                             self.tiekey[a:b], self.disc, self.k, self.tie_code, self.inv_idcg[q])
 
 
 _METRIC_RE = re.compile(r"^ndcg@(\d+):(.+)$")

@@ -33,19 +33,17 @@ from .params import Integer, Metric, Number, RandomState
 @njit(cache=True)
 def query_lambdas(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idcg, sigma,
                   grad_q, hess_q):
-    """Add one query's λ-gradients and Hessians into ``grad_q`` / ``hess_q`` (no n×n matrix)."""
+    """Add one query's λ-gradients and Hessians into ``grad_q`` / ``hess_q`` (no n×n matrix);
+    ``|ΔNDCG|`` from :func:`ltrconv._kernels.swap_delta`."""
     n = len(gains_q)
     if inv_idcg == 0.0:
         return
-    order = K.rank_order(scores_q, labels_q, tiekey_q, 0 if tie_code == 2 else tie_code)
-    d = np.zeros(n)
-    for p in range(min(k, n)):
-        d[order[p]] = disc[p]
+    d = K.rank_discounts(scores_q, labels_q, tiekey_q, disc, k, tie_code)
     for i in range(n):
         for j in range(n):
             if labels_q[i] <= labels_q[j]:
                 continue
-            delta = abs((gains_q[i] - gains_q[j]) * (d[i] - d[j])) * inv_idcg
+            delta = K.swap_delta(gains_q, d, i, j, inv_idcg)
             if delta == 0.0:
                 continue
             rho = 1.0 / (1.0 + math.exp(sigma * (scores_q[i] - scores_q[j])))
