@@ -1,6 +1,7 @@
 """Conventions are validated value objects whose canonical string round-trips."""
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ltrconv import conventions as C
 from ltrconv.metrics import MetricSpec
@@ -77,9 +78,88 @@ def test_metric_spec():
     spec = MetricSpec.parse("ndcg@10:letor")
     assert spec.k == 10 and spec.convention == C.get("letor")
     assert str(spec) == "ndcg@10:letor"
-    for bad in ("ndcg@0:letor", "map@10:letor", "ndcg@10"):
-        with pytest.raises(ValueError, match="expected ndcg@K:CONVENTION|unknown convention"):
+    for bad in ("ndcg@0:letor", "map@10:letor", "ndcg@10", "ndcg@10:", "ndcg@x:letor",
+                "ndcg@10:nosuch", "ndcg@10:ndcg(colour=red)"):
+        with pytest.raises(ValueError, match="expected ndcg@K:CONVENTION|unknown convention|"
+                                             "bad parameter"):
             MetricSpec.parse(bad)
+    for k in (0, -1, True, 2.0, "10"):
+        with pytest.raises(ValueError, match="must be an integer >= 1"):
+            MetricSpec(k, C.get("letor"))
+
+
+# --- one grammar: str(metric) parses back to an equal metric --------------------------------
+CUTOFFS = (1, 2, 5, 10, 37, 100_000)
+CUSTOM = (
+    C.Convention(empty=0.5),  # equal to yahoo-half: written by that name
+    C.Convention(gain=((0, 0.0), (1, 1.0), (2, 3.0)), disc="letor"),
+    C.Convention(gain="linear", ties="docid-desc", rel=2, pk="k", short="zero", empty=0.25),
+    C.Convention(empty=1 / 3, ties="optimistic"),
+    C.Convention(gain={0: 0, 1: 0.1, 2: 1e-300, 3: 2.5e17}, ties="average"),
+    C.Convention(empty=0.3, name="unregistered"),  # a name the registry does not hold
+    C.get("letor").with_(ties="pessimistic", name="letor"),  # a built-in's name, other values
+)
+
+
+def assert_round_trips(metric: MetricSpec) -> None:
+    text = str(metric)
+    again = MetricSpec.parse(text)
+    assert again == metric and again.k == metric.k
+    assert C.get(text.split(":", 1)[1]) == metric.convention
+    assert str(again) == text
+
+
+@pytest.mark.parametrize("name", sorted(C.BUILTIN))
+@pytest.mark.parametrize("k", CUTOFFS)
+def test_builtin_metric_round_trips_by_name(name, k):
+    metric = MetricSpec(k, C.get(name))
+    assert str(metric) == f"ndcg@{k}:{name}"
+    assert_round_trips(metric)
+
+
+@pytest.mark.parametrize("conv", CUSTOM, ids=lambda c: c.canonical)
+@pytest.mark.parametrize("k", CUTOFFS)
+def test_custom_metric_round_trips(conv, k):
+    metric = MetricSpec(k, conv)
+    assert_round_trips(metric)
+    registered = [c for c in C.names() if C.get(c) == conv]
+    text = str(metric).split(":", 1)[1]
+    assert text == (registered[0] if registered else conv.canonical)
+
+
+def test_registered_custom_metric_is_written_by_name():
+    conv = C.register("grammar-test-linear", C.Convention(gain="linear", empty=0.75))
+    metric = MetricSpec.parse("ndcg@7:grammar-test-linear")
+    assert str(metric) == "ndcg@7:grammar-test-linear"
+    assert_round_trips(metric)
+    assert MetricSpec.parse(f"ndcg@7:{conv.canonical}") == metric
+
+
+@pytest.mark.parametrize("text, name", [
+    ("ndcg@10:ranklib", "ranklib"),
+    ("ndcg@10:ndcg(empty=0.5)", "yahoo-half"),
+    (" ndcg@10: ndcg( empty = 0.5 ) ", "yahoo-half"),
+    ("ndcg@010:letor", "letor"),
+    ("ndcg@3:ndcg(disc=letor,short=zero,pk=k)", "letor"),
+])
+def test_accepted_spellings(text, name):
+    metric = MetricSpec.parse(text)
+    assert metric.convention == C.get(name) and metric.convention.name == name
+    assert_round_trips(metric)
+
+
+gains = st.one_of(
+    st.sampled_from(C.GAIN_KINDS),
+    st.dictionaries(st.integers(0, 5), st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=4))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 10**6), gains, st.sampled_from(C.DISCOUNTS),
+       st.floats(0, 1, allow_nan=False), st.sampled_from(C.SHORT_POLICIES),
+       st.sampled_from(C.TIE_POLICIES), st.integers(1, 4), st.sampled_from(C.PK_DENOMINATORS))
+def test_any_metric_round_trips(k, gain, disc, empty, short, ties, rel, pk):
+    conv = C.Convention(gain=gain, disc=disc, empty=empty, short=short, ties=ties, rel=rel, pk=pk)
+    assert_round_trips(MetricSpec(k, conv))
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,8 @@ A convention fixes every detail on which public NDCG tools disagree:
 * ``rel``: label threshold for P@k, MAP, RR;
 * ``pk``: denominator of P@k, ``k`` or ``min`` (= min(k, n)).
 
-Conventions are frozen, hashable and round-trip through their canonical string::
+Conventions are frozen, hashable and round-trip through their canonical string (the grammar,
+and a metric ``ndcg@K:CONVENTION`` built on it, in :class:`ltrconv.metrics.MetricSpec`)::
 
     >>> c = get("ranklib")
     >>> parse(c.canonical) == c
@@ -157,6 +158,15 @@ class Convention:
             f"ndcg(gain={gain},disc={self.disc},empty={_format_number(self.empty)},"
             f"short={self.short},ties={self.ties},rel={self.rel},pk={self.pk})"
         )
+
+    @property
+    def spec(self) -> str:
+        """The shortest string :func:`get` reads back as this convention: its name while the
+        registry holds it under that name, else the name of the registered convention that
+        :func:`parse` finds equal to it, else :attr:`canonical`."""
+        if self.name is not None and _REGISTRY.get(self.name) == self:
+            return self.name
+        return next((name for name, reg in _REGISTRY.items() if reg == self), self.canonical)
 
     @property
     def key(self) -> str:
