@@ -236,10 +236,17 @@ def test_parallel_kernel_agrees():
     s = rng.integers(0, 6, n) / 3.0
     tie = np.zeros(n, dtype=np.int64)
     codes = np.array([0, 2, 3, 4], dtype=np.int64)
-    empties = np.array([0.0, 0.5, 1.0, 0.0])
-    a = K.all_query_rankdcg(y, s, tie, offsets, 4, codes, empties, 1)
-    b = K.all_query_rankdcg_parallel(y, s, tie, offsets, 4, codes, empties, 7)
+    gains = np.tile(np.exp2(np.arange(4)) - 1.0, (4, 1))
+    cutoffs = np.arange(1, 11, dtype=np.int64)
+    args = (y, s, tie, offsets, gains, np.argsort(-gains, axis=1, kind="stable"),
+            np.tile(1.0 / np.log2(np.arange(2.0, 32.0)), (4, 1)), cutoffs, codes,
+            np.array([0.0, 0.5, 1.0, 0.0]), np.zeros(4, dtype=bool), np.ones(4, dtype=np.int64),
+            np.zeros(4, dtype=bool), (np.exp2(np.arange(4)) - 1.0) / 8.0, True)
+    a = K.all_query_metrics(*args, 1)
+    b = K.all_query_metrics_parallel(*args, 7)
+    assert a.shape == (4, 200, 4 * 10 + 3)
     np.testing.assert_array_equal(a, b)
+    assert np.all((a[:, :, -1] >= 0) & (a[:, :, -1] <= 1)) and np.any(a[:, :, -1] != a[0, :, -1])
 
 
 # --- command line ---------------------------------------------------------------------------

@@ -260,56 +260,6 @@ def sorted_query_metrics(ls, ends, gain_table, ideal_labels, disc, cutoffs, tie_
     out[4 * C + 1] = rr
 
 
-def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels, discs, cutoffs,
-                       tie_codes, empties, short_zeros, rels, pk_ks, err_stop, n_chunks):
-    """Metrics of every query under every convention: out[convention, query, metric].
-
-    Per-convention parameters are arrays with one row/entry per convention, sorted by tie
-    code; conventions that share a tie policy share one sort of each query. Queries are
-    split into ``n_chunks`` runs, each with its own scratch buffers (the parallel unit).
-    """
-    nq = len(offsets) - 1
-    nc = len(tie_codes)
-    out = np.empty((nc, nq, 4 * len(cutoffs) + 2))
-    n_max = 0
-    for q in range(nq):
-        n_max = max(n_max, offsets[q + 1] - offsets[q])
-    bounds = np.linspace(0, nq, n_chunks + 1).astype(np.int64)
-    for ch in prange(n_chunks):
-        base = np.empty(n_max, dtype=np.int64)
-        order = np.empty(n_max, dtype=np.int64)
-        ls = np.empty(n_max, dtype=labels.dtype)
-        ends = np.empty(n_max, dtype=np.int64)
-        counts = np.empty(gain_tables.shape[1], dtype=np.int64)
-        g = np.empty(n_max)
-        r = np.empty(n_max)
-        for q in range(bounds[ch], bounds[ch + 1]):
-            a, b = offsets[q], offsets[q + 1]
-            n = b - a
-            rank_order_into(base[:n], scores[a:b], labels[a:b], tiekey[a:b], INPUT_ORDER)
-            first = 0
-            while first < nc:
-                code = tie_codes[first]
-                order[:n] = base[:n]
-                sort_tied_runs(order[:n], scores[a:b], labels[a:b], tiekey[a:b], code)
-                for p in range(n):
-                    ls[p] = labels[a + order[p]]
-                if code == AVERAGE:
-                    group_ends_into(ends[:n], scores[a:b], order[:n])
-                c = first
-                while c < nc and tie_codes[c] == code:
-                    sorted_query_metrics(ls[:n], ends[:n], gain_tables[c], ideal_labels[c],
-                                         discs[c], cutoffs, code, empties[c], short_zeros[c],
-                                         rels[c], pk_ks[c], err_stop, counts, g, r, out[c, q])
-                    c += 1
-                first = c
-    return out
-
-
-all_query_metrics = njit(cache=True)(_all_query_metrics)
-all_query_metrics_parallel = njit(parallel=True, cache=True)(_all_query_metrics)
-
-
 @njit(cache=True)
 def sorted_query_rankdcg(ls, ends, tie_code, empty, counts, relp, disc, g):
     """rankDCG of one query, given its labels in ranked order (Katerenchuk & Rosenberg,
@@ -360,15 +310,19 @@ def sorted_query_rankdcg(ls, ends, tie_code, empty, counts, relp, disc, g):
     return min(max((got - worst) / (best - worst), 0.0), 1.0)
 
 
-def _all_query_rankdcg(labels, scores, tiekey, offsets, n_labels, tie_codes, empties, n_chunks):
-    """rankDCG of every query under every convention: out[convention, query].
+def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels, discs, cutoffs,
+                       tie_codes, empties, short_zeros, rels, pk_ks, err_stop, rankdcg, n_chunks):
+    """Metrics of every query under every convention: out[convention, query, metric].
 
-    Conventions sorted by tie code, as for :func:`all_query_metrics`; only their tie policy
-    and ``empty`` value matter.
+    Per-convention parameters are arrays with one row/entry per convention, sorted by tie
+    code; conventions that share a tie policy share one sort of each query. ``rankdcg`` adds a
+    last column, :func:`sorted_query_rankdcg`. Queries are split into ``n_chunks`` runs, each
+    with its own scratch buffers (the parallel unit).
     """
     nq = len(offsets) - 1
     nc = len(tie_codes)
-    out = np.empty((nc, nq))
+    width = 4 * len(cutoffs) + 2
+    out = np.empty((nc, nq, width + 1 if rankdcg else width))
     n_max = 0
     for q in range(nq):
         n_max = max(n_max, offsets[q + 1] - offsets[q])
@@ -378,10 +332,11 @@ def _all_query_rankdcg(labels, scores, tiekey, offsets, n_labels, tie_codes, emp
         order = np.empty(n_max, dtype=np.int64)
         ls = np.empty(n_max, dtype=labels.dtype)
         ends = np.empty(n_max, dtype=np.int64)
-        counts = np.empty(n_labels, dtype=np.int64)
-        relp = np.empty(n_labels, dtype=np.int64)
-        disc = np.empty(n_max)
+        counts = np.empty(gain_tables.shape[1], dtype=np.int64)
         g = np.empty(n_max)
+        r = np.empty(n_max)
+        relp = np.empty(gain_tables.shape[1] if rankdcg else 0, dtype=np.int64)
+        rdisc = np.empty(n_max if rankdcg else 0)
         for q in range(bounds[ch], bounds[ch + 1]):
             a, b = offsets[q], offsets[q + 1]
             n = b - a
@@ -397,15 +352,19 @@ def _all_query_rankdcg(labels, scores, tiekey, offsets, n_labels, tie_codes, emp
                     group_ends_into(ends[:n], scores[a:b], order[:n])
                 c = first
                 while c < nc and tie_codes[c] == code:
-                    out[c, q] = sorted_query_rankdcg(ls[:n], ends[:n], code, empties[c], counts,
-                                                     relp, disc, g)
+                    sorted_query_metrics(ls[:n], ends[:n], gain_tables[c], ideal_labels[c],
+                                         discs[c], cutoffs, code, empties[c], short_zeros[c],
+                                         rels[c], pk_ks[c], err_stop, counts, g, r, out[c, q])
+                    if rankdcg:
+                        out[c, q, width] = sorted_query_rankdcg(ls[:n], ends[:n], code,
+                                                                empties[c], counts, relp, rdisc, g)
                     c += 1
                 first = c
     return out
 
 
-all_query_rankdcg = njit(cache=True)(_all_query_rankdcg)
-all_query_rankdcg_parallel = njit(parallel=True, cache=True)(_all_query_rankdcg)
+all_query_metrics = njit(cache=True)(_all_query_metrics)
+all_query_metrics_parallel = njit(parallel=True, cache=True)(_all_query_metrics)
 
 
 @njit(cache=True)

@@ -185,9 +185,9 @@ def evaluate(
     instead, as :attr:`Dataset.docid_rank <ltrconv.data.Dataset.docid_rank>` caches them).
     ``max_label`` sets the gain table size and ERR's maximum grade (default: the largest
     label present). ``rankdcg`` adds a ``RankDCG`` column: ranked by the convention's tie
-    policy, and the convention's ``empty`` value for a query whose documents share one label.
-    label present). ``engine`` is ``"numba"``, ``"numpy"`` or ``"auto"`` (see :func:`_use_numba`);
-    both give the same values to the last bit.
+    policy, and the convention's ``empty`` value for a query whose documents share one label;
+    it is computed by the numba kernel whatever the engine. ``engine`` is ``"numba"``,
+    ``"numpy"`` or ``"auto"`` (see :func:`_use_numba`); both give the same values to the last bit.
     """
     if engine not in ENGINES:
         raise LtrconvError(f"engine {engine!r}: expected one of {', '.join(ENGINES)}")
@@ -219,7 +219,6 @@ def evaluate(
     err_stop = (np.exp2(np.arange(top + 1)) - 1.0) / np.exp2(max(top, 1))
     gains = np.array([c.gain_table(top) for c in cs])
     tie_codes = np.array([TIE_CODES[c.ties] for c in cs], dtype=np.int64)
-    empties = np.array([c.empty for c in cs])
     args = (
         y, scores, docid_rank, offsets,
         gains,
@@ -227,35 +226,23 @@ def evaluate(
         np.array([c.discounts(disc_len) for c in cs]),
         ks,
         tie_codes,
-        empties,
+        np.array([c.empty for c in cs]),
         np.array([c.short == "zero" for c in cs]),
         np.array([c.rel for c in cs], dtype=np.int64),
         np.array([c.pk == "k" for c in cs]),
         err_stop,
     )
-    if _use_numba(engine, len(y), n_max):
+    if rankdcg or _use_numba(engine, len(y), n_max):  # RankDCG is computed by numba only
         import numba
 
         from . import _kernels as K
 
         if len(y) >= K.PARALLEL_MIN_DOCS:
-            vals = K.all_query_metrics_parallel(*args, 8 * numba.get_num_threads())
+            vals = K.all_query_metrics_parallel(*args, rankdcg, 8 * numba.get_num_threads())
         else:
-            vals = K.all_query_metrics(*args, 1)
+            vals = K.all_query_metrics(*args, rankdcg, 1)
     else:
         vals = numpy_all_query_metrics(*args)
-    if rankdcg:  # numba only: a RankDCG request pays numba's start-up
-        import numba
-
-        from . import _kernels as K
-
-        if len(y) >= K.PARALLEL_MIN_DOCS:
-            extra = K.all_query_rankdcg_parallel(y, scores, docid_rank, offsets, top + 1,
-                                                 tie_codes, empties, 8 * numba.get_num_threads())
-        else:
-            extra = K.all_query_rankdcg(y, scores, docid_rank, offsets, top + 1, tie_codes,
-                                        empties, 1)
-        vals = np.concatenate([vals, extra[:, :, None]], axis=2)
     out: dict[str, Evaluation] = {}
     slot = {i: j for j, i in enumerate(todo)}
     for i, conv in enumerate(convs):
