@@ -109,6 +109,20 @@ def _cutoff_axis(ax, ks) -> None:
     ax.set_axisbelow(True)
 
 
+def _errorbar_panel(ax, s: pd.DataFrame, metric: str, series, dx) -> list[np.ndarray]:
+    """One error-bar curve per ``(where, style)`` of ``series`` on ``ax``, the i-th shifted by
+    ``dx[i]``; returns mean ± stderr of the drawn curves (for shared y-limits)."""
+    bounds = []
+    for i, (where, style) in enumerate(series):
+        c = _curves(s, metric, where)
+        if c.empty:
+            continue
+        mean, se = c["mean"].to_numpy(dtype=float), c["stderr"].to_numpy(dtype=float)
+        _errorbar(ax, c["k"].to_numpy(), mean, se, dx[i], style)
+        bounds += [mean - np.nan_to_num(se), mean + np.nan_to_num(se)]
+    return bounds
+
+
 def figure1(summary: pd.DataFrame, out_stem,
             algorithms=("adarank", "lambdamart", "ranknet", "coordinate_ascent"),
             eval_conventions=("ranklib", "yahoo", "letor"),
@@ -130,15 +144,9 @@ def figure1(summary: pd.DataFrame, out_stem,
             bounds = []
             for i, alg in enumerate(algs):
                 ax = axes[i, j]
-                for t_i, tc in enumerate(trains):
-                    c = _curves(s, metric, {"algorithm": alg, "eval_convention": ev,
-                                            "train_convention": tc})
-                    if c.empty:
-                        continue
-                    se = c["stderr"].to_numpy(dtype=float)
-                    mean = c["mean"].to_numpy(dtype=float)
-                    _errorbar(ax, c["k"].to_numpy(), mean, se, dx[t_i], _style(TRAIN_STYLE, tc, t_i))
-                    bounds += [mean - np.nan_to_num(se), mean + np.nan_to_num(se)]
+                series = [({"algorithm": alg, "eval_convention": ev, "train_convention": tc},
+                           _style(TRAIN_STYLE, tc, t_i)) for t_i, tc in enumerate(trains)]
+                bounds += _errorbar_panel(ax, s, metric, series, dx)
                 _cutoff_axis(ax, ks)
                 if i == 0:
                     ax.set_title(f"evaluated with {ev}")
@@ -185,14 +193,9 @@ def figure2(summary: pd.DataFrame, out_stem,
         dx = _dodge(len(algs), 0.3)
         for idx, ev in enumerate(evs):
             ax = axes.flat[idx]
-            bounds = []
-            for a_i, alg in enumerate(algs):
-                c = _curves(s, metric, {"algorithm": alg, "eval_convention": ev})
-                if c.empty:
-                    continue
-                mean, se = c["mean"].to_numpy(dtype=float), c["stderr"].to_numpy(dtype=float)
-                _errorbar(ax, c["k"].to_numpy(), mean, se, dx[a_i], _style(ALGORITHM_STYLE, alg, a_i))
-                bounds += [mean - np.nan_to_num(se), mean + np.nan_to_num(se)]
+            series = [({"algorithm": alg, "eval_convention": ev}, _style(ALGORITHM_STYLE, alg, a_i))
+                      for a_i, alg in enumerate(algs)]
+            bounds = _errorbar_panel(ax, s, metric, series, dx)
             _cutoff_axis(ax, ks)
             lim = _ylim(bounds)
             if lim:
@@ -238,13 +241,9 @@ def implementation_figure(summary: pd.DataFrame, out_stem, pairs,
             bounds = []
             for i, (v, b, lab) in enumerate(rows):
                 ax = axes[i, j]
-                for n_i, (alg, key) in enumerate(((b, "base"), (v, "variant"))):
-                    c = _curves(s, metric, {"algorithm": alg, "eval_convention": ev})
-                    if c.empty:
-                        continue
-                    mean, se = c["mean"].to_numpy(dtype=float), c["stderr"].to_numpy(dtype=float)
-                    _errorbar(ax, c["k"].to_numpy(), mean, se, dx[n_i], IMPLEMENTATION_STYLE[key])
-                    bounds += [mean - np.nan_to_num(se), mean + np.nan_to_num(se)]
+                series = [({"algorithm": alg, "eval_convention": ev}, IMPLEMENTATION_STYLE[key])
+                          for alg, key in ((b, "base"), (v, "variant"))]
+                bounds += _errorbar_panel(ax, s, metric, series, dx)
                 _cutoff_axis(ax, ks)
                 ax.set_title(f"evaluated with {ev}")
                 if j == 0:
