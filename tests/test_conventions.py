@@ -249,3 +249,14 @@ def test_register_refuses_to_redefine_a_built_in():
         C.register("Yahoo", C.get("yahoo"))
     assert C.register("ranklib", C.Convention()) is not None  # the same definition again is fine
     assert C.get("ranklib").empty == 0.0 and C.reserved("my-ranklib") is None
+
+
+def test_tie_policies_are_named_once():
+    from ltrconv import ties
+
+    assert C.TIE_POLICIES == ties.POLICIES == tuple(ties.CODES)
+    for policy, code in ties.CODES.items():
+        assert getattr(ties, policy.upper().replace("-", "_")) == code
+    assert sorted(ties.CODES.values()) == list(range(len(ties.CODES)))
+    for policy in ties.POLICIES:
+        assert C.Convention(ties=policy).ties == policy

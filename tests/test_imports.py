@@ -27,7 +27,7 @@ def fresh(code: str, *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
-@pytest.mark.parametrize("module", ["ltrconv", "ltrconv.cli"])
+@pytest.mark.parametrize("module", ["ltrconv", "ltrconv.cli", "ltrconv.ties"])
 def test_import_loads_no_heavy_package(module):
     proc = fresh(f"import json, sys, {module}; "
                  f"print(json.dumps([{module}.__file__, {LOADED}]))")
