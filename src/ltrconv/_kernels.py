@@ -22,22 +22,27 @@ INSERTION_MAX = 48
 
 
 @njit(cache=True)
-def ranks_before(i, j, scores, labels, tiekey, tie_code):
-    """True when document i goes strictly before document j under the tie policy."""
-    si = scores[i]
-    sj = scores[j]
+def precedes(si, sj, li, lj, ki, kj, tie_code):
+    """True when a document (score si, label li, tie key ki) goes strictly before another
+    (sj, lj, kj) under the tie policy. Scalars only, so it compiles inline into loops."""
     if tie_code == 1:
         si = np.float32(si)
         sj = np.float32(sj)
     if si != sj:
         return si > sj
     if tie_code == 1:
-        return tiekey[i] > tiekey[j]
+        return ki > kj
     if tie_code == 3:
-        return labels[i] < labels[j]
+        return li < lj
     if tie_code == 4:
-        return labels[i] > labels[j]
+        return li > lj
     return False
+
+
+@njit(cache=True)
+def ranks_before(i, j, scores, labels, tiekey, tie_code):
+    """True when document i goes strictly before document j under the tie policy."""
+    return precedes(scores[i], scores[j], labels[i], labels[j], tiekey[i], tiekey[j], tie_code)
 
 
 @njit(cache=True)
