@@ -22,21 +22,20 @@ INSERTION_MAX = 48
 
 
 @njit(cache=True)
-def ranks_before(i, j, scores, labels, tiekey, tie_code):
-    """True when document i goes strictly before document j under the tie policy."""
-    si = scores[i]
-    sj = scores[j]
+def precedes(si, sj, li, lj, ki, kj, tie_code):
+    """True when a document (score si, label li, tie key ki) goes strictly before another
+    (sj, lj, kj) under the tie policy. Scalars only, so it compiles inline into loops."""
     if tie_code == DOCID_DESC:
         si = np.float32(si)
         sj = np.float32(sj)
     if si != sj:
         return si > sj
     if tie_code == DOCID_DESC:
-        return tiekey[i] > tiekey[j]
+        return ki > kj
     if tie_code == PESSIMISTIC:
-        return labels[i] < labels[j]
+        return li < lj
     if tie_code == OPTIMISTIC:
-        return labels[i] > labels[j]
+        return li > lj
     return False
 
 
@@ -46,8 +45,12 @@ def insertion_sort(order, scores, labels, tiekey, tie_code):
     for i in range(1, len(order)):
         cur = order[i]
         j = i - 1
-        while j >= 0 and ranks_before(cur, order[j], scores, labels, tiekey, tie_code):
-            order[j + 1] = order[j]
+        sc, lc, kc = scores[cur], labels[cur], tiekey[cur]
+        while j >= 0:
+            o = order[j]
+            if not precedes(sc, scores[o], lc, labels[o], kc, tiekey[o], tie_code):
+                break
+            order[j + 1] = o
             j -= 1
         order[j + 1] = cur
 

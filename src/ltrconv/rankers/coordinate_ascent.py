@@ -19,8 +19,9 @@ sweeps, unlimited by default as in RankLib). The restart with the best validatio
 (the first on ties). ``init="random"`` starts restarts after the first from ``U(0, 1)`` weights
 instead, which explores more of the simplex than shuffling alone.
 
-Every NDCG here is the ranker's ``metric``, computed without sorting by
-:class:`~ltrconv.rankers.linear_objective.LinearObjective`; features are used as given (RankLib
+Every NDCG here is the ranker's ``metric``, computed by
+:class:`~ltrconv.rankers.linear_objective.LinearObjective` (whose line search skips the
+steps that provably change no query's top k); features are used as given (RankLib
 reads them as float32, which changes no order on the LETOR datasets).
 """
 

@@ -1,10 +1,10 @@
-"""NDCG@k of linear scores without sorting, for the listwise linear rankers.
+"""NDCG@k of linear scores, for the listwise linear rankers.
 
-The DCG@k of a query only needs the ranks of its documents with non-zero gain, and the rank
-of document i is the number of documents placed before it under the convention's tie policy.
-:class:`LinearObjective` evaluates the NDCG of an :class:`~ltrconv.metrics.NDCGScorer` that
-way, and the whole line ``s + delta x`` for many ``delta`` at once (Coordinate Ascent's line
-search, AdaRank's weak rankers).
+:class:`LinearObjective` evaluates the NDCG of an :class:`~ltrconv.metrics.NDCGScorer` (same
+convention, same floats) for one score vector (AdaRank's weak rankers, a model's training
+NDCG) and for the whole line ``s + delta x`` at many ``delta`` at once (Coordinate Ascent's
+line search). Document i's rank is its place in the convention's tie order, then the index;
+DCG@k sums ``gain * disc[rank]`` over the relevant documents in index order.
 """
 
 from __future__ import annotations
@@ -12,62 +12,188 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._kernels import precedes
 from ..metrics import NDCGScorer
+from ..ties import AVERAGE, DOCID_DESC, INPUT_ORDER
+
+
+# Relative margins of _stays_until: far above the rounding error of
+# b + d*x (a few 2^-53 in float64; 2^-24 where scores are compared as float32, docid-desc).
+_MARGIN64, _MARGIN32, _TINY32, _HUGE32, _HUGE64 = 1e-9, 1e-5, 1e-30, 1e37, 1e300
+# |b| below this share of |fl(d x)| vanishes in fl(b + fl(d x)), for that and every larger |d|.
+_ABSORBED = 2.0 ** -60
+_SHORT = 16  # queries up to this length start sorting from the identity
 
 
 @njit(nogil=True, cache=True)
-def _is_before(sj, si, j, i, lj, li, kj, ki, tie_code):
-    """Whether document j is ranked above document i (scores sj, si) under the tie policy."""
-    if tie_code == 1:
-        fj = np.float32(sj)
-        fi = np.float32(si)
-        if fj != fi:
-            return fj > fi
-        if kj != ki:
-            return kj > ki
-        return j < i
-    if sj != si:
-        return sj > si
-    if tie_code == 3 and lj != li:
-        return lj < li
-    if tie_code == 4 and lj != li:
-        return lj > li
-    return j < i
+def _sort(order, s, labels, tiekey, tie_code):
+    """Insertion sort of ``order`` by the tie policy, then document index (a total order);
+    returns the number of documents moved.
+
+    O(n + inversions): nearly free when ``order`` is already the ranking of nearby scores.
+    """
+    moved = 0
+    for p in range(1, len(order)):
+        cur = order[p]
+        sc, lc, kc = s[cur], labels[cur], tiekey[cur]
+        q = p - 1
+        while q >= 0:
+            o = order[q]
+            so, lo, ko = s[o], labels[o], tiekey[o]
+            if not (precedes(sc, so, lc, lo, kc, ko, tie_code)
+                    or (cur < o and not precedes(so, sc, lo, lc, ko, kc, tie_code))):
+                break
+            order[q + 1] = o
+            q -= 1
+        if q + 1 != p:
+            order[q + 1] = cur
+            moved += 1
+    return moved
 
 
 @njit(nogil=True, cache=True)
-def _query_dcg(s, a, b, gains, labels, tiekey, rel_idx, r0, r1, disc, k, tie_code):
-    """DCG@k of the documents a..b-1 scored ``s[0:b-a]``, summed over the relevant ones."""
-    m = min(k, b - a)
+def _sorted_dcg(order, s, gains, rel, disc, m, tie_code, pos):
+    """DCG@m of one query from its ranking ``order`` (local indices); ``rel`` lists the local
+    indices of the documents with non-zero gain in index order, and the sum runs in that
+    order, so the value is the same float whatever computed the ranking.
+
+    Under ``average`` a relevant document tied with ``same - 1`` others below ``above``
+    documents earns ``gain * sum(disc[above:min(above + same, m)]) / same``.
+    """
+    n = len(order)
+    for p in range(n):
+        pos[order[p]] = p
     total = 0.0
-    for t in range(r0, r1):
-        i = rel_idx[t]
-        si = s[i - a]
-        if tie_code == 2:
-            above = 0
-            same = 0
-            for j in range(a, b):
-                sj = s[j - a]
-                if sj > si:
-                    above += 1
-                elif sj == si:
-                    same += 1
-            if above < m:
-                acc = 0.0
-                for p in range(above, min(above + same, m)):
-                    acc += disc[p]
-                total += gains[i] * acc / same
+    for t in range(len(rel)):
+        i = rel[t]
+        p = pos[i]
+        if tie_code != AVERAGE:
+            if p < m:
+                total += gains[i] * disc[p]
             continue
-        pos = 0
-        for j in range(a, b):
-            if j != i and _is_before(s[j - a], si, j, i, labels[j], labels[i], tiekey[j],
-                                     tiekey[i], tie_code):
-                pos += 1
-                if pos >= m:
-                    break
-        if pos < m:
-            total += gains[i] * disc[pos]
+        si = s[i]
+        lo = p
+        while lo > 0 and s[order[lo - 1]] == si:
+            lo -= 1
+        if lo >= m:
+            continue
+        hi = p + 1
+        while hi < n and s[order[hi]] == si:
+            hi += 1
+        same = hi - lo
+        acc = 0.0
+        for r in range(lo, min(hi, m)):
+            acc += disc[r]
+        total += gains[i] * acc / same
     return total
+
+
+@njit(nogil=True, cache=True)
+def _stays_until(u, v, su, sv, bu, bv, yu, yv, lu, lv, ku, kv, t, t_max, tie_code):
+    """A bound T such that document u, ranked above v at ``s = b + d x`` with ``|d| = t``,
+    stays above v for every ``d`` of the same sign with ``t <= |d| < T`` (strictly above
+    under ``average``, unless their scores are equal for every d); ``T = t`` promises nothing
+    and ``T = inf`` everything. ``y = sign(d) x`` is the slope of a score in ``|d|``.
+
+    Scores are rounded: ``fl(b + fl(d x))`` is monotone in d, so a document of slope >= 0
+    never falls below one of slope <= 0, and equal slopes give equal products, so the larger
+    ``b`` stays ahead or ties. Otherwise the exact gap ``(bu - bv) + |d| (yu - yv)`` must
+    exceed a bound on the rounding error that is linear in |d| too; T is where it stops.
+    """
+    if yu == yv:
+        if bu == bv or yu == 0.0 or (su == sv and max(abs(bu), abs(bv)) < abs(su) * _ABSORBED):
+            return np.inf  # equal or constant scores, or b lost in the rounding of d x
+        if bu > bv and tie_code != AVERAGE and (
+                precedes(su, su, lu, lv, ku, kv, tie_code)
+                or (u < v and not precedes(su, su, lv, lu, kv, ku, tie_code))):
+            return np.inf  # a tie may come, and the tie order keeps u first
+    elif yu >= 0.0 and yv <= 0.0:
+        if tie_code != AVERAGE or su > sv:
+            return np.inf
+        return t
+    if tie_code == DOCID_DESC:
+        margin, tiny, huge = _MARGIN32, _TINY32, _HUGE32
+    else:
+        margin, tiny, huge = _MARGIN64, 0.0, _HUGE64
+    g0 = (bu - bv) - margin * (abs(bu) + abs(bv)) - tiny
+    g1 = (yu - yv) - margin * (abs(yu) + abs(yv))
+    if not g0 + t * g1 > 0.0:
+        return t
+    until = np.inf if g1 >= 0.0 else g0 / -g1
+    if not abs(bu) + abs(bv) + min(until, t_max) * (abs(yu) + abs(yv)) < huge:
+        return t
+    return until
+
+
+@njit(nogil=True, cache=True)
+def _pair_until(p, order, s, base, x, sign, t, t_max, m, labels, tiekey, tie_code):
+    """:func:`_stays_until` for the p-th pair of :func:`_order_until`."""
+    u = order[p] if p < m - 1 else order[m - 1]
+    v = order[p + 1]
+    return _stays_until(u, v, s[u], s[v], base[u], base[v], sign * x[u], sign * x[v],
+                        labels[u], labels[v], tiekey[u], tiekey[v], t, t_max, tie_code)
+
+
+@njit(nogil=True, cache=True)
+def _order_until(order, s, base, x, sign, t, t_next, t_max, m, labels, tiekey, tie_code,
+                 first):
+    """``(T, p)``: the top ``m`` of ``order`` (its members, their order and, under
+    ``average``, their ties) stays as it is for steps ``t <= |d| < T``, because each adjacent
+    pair of the top ``m`` stays in order and the m-th document stays above every one below
+    it; ``p`` is the pair that set T. Gives up (T <= t_next) as soon as one pair stops
+    before the next step ``t_next``; pair ``first`` is tried first.
+    """
+    n = len(order)
+    until, arg = np.inf, -1
+    if 0 <= first < n - 1:
+        until = _pair_until(first, order, s, base, x, sign, t, t_max, m, labels, tiekey,
+                            tie_code)
+        arg = first
+        if until <= t_next:
+            return until, arg
+    for p in range(n - 1):
+        bound = _pair_until(p, order, s, base, x, sign, t, t_max, m, labels, tiekey, tie_code)
+        if bound < until:
+            until, arg = bound, p
+            if until <= t_next:
+                break
+    return until, arg
+
+
+@njit(nogil=True, cache=True)
+def _monotone(deltas):
+    """Whether ``deltas`` share one sign (zeros aside) and never shrink in magnitude."""
+    sign = 0.0
+    for c in range(len(deltas)):
+        d = deltas[c]
+        if not np.isfinite(d) or (c > 0 and abs(d) < abs(deltas[c - 1])):
+            return 0.0
+        if d != 0.0:
+            if sign == 0.0:
+                sign = 1.0 if d > 0.0 else -1.0
+            elif (d > 0.0) != (sign > 0.0):
+                return 0.0
+    return sign
+
+
+@njit(nogil=True, cache=True)
+def _start(order, base, x, d):
+    """A first ranking to repair: ``order`` by ``base + d x`` descending (stable)."""
+    n = len(order)
+    if n <= _SHORT:
+        for i in range(n):
+            order[i] = i
+    else:
+        order[:] = np.argsort(-(base + d * x), kind="mergesort")
+
+
+@njit(nogil=True, cache=True)
+def _query_dcg(s, gains, labels, tiekey, rel, disc, k, tie_code, order, pos):
+    """DCG@k of one query scored ``s`` (local arrays), ranking it from scratch."""
+    n = len(s)
+    _start(order[:n], s, s, 0.0)
+    _sort(order[:n], s, labels, tiekey, INPUT_ORDER if tie_code == AVERAGE else tie_code)
+    return _sorted_dcg(order[:n], s, gains, rel, disc, min(k, n), tie_code, pos)
 
 
 @njit(nogil=True, cache=True)
@@ -75,13 +201,17 @@ def _per_query(scores, offsets, gains, labels, tiekey, rel_off, rel_idx, disc, k
                inv_idcg, fallback):
     nq = len(offsets) - 1
     out = np.empty(nq)
+    top = max_size(offsets)
+    order = np.empty(top, dtype=np.int64)
+    pos = np.empty(top, dtype=np.int64)
     for q in range(nq):
         a, b = offsets[q], offsets[q + 1]
         if inv_idcg[q] == 0.0:
             out[q] = fallback[q]
         else:
-            out[q] = inv_idcg[q] * _query_dcg(scores[a:b], a, b, gains, labels, tiekey, rel_idx,
-                                              rel_off[q], rel_off[q + 1], disc, k, tie_code)
+            rel = rel_idx[rel_off[q]:rel_off[q + 1]] - a
+            out[q] = inv_idcg[q] * _query_dcg(scores[a:b], gains[a:b], labels[a:b],
+                                              tiekey[a:b], rel, disc, k, tie_code, order, pos)
     return out
 
 
@@ -96,18 +226,53 @@ def max_size(offsets):
 @njit(nogil=True, cache=True)
 def _line(base, step, deltas, queries, offsets, gains, labels, tiekey, rel_off, rel_idx, disc,
           k, tie_code, inv_idcg):
-    """``out[c] = sum_{q in queries} NDCG_q(base + deltas[c] * step)`` (fixed order of sums)."""
+    """``out[c] = sum_{q in queries} NDCG_q(base + deltas[c] * step)`` (fixed order of sums).
+
+    Each query's ranking is carried from one delta to the next and repaired by insertion
+    sort; an unchanged ranking reuses the last value. When ``deltas`` is monotone (one
+    sign, growing magnitude, as in a line search), the deltas over which a query's top k
+    provably cannot change (:func:`_order_until`) are not evaluated at all. Values equal
+    those of ranking every candidate from scratch, bit for bit.
+    """
     nc = len(deltas)
     out = np.zeros(nc)
-    buf = np.empty(max_size(offsets))
+    top = max_size(offsets)
+    buf = np.empty(top)
+    order = np.empty(top, dtype=np.int64)
+    pos = np.empty(top, dtype=np.int64)
+    sign = _monotone(deltas)
+    t_max = abs(deltas[nc - 1]) if nc else 0.0
+    sort_code = INPUT_ORDER if tie_code == AVERAGE else tie_code
     for q in queries:
         a, b = offsets[q], offsets[q + 1]
+        n = b - a
+        m = min(k, n)
+        s = buf[:n]
+        o = order[:n]
+        bq = base[a:b]
+        xq = step[a:b]
+        gq = gains[a:b]
+        lq = labels[a:b]
+        kq = tiekey[a:b]
+        rel = rel_idx[rel_off[q]:rel_off[q + 1]] - a
+        _start(o, bq, xq, deltas[0] if nc else 0.0)
+        value = 0.0
+        until = 0.0
+        hint = -1
         for c in range(nc):
             d = deltas[c]
-            for i in range(a, b):
-                buf[i - a] = base[i] + d * step[i]
-            out[c] += inv_idcg[q] * _query_dcg(buf, a, b, gains, labels, tiekey, rel_idx,
-                                               rel_off[q], rel_off[q + 1], disc, k, tie_code)
+            if abs(d) < until:
+                out[c] += value
+                continue
+            for i in range(n):
+                s[i] = bq[i] + d * xq[i]
+            moved = _sort(o, s, lq, kq, sort_code)
+            if c == 0 or moved or tie_code == AVERAGE:
+                value = inv_idcg[q] * _sorted_dcg(o, s, gq, rel, disc, m, tie_code, pos)
+            out[c] += value
+            if sign != 0.0 and c + 1 < nc:
+                until, hint = _order_until(o, s, bq, xq, sign, abs(d), abs(deltas[c + 1]),
+                                           t_max, m, lq, kq, tie_code, hint)
     return out
 
 
@@ -126,7 +291,7 @@ def linear_scores(X, w):
 
 
 class LinearObjective:
-    """Per-query NDCG@k of an :class:`NDCGScorer` (same convention), evaluated by rank counting.
+    """Per-query NDCG@k of an :class:`NDCGScorer` (same convention) for linear scores.
 
     ``per_query(s)`` equals ``scorer.per_query(s)`` up to rounding; ``line(s, x, deltas)``
     returns the summed NDCG of the non-fixed queries for every ``s + delta x`` at once.
