@@ -63,3 +63,11 @@ def test_eval_end_to_end_without_heavy_packages(tmp_path):
         assert got["mean"]["NDCG@10"] == round(ref[name].mean()["NDCG@10"], 12)
         per_query = [got["per_query"][str(q)]["MAP"] for q in ref[name].qids]
         assert per_query == [round(v, 12) for v in ref[name]["MAP"]]
+
+
+def test_per_query_tables_load_no_scipy():
+    """Every evaluate job of the pipeline builds its table with ltrconv.study; scipy (a
+    second of start-up) is needed only by the significance tests."""
+    proc = fresh(f"import json, sys, ltrconv.study; print(json.dumps({LOADED}))")
+    assert proc.returncode == 0, proc.stderr
+    assert "scipy" not in json.loads(proc.stdout)

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as _st
 
 
 def t_from_moments(n, mean, sd, constant=None) -> tuple[np.ndarray, np.ndarray]:
@@ -29,6 +28,8 @@ def t_from_moments(n, mean, sd, constant=None) -> tuple[np.ndarray, np.ndarray]:
     ok = (n >= 2) & ~constant & (sd > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(ok, mean / (sd / np.sqrt(n)), t)
+    from scipy import stats as _st  # imported here: a second of start-up for every job
+
     p = np.where(ok, 2.0 * _st.t.sf(np.abs(t), np.maximum(n - 1.0, 1.0)), p)
     zero = constant & (mean == 0) & (n >= 2)
     t = np.where(zero, 0.0, t)
