@@ -20,6 +20,9 @@ SPLITS = ("train", "vali", "test")
 # The ltrconv of this checkout, installed or not (the job scripts do the same, see _job.py).
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
+# workflow/scripts/job_requests.py: cluster requests from measured figures (job_resources below).
+if str(REPO / "workflow/scripts") not in sys.path:
+    sys.path.append(str(REPO / "workflow/scripts"))
 
 
 def _readable_config_errors(cfg, schema):
@@ -206,6 +209,49 @@ def _check_reachable(name):
 
 for _d in DATASETS:
     _check_reachable(_d)
+
+
+def _dataset_scale(name):
+    """Rows x features of dataset ``name`` over the measured dataset's (1 when its rows are
+    not in config: the measured requests then apply unscaled)."""
+    ref = config["resources"]["measured"]["reference"]
+    spec = config["datasets"][name]
+    rows = spec["resources"].get("rows") or spec["expect"].get("rows")
+    features = spec.get("n_features") or ref["features"]
+    return rows * features / (ref["rows"] * ref["features"]) if rows else 1.0
+
+
+def _job_request(rule, wildcards):
+    """mem_mb, runtime and disk_mb of one job of ``rule`` (workflow/scripts/job_requests.py),
+    with the dataset's hand-set requests (datasets.NAME.resources) on top."""
+    import job_requests
+
+    measured = config["resources"]["measured"]
+    ref = measured["reference"]
+    algorithm = wildcards.get("algorithm")
+    figures = job_requests.lookup(measured["jobs"], rule, algorithm,
+                                  base_algorithm(algorithm) if algorithm else None)
+    req = job_requests.request(
+        figures["max_rss"], figures["s"], scale=_dataset_scale(wildcards.dataset),
+        data=job_requests.data_mb(ref["rows"], ref["features"]), dataset=ref["dataset_mb"])
+    by_hand = config["datasets"][wildcards.dataset]["resources"].get(rule, {})
+    if rule in job_requests.RULES_BY_ALGORITHM:
+        by_hand = {k: v for k, v in by_hand.items() if not isinstance(v, dict)} | by_hand.get(algorithm, {})
+    return {**req, **by_hand}
+
+
+def job_resources(rule):
+    """The ``resources`` of ``rule``: cluster requests per job, derived from measured figures
+    (config resources.measured) when config has them, else resources.train/light. A retry
+    (``attempt`` 2) asks for twice the memory and wall time."""
+    if "measured" not in config["resources"]:
+        res = RES["train" if rule == "train" else "light"]
+        return dict(mem_mb=res["mem_mb"], runtime=res["runtime"])
+    return dict(
+        mem_mb=lambda wildcards, attempt: _job_request(rule, wildcards)["mem_mb"] * attempt,
+        runtime=lambda wildcards, attempt: _job_request(rule, wildcards)["runtime"] * attempt,
+        disk_mb=lambda wildcards: _job_request(rule, wildcards)["disk_mb"],
+    )
 
 
 def prune_empty_dirs(*tops):
