@@ -6,7 +6,8 @@ s, max_rss, cpu_time) and the size of ``RESOURCES/DATASET``. Prints, per rule / 
 number of jobs, the largest peak RSS, the longest wall time and CPU time, the requests those
 give, and the requests config/config.yaml gives now (``resources.measured``), marking rows that
 differ. ``--yaml`` prints instead the ``measured`` block to put under ``resources:`` in the
-config after a new run.
+config after a new run (its ``slurm_job`` figures, Snakemake's own share of a Slurm job, are
+carried over from the config: benchmark files do not hold them).
 
     python benchmarks/job_resources.py [--root CHECKOUT] [--dataset MQ2008] [--yaml]
 """
@@ -85,21 +86,20 @@ def main(argv=None) -> int:
         strip = lambda f: {"max_rss": f["max_rss"], "s": f["s"]}  # noqa: E731
         block = {r: ({a: strip(f) for a, f in v.items()} if r in job_requests.RULES_BY_ALGORITHM
                      else strip(v)) for r, v in jobs.items()}
-        print(yaml.safe_dump({"measured": {"reference": on, "jobs": block}}, sort_keys=False,
+        measured = {"reference": on, "slurm_job": cfg.get("resources", {}).get("measured", {})
+                    .get("slurm_job", {}), "jobs": block}
+        print(yaml.safe_dump({"measured": measured}, sort_keys=False,
                              default_flow_style=None, width=100), end="")
         return 0
 
-    def requested(measured_on, figures):
-        return job_requests.request(
-            figures["max_rss"], figures["s"], scale=1.0,
-            data=job_requests.data_mb(measured_on["rows"], measured_on["features"]),
-            dataset=measured_on["dataset_mb"])
-
     current = cfg.get("resources", {}).get("measured")
+    fresh = {"reference": on, "jobs": jobs, "slurm_job": (current or {}).get("slurm_job", {})}
+    job = fresh["slurm_job"]
     print(f"{args.dataset}: {rows} rows x {on['features']} features, {on['dataset_mb']} MB stored; "
-          f"requests: mem {job_requests.MEM_FACTOR:g} x peak RSS, wall time "
-          f"{job_requests.RUNTIME_FACTOR:g} x longest (at least {job_requests.MIN_RUNTIME} min), "
-          f"disk {job_requests.DISK_FACTOR:g} x stored dataset")
+          f"Snakemake in a Slurm job (config): {job.get('max_rss', 0)} MB, {job.get('s', 0)} s")
+    print(f"requests: mem {job_requests.MEM_FACTOR:g} x (peak RSS + Snakemake's), wall time "
+          f"{job_requests.RUNTIME_FACTOR:g} x (longest + Snakemake's start-up), at least "
+          f"{job_requests.MIN_RUNTIME} min; disk {job_requests.DISK_FACTOR:g} x stored dataset")
     head = (f"{'rule':<10} {'algorithm':<22} {'jobs':>4} {'peak MB':>8} {'wall s':>7} {'cpu s':>7}"
             f" | {'mem_mb':>6} {'min':>4} {'disk':>5} | config: {'mem_mb':>6} {'min':>4} {'disk':>5}")
     print(head)
@@ -107,13 +107,11 @@ def main(argv=None) -> int:
     for rule, v in jobs.items():
         items = v.items() if rule in job_requests.RULES_BY_ALGORITHM else [("", v)]
         for algorithm, f in items:
-            new = requested(on, f)
+            new = job_requests.for_rule(fresh, rule, algorithm or None)
             line = (f"{rule:<10} {algorithm:<22} {f['n']:>4} {f['max_rss']:>8} {f['s']:>7} "
                     f"{f['cpu_time']:>7} | {new['mem_mb']:>6} {new['runtime']:>4} {new['disk_mb']:>5} | ")
             if current:
-                base = None
-                old = requested(current["reference"], job_requests.lookup(current["jobs"], rule,
-                                                                   algorithm or None, base))
+                old = job_requests.for_rule(current, rule, algorithm or None)
                 mark = "" if old == new else "  <- differs"
                 line += f"        {old['mem_mb']:>6} {old['runtime']:>4} {old['disk_mb']:>5}{mark}"
             else:

@@ -113,7 +113,6 @@ def test_jobs_asked_for_the_derived_requests(slurm_run):
     import job_requests
 
     measured = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["resources"]["measured"]
-    ref = measured["reference"]
     log = slurm_run["log"]
     blocks = re.findall(r"^rule (\w+):\n(?:    .*\n)*?    resources: (.*)$", log, re.M)
     assert {rule for rule, _ in blocks} >= {"acquire", "train", "evaluate", "report_pages"}
@@ -121,10 +120,7 @@ def test_jobs_asked_for_the_derived_requests(slurm_run):
         if rule == "all":
             continue
         fields = dict(kv.split("=", 1) for kv in res.split(", ") if "=" in kv)
-        figures = job_requests.lookup(measured["jobs"], rule, None, None)
-        want = job_requests.request(figures["max_rss"], figures["s"], scale=1.0,
-                                    data=job_requests.data_mb(ref["rows"], ref["features"]),
-                                    dataset=ref["dataset_mb"])
+        want = job_requests.for_rule(measured, rule)
         assert int(fields["disk_mb"]) == want["disk_mb"], (rule, res)
         assert fields["slurm_partition"] == "local", (rule, res)
         if rule not in job_requests.RULES_BY_ALGORITHM:

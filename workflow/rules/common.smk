@@ -226,14 +226,10 @@ def _job_request(rule, wildcards):
     with the dataset's hand-set requests (datasets.NAME.resources) on top."""
     import job_requests
 
-    measured = config["resources"]["measured"]
-    ref = measured["reference"]
     algorithm = wildcards.get("algorithm")
-    figures = job_requests.lookup(measured["jobs"], rule, algorithm,
-                                  base_algorithm(algorithm) if algorithm else None)
-    req = job_requests.request(
-        figures["max_rss"], figures["s"], scale=_dataset_scale(wildcards.dataset),
-        data=job_requests.data_mb(ref["rows"], ref["features"]), dataset=ref["dataset_mb"])
+    req = job_requests.for_rule(config["resources"]["measured"], rule, algorithm,
+                                base_algorithm(algorithm) if algorithm else None,
+                                scale=_dataset_scale(wildcards.dataset))
     by_hand = config["datasets"][wildcards.dataset]["resources"].get(rule, {})
     if rule in job_requests.RULES_BY_ALGORITHM:
         by_hand = {k: v for k, v in by_hand.items() if not isinstance(v, dict)} | by_hand.get(algorithm, {})
