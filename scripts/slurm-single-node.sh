@@ -50,7 +50,7 @@ write_conf() {
     # MemTotal in MiB, less 2% so that slurmd never finds less than configured (it drains the
     # node then, "Low RealMemory").
     mem=$(awk '/^MemTotal:/ {printf "%d", $2 / 1024 * 0.98}' /proc/meminfo)
-    tmp=$(df -Pm /tmp | awk 'NR == 2 {print int($4 / 1024) * 1024}')  # MB, whole GiB: stable between runs
+    tmp=$(df -Pm /tmp | awk 'NR == 2 {print int($4 / 10240) * 10240}')  # MB, in 10 GiB steps: stable between runs
     [[ $cpus -ge 1 && $mem -ge 100 ]] || die "could not read CPUs ($cpus) or memory ($mem MB)"
     mkdir -p "$(dirname "$CONF")"
     local new

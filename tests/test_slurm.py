@@ -31,6 +31,8 @@ ALGORITHMS = {
     "ranknet": None,
     "ranksvm": None,
 }
+PROFILE = REPO / "profiles" / "slurm"
+PARTITION = yaml.safe_load((PROFILE / "config.yaml").read_text())["default-resources"]["slurm_partition"]
 SUBMITTED = re.compile(r"^Job (\d+) has been submitted with SLURM jobid (\d+)", re.M)
 FINISHED = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)", re.M)
 
@@ -43,12 +45,13 @@ def _slurm_or_skip():
         import snakemake_executor_plugin_slurm  # noqa: F401
     except ImportError:
         pytest.skip('snakemake-executor-plugin-slurm not installed (pip install -e ".[slurm]")')
-    proc = subprocess.run(["sinfo", "-h", "-p", "local", "-t", "idle,mixed", "-o", "%n"],
+    proc = subprocess.run(["sinfo", "-h", "-p", PARTITION, "-t", "idle,mixed", "-o", "%n"],
                           capture_output=True, text=True, timeout=30)
     if proc.returncode != 0:
         pytest.skip(f"Slurm does not answer: {proc.stderr.strip()[:200]}")
     if not proc.stdout.strip():
-        pytest.skip("no idle node in partition 'local' (scripts/slurm-single-node.sh start)")
+        pytest.skip(f"no idle node in partition {PARTITION!r} of profiles/slurm "
+                    "(scripts/slurm-single-node.sh start)")
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +66,7 @@ def slurm_run(tmp_path_factory):
     path.write_text(yaml.safe_dump(cfg))
     work = root / "work"
     cmd = ["snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work),
-           "--workflow-profile", str(REPO / "profiles" / "slurm"), "--configfile", str(path),
+           "--workflow-profile", str(PROFILE), "--configfile", str(path),
            "--slurm-keep-successful-logs"]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
@@ -122,7 +125,7 @@ def test_jobs_asked_for_the_derived_requests(slurm_run):
         fields = dict(kv.split("=", 1) for kv in res.split(", ") if "=" in kv)
         want = job_requests.for_rule(measured, rule)
         assert int(fields["disk_mb"]) == want["disk_mb"], (rule, res)
-        assert fields["slurm_partition"] == "local", (rule, res)
+        assert fields["slurm_partition"] == PARTITION, (rule, res)
         if rule not in job_requests.RULES_BY_ALGORITHM:
             assert int(fields["mem_mb"]) == want["mem_mb"], (rule, res)
             assert int(fields["runtime"]) == want["runtime"], (rule, res)
