@@ -221,32 +221,32 @@ def _dataset_scale(name):
     return rows * features / (ref["rows"] * ref["features"]) if rows else 1.0
 
 
-def _job_request(rule, wildcards):
-    """mem_mb, runtime and disk_mb of one job of ``rule`` (workflow/scripts/job_requests.py),
+def _job_request(rule_name, wildcards):
+    """mem_mb, runtime and disk_mb of one job of ``rule_name`` (workflow/scripts/job_requests.py),
     with the dataset's hand-set requests (datasets.NAME.resources) on top."""
     import job_requests
 
     algorithm = wildcards.get("algorithm")
-    req = job_requests.for_rule(config["resources"]["measured"], rule, algorithm,
+    req = job_requests.for_rule(config["resources"]["measured"], rule_name, algorithm,
                                 base_algorithm(algorithm) if algorithm else None,
                                 scale=_dataset_scale(wildcards.dataset))
-    by_hand = config["datasets"][wildcards.dataset]["resources"].get(rule, {})
-    if rule in job_requests.RULES_BY_ALGORITHM:
+    by_hand = config["datasets"][wildcards.dataset]["resources"].get(rule_name, {})
+    if rule_name in job_requests.RULES_BY_ALGORITHM:
         by_hand = {k: v for k, v in by_hand.items() if not isinstance(v, dict)} | by_hand.get(algorithm, {})
     return {**req, **by_hand}
 
 
-def job_resources(rule):
-    """The ``resources`` of ``rule``: cluster requests per job, derived from measured figures
+def job_resources(rule_name):
+    """The ``resources`` of ``rule_name``: cluster requests per job, derived from measured figures
     (config resources.measured) when config has them, else resources.train/light. A retry
     (``attempt`` 2) asks for twice the memory and wall time."""
     if "measured" not in config["resources"]:
-        res = RES["train" if rule == "train" else "light"]
+        res = RES["train" if rule_name == "train" else "light"]
         return dict(mem_mb=res["mem_mb"], runtime=res["runtime"])
     return dict(
-        mem_mb=lambda wildcards, attempt: _job_request(rule, wildcards)["mem_mb"] * attempt,
-        runtime=lambda wildcards, attempt: _job_request(rule, wildcards)["runtime"] * attempt,
-        disk_mb=lambda wildcards: _job_request(rule, wildcards)["disk_mb"],
+        mem_mb=lambda wildcards, attempt: _job_request(rule_name, wildcards)["mem_mb"] * attempt,
+        runtime=lambda wildcards, attempt: _job_request(rule_name, wildcards)["runtime"] * attempt,
+        disk_mb=lambda wildcards: _job_request(rule_name, wildcards)["disk_mb"],
     )
 
 
