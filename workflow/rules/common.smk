@@ -20,6 +20,9 @@ SPLITS = ("train", "vali", "test")
 # The ltrconv of this checkout, installed or not (the job scripts do the same, see _job.py).
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
+# workflow/scripts/job_requests.py: cluster requests from measured figures (job_resources below).
+if str(REPO / "workflow/scripts") not in sys.path:
+    sys.path.append(str(REPO / "workflow/scripts"))
 
 
 def _readable_config_errors(cfg, schema):
@@ -206,6 +209,45 @@ def _check_reachable(name):
 
 for _d in DATASETS:
     _check_reachable(_d)
+
+
+def _dataset_scale(name):
+    """Rows x features of dataset ``name`` over the measured dataset's (1 when its rows are
+    not in config: the measured requests then apply unscaled)."""
+    ref = config["resources"]["measured"]["reference"]
+    spec = config["datasets"][name]
+    rows = spec["resources"].get("rows") or spec["expect"].get("rows")
+    features = spec.get("n_features") or ref["features"]
+    return rows * features / (ref["rows"] * ref["features"]) if rows else 1.0
+
+
+def _job_request(rule_name, wildcards):
+    """mem_mb, runtime and disk_mb of one job of ``rule_name`` (workflow/scripts/job_requests.py),
+    with the dataset's hand-set requests (datasets.NAME.resources) on top."""
+    import job_requests
+
+    algorithm = wildcards.get("algorithm")
+    req = job_requests.for_rule(config["resources"]["measured"], rule_name, algorithm,
+                                base_algorithm(algorithm) if algorithm else None,
+                                scale=_dataset_scale(wildcards.dataset))
+    by_hand = config["datasets"][wildcards.dataset]["resources"].get(rule_name, {})
+    if rule_name in job_requests.RULES_BY_ALGORITHM:
+        by_hand = {k: v for k, v in by_hand.items() if not isinstance(v, dict)} | by_hand.get(algorithm, {})
+    return {**req, **by_hand}
+
+
+def job_resources(rule_name):
+    """The ``resources`` of ``rule_name``: cluster requests per job, derived from measured figures
+    (config resources.measured) when config has them, else resources.train/light. A retry
+    (``attempt`` 2) asks for twice the memory and wall time."""
+    if "measured" not in config["resources"]:
+        res = RES["train" if rule_name == "train" else "light"]
+        return dict(mem_mb=res["mem_mb"], runtime=res["runtime"])
+    return dict(
+        mem_mb=lambda wildcards, attempt: _job_request(rule_name, wildcards)["mem_mb"] * attempt,
+        runtime=lambda wildcards, attempt: _job_request(rule_name, wildcards)["runtime"] * attempt,
+        disk_mb=lambda wildcards: _job_request(rule_name, wildcards)["disk_mb"],
+    )
 
 
 def prune_empty_dirs(*tops):

@@ -14,8 +14,7 @@ rule acquire:
         f"{RESULTS}/{{dataset}}/bench/acquire.tsv"
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("acquire"),
     conda:
         CONDA_ENV
     script:
@@ -42,8 +41,7 @@ rule prepare:
         f"{RESULTS}/{{dataset}}/bench/prepare.tsv"
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("prepare"),
     conda:
         CONDA_ENV
     script:
@@ -61,8 +59,7 @@ rule audit:
         f"{RESULTS}/{{dataset}}/bench/audit.tsv"
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("audit"),
     conda:
         CONDA_ENV
     script:

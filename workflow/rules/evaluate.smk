@@ -18,8 +18,7 @@ rule evaluate:
         f"{RESULTS}/{{dataset}}/bench/evaluate/{{algorithm}}/{{train_convention}}/fold{{fold}}.tsv"
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("evaluate"),
     conda:
         CONDA_ENV
     script:
@@ -37,8 +36,7 @@ rule per_query:
         f"{RESULTS}/{{dataset}}/bench/per_query.tsv"
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("per_query"),
     conda:
         CONDA_ENV
     script:
@@ -60,8 +58,7 @@ rule aggregate:
         f"{RESULTS}/{{dataset}}/bench/aggregate.tsv"
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("aggregate"),
     conda:
         CONDA_ENV
     script:
@@ -79,8 +76,7 @@ rule runtime_table:
         f"{LOGS}/{{dataset}}/runtime_table.log",
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("runtime_table"),
     conda:
         CONDA_ENV
     script:
@@ -112,8 +108,7 @@ rule claims:
         f"{RESULTS}/{{dataset}}/bench/claims.tsv"
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("claims"),
     conda:
         CONDA_ENV
     script:

@@ -14,8 +14,7 @@ rule figure1:
         f"{LOGS}/{{dataset}}/figure1.log",
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("figure1"),
     conda:
         CONDA_ENV
     script:
@@ -35,8 +34,7 @@ rule figure2:
         f"{LOGS}/{{dataset}}/figure2.log",
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("figure2"),
     conda:
         CONDA_ENV
     script:
@@ -52,8 +50,7 @@ rule runtime_figure:
         f"{LOGS}/{{dataset}}/runtime_figure.log",
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("runtime_figure"),
     conda:
         CONDA_ENV
     script:
@@ -76,8 +73,7 @@ rule implementation:
         f"{LOGS}/{{dataset}}/implementation.log",
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("implementation"),
     conda:
         CONDA_ENV
     script:

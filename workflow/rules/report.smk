@@ -22,8 +22,7 @@ rule report_pages:
         f"{LOGS}/{{dataset}}/report_pages.log",
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("report_pages"),
     conda:
         CONDA_ENV
     script:

@@ -20,8 +20,7 @@ rule train:
         f"{RESULTS}/{{dataset}}/bench/train/{{algorithm}}/{{train_convention}}/fold{{fold}}.tsv"
     threads: RES["train"]["threads"]
     resources:
-        mem_mb=RES["train"]["mem_mb"],
-        runtime=RES["train"]["runtime"],
+        **job_resources("train"),
     conda:
         CONDA_ENV
     script:

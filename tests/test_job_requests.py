@@ -1,0 +1,90 @@
+"""Cluster requests from measured figures (workflow/scripts/job_requests.py) and the script that
+re-derives the figures from a run's benchmark files (benchmarks/job_resources.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+
+import job_requests  # noqa: E402
+
+MEASURED = {
+    "reference": {"dataset": "D", "rows": 1000, "features": 10, "dataset_mb": 40},
+    "slurm_job": {"max_rss": 300, "s": 30},
+    "jobs": {
+        "acquire": {"max_rss": 100, "s": 1},
+        "aggregate": {"max_rss": 1000, "s": 14},
+        "evaluate": {"adarank": {"max_rss": 250, "s": 6}},
+        "train": {"adarank": {"max_rss": 290, "s": 5}, "coordinate_ascent": {"max_rss": 300, "s": 960}},
+    },
+}
+
+
+def test_request_formula():
+    # 2 x (300 + 300) MB; 3 x (960 + 30) s = 49.5 min -> 50; 3 x 40 MB -> 200 MB
+    assert job_requests.for_rule(MEASURED, "train", "coordinate_ascent") == \
+        {"mem_mb": 1200, "runtime": 50, "disk_mb": 200}
+    # a job of seconds gets the floor
+    assert job_requests.for_rule(MEASURED, "acquire")["runtime"] == job_requests.MIN_RUNTIME
+
+
+def test_request_scales_with_the_dataset():
+    data = job_requests.data_mb(1000, 10)
+    small = job_requests.for_rule(MEASURED, "train", "coordinate_ascent")
+    big = job_requests.for_rule(MEASURED, "train", "coordinate_ascent", scale=4.0)
+    assert big["runtime"] == -(-3 * (960 * 4 + 30) // 60)
+    assert big["disk_mb"] == 500  # 3 x 40 x 4 = 480, rounded up
+    assert big["mem_mb"] >= small["mem_mb"] + 2 * 3 * data - 100
+    # a dataset smaller than the measured one asks for no less
+    assert job_requests.for_rule(MEASURED, "train", "coordinate_ascent", scale=0.1) == small
+
+
+def test_lookup_fallbacks():
+    jobs = MEASURED["jobs"]
+    # a variant takes its base algorithm's figures, an unknown algorithm the rule's largest
+    assert job_requests.lookup(jobs, "train", "adarank_variant", "adarank") == jobs["train"]["adarank"]
+    assert job_requests.lookup(jobs, "train", "new", None) == {"max_rss": 300, "s": 960}
+    # a rule without figures takes the largest over the measured rules but train
+    assert job_requests.lookup(jobs, "figure1", None, None) == {"max_rss": 1000, "s": 14}
+
+
+def test_config_has_figures_for_every_measured_rule():
+    measured = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["resources"]["measured"]
+    assert {"acquire", "prepare", "train", "evaluate", "aggregate"} <= set(measured["jobs"])
+    for rule in measured["jobs"]:
+        req = job_requests.for_rule(measured, rule)
+        assert req["mem_mb"] >= 2 * measured["slurm_job"]["max_rss"]
+        assert req["runtime"] >= job_requests.MIN_RUNTIME and req["disk_mb"] > 0
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("job_resources", REPO / "benchmarks" / "job_resources.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_script_derives_the_measured_block(tmp_path, capsys):
+    bench = tmp_path / "results" / "MQ2008" / "bench"
+    head = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    files = {"acquire.tsv": (0.64, 104.12), "train/adarank/yahoo/fold1.tsv": (4.2, 290.5),
+             "train/adarank/letor/fold2.tsv": (4.87, 292.59)}
+    for name, (s, rss) in files.items():
+        (bench / name).parent.mkdir(parents=True, exist_ok=True)
+        (bench / name).write_text(head + f"{s}\t0:00:04\t{rss}\t1\t1\t1\t1\t0\t50\t{s}\n")
+    (tmp_path / "resources" / "MQ2008").mkdir(parents=True)
+    (tmp_path / "resources" / "MQ2008" / "blob").write_bytes(b"x" * 3 * 2**20)
+    assert _script().main(["--root", str(tmp_path), "--yaml"]) == 0
+    block = yaml.safe_load(capsys.readouterr().out)["measured"]
+    assert block["jobs"] == {"acquire": {"max_rss": 105, "s": 1},
+                             "train": {"adarank": {"max_rss": 293, "s": 5}}}
+    assert block["reference"]["rows"] == 15211 and block["reference"]["dataset_mb"] >= 3
+    assert _script().main(["--root", str(tmp_path)]) == 0
+    table = capsys.readouterr().out
+    assert "train      adarank" in table and "acquire" in table

@@ -1,0 +1,88 @@
+"""Cluster requests of a job (memory, wall time, disk) from its measured peak RSS and wall time.
+
+One measured run (Snakemake benchmark files of every job, on one dataset) gives, per rule and
+per algorithm, the largest peak RSS ``max_rss`` (MB) and the longest wall time ``s`` (seconds)
+over folds and training conventions. A Slurm job also runs Snakemake itself around the rule's
+script, which adds its own resident memory ``job_rss`` and start-up time ``job_s``. On a dataset
+``scale`` times as large (rows × features over the measured dataset's) a job requests
+
+    mem_mb  = ceil_100(MEM_FACTOR × (max_rss + job_rss + (scale − 1) × data_mb))
+    runtime = max(MIN_RUNTIME, ceil(RUNTIME_FACTOR × (s × scale + job_s) / 60))   minutes
+    disk_mb = ceil_100(DISK_FACTOR × dataset_mb × scale)
+
+where ``data_mb`` is the measured dataset's feature matrix in float64 (rows × features × 8 B),
+the part of the peak that grows with the data, and ``dataset_mb`` is the measured dataset's size
+under ``resources_dir`` (acquire holds an archive, its extracted tree and the verified copy at
+once; every other job writes less). MIN_RUNTIME covers jobs of a few seconds on a node shared
+with other work, where wall times stretch several-fold. A retry (``attempt`` 2) doubles memory
+and wall time.
+"""
+
+from __future__ import annotations
+
+import math
+
+MEM_FACTOR = 2.0
+RUNTIME_FACTOR = 3.0
+MIN_RUNTIME = 10
+DISK_FACTOR = 3.0
+RULES_BY_ALGORITHM = ("train", "evaluate")
+
+
+def _ceil_100(x: float) -> int:
+    return int(math.ceil(x / 100.0) * 100)
+
+
+def data_mb(rows: int, features: int) -> float:
+    """Size in MB of a float64 feature matrix of ``rows`` × ``features``."""
+    return rows * features * 8 / 2**20
+
+
+def request(max_rss: float, s: float, *, scale: float, data: float, dataset: float,
+            job_rss: float = 0.0, job_s: float = 0.0) -> dict:
+    """mem_mb, runtime (minutes) and disk_mb of a job measured at ``max_rss`` MB and ``s``
+    seconds, on a dataset ``scale`` times the measured one (``data``, ``dataset``: the measured
+    feature matrix and stored dataset in MB; ``job_rss``, ``job_s``: Snakemake's own memory and
+    start-up inside the job)."""
+    scale = max(float(scale), 1.0)
+    return {
+        "mem_mb": _ceil_100(MEM_FACTOR * (max_rss + job_rss + (scale - 1.0) * data)),
+        "runtime": max(MIN_RUNTIME, int(math.ceil(RUNTIME_FACTOR * (s * scale + job_s) / 60.0))),
+        "disk_mb": _ceil_100(DISK_FACTOR * dataset * scale),
+    }
+
+
+def lookup(jobs: dict, rule: str, algorithm: str | None, base: str | None) -> dict:
+    """The measured figures of ``rule`` (and ``algorithm``) in ``jobs``, config's
+    ``resources.measured.jobs``. An algorithm without figures takes its base algorithm's, else
+    the largest of the rule's; a rule without figures takes the largest over the measured rules
+    other than ``train``: every unmeasured rule reads tables those rules wrote."""
+    def largest(entries):
+        entries = list(entries)
+        return {"max_rss": max(e["max_rss"] for e in entries), "s": max(e["s"] for e in entries)}
+
+    if rule in jobs:
+        entry = jobs[rule]
+        if rule not in RULES_BY_ALGORITHM:
+            return entry
+        for name in (algorithm, base):
+            if name in entry:
+                return entry[name]
+        return largest(entry.values())
+    light = []
+    for name, entry in jobs.items():
+        if name == "train":
+            continue
+        light += list(entry.values()) if name in RULES_BY_ALGORITHM else [entry]
+    return largest(light)
+
+
+def for_rule(measured: dict, rule: str, algorithm: str | None = None, base: str | None = None,
+             scale: float = 1.0) -> dict:
+    """The requests of a job of ``rule`` (``algorithm``, a variant of ``base``) from config's
+    ``resources.measured``, on a dataset ``scale`` times the measured one."""
+    ref, job = measured["reference"], measured.get("slurm_job", {})
+    figures = lookup(measured["jobs"], rule, algorithm, base)
+    return request(figures["max_rss"], figures["s"], scale=scale,
+                   data=data_mb(ref["rows"], ref["features"]), dataset=ref["dataset_mb"],
+                   job_rss=job.get("max_rss", 0.0), job_s=job.get("s", 0.0))
