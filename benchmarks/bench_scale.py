@@ -296,8 +296,9 @@ why a ranker misses a target, and what it would need:
   lambdamart: with its defaults (min_data_in_leaf=1, min_sum_hessian_in_leaf=0) LightGBM 4.7.0
     can stop with "Check failed: (best_split_info.left_count) > (0)" (100k documents here);
     a small Hessian floor per leaf (min_sum_hessian_in_leaf=1e-3) avoids it.
-  rankboost: per round O(pairs) potentials and re-weighting through an index permutation
-    (by_worse), whose scattered reads grow costlier than linear once the pairs leave the cache.
+  rankboost: likely (not profiled) its per-round O(pairs) potentials and re-weighting, read
+    through an index permutation (by_worse): scattered reads grow costlier once the pairs
+    leave the cache.
   all pairwise loops (crucial pairs, lambdas) are O(n_q^2) per query, fine for MSLR's ~120
     documents per query, not for queries of thousands of documents without pair sampling."""
 
