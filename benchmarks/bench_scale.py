@@ -1,0 +1,439 @@
+"""Scale of training and evaluation on MSLR-shaped synthetic data.
+
+Training: each of the six rankers fitted at the given training sizes (documents; validation set
+a quarter of that, drawn with another seed) on :func:`ltrconv.synthetic.make_mslr_like` data,
+each fit in a fresh process (peak RSS is its own; ``data MB`` is its RSS once the data exist,
+so ``peak - data`` is what the fit adds). Reported: wall and CPU seconds of ``fit``, peak
+memory, the crucial pairs (``l_i > l_j`` within a query) of the training data, and the log-log
+slopes of CPU time against documents and against pairs over the measured sizes (CPU time,
+since wall time on a shared machine depends on the load; for the single-threaded rankers it is
+the wall time on an idle core). Targets: time at
+most linear-times-log in documents (pairwise rankers: linear in pairs), and a fold of
+MSLR-WEB10K's size (720k training documents) in at most 15 min and 8 GB on 2 cores.
+
+Parameters are each ranker's defaults, except where a default fit at scale would take hours and
+say nothing more; there a cheaper variant is timed and the default's cost scaled from it:
+Coordinate Ascent runs one restart (``n_restarts=1``, sweeps to convergence; the default's 30
+restarts are independent, about 30 times the CPU over ``n_jobs`` threads) and one sweep
+(``max_sweeps=1``, the unit of its work); RankSVM runs one value of C (``C_grid=[1.0]``; the
+default refits the same pairs for 11 values, about 11 times the time, the same memory);
+LambdaMART also runs 100 trees (``n_estimators=100``, its unit; the default grows up to 1000
+trees by early stopping); RankNet runs its default grid where the budget allows and one epoch of
+the smallest architecture (``architectures=((10,),), max_epochs=1``), its unit, everywhere. A size
+whose predicted CPU time (power law through the sizes measured so far; linear from one point) is
+above ``--max-fit`` CPU seconds, or whose predicted memory is above ``--max-mem`` GB, is not run: its
+row gives the prediction, marked ``~``, and says why.
+
+Evaluation: ``ltrconv.metrics.evaluate`` on MSLR-WEB30K's size (3,771,125 documents, about
+31,500 queries) under every built-in convention at cutoffs 1..10, against pytrec_eval's
+``ndcg_cut_1..10`` (trec_eval's NDCG, labels mapped to gains 2^l - 1) for the ``trec``
+convention, each side in its own process (medians of ``--eval-repeats`` calls).
+
+    python benchmarks/bench_scale.py [--sizes 10000,100000,1200000] [--algorithms all]
+        [--max-fit 600] [--max-mem 8] [--eval-docs 3771125] [--eval-repeats 5] [--part all]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ltrconv.algorithms import ORDER, UnknownAlgorithm, get
+from ltrconv.synthetic import MSLR_WEB30K_DOCS, make_mslr_like
+
+HERE = Path(__file__).resolve()
+FOLD_DOCS = 720_000  # training part of an MSLR-WEB10K fold: 3 of 5 parts of 1,200,192
+TARGET_S, TARGET_GB = 15 * 60, 8.0
+PAIRWISE = ("rankboost", "ranknet", "ranksvm", "lambdamart")  # work per round grows with pairs
+
+# (label, parameters, how the default's cost follows from this variant's)
+VARIANTS = {
+    "adarank": [("default", {}, None)],
+    "rankboost": [("default", {}, None)],
+    "lambdamart": [("default", {}, None),
+                   ("100 trees", {"n_estimators": 100}, "unit")],
+    "ranksvm": [("C=1 only", {"C_grid": [1.0]}, "cgrid")],
+    "ranknet": [("default", {}, None),
+                ("1 epoch (10,)", {"architectures": [[10]], "max_epochs": 1}, "unit")],
+    "coordinate_ascent": [("1 restart", {"n_restarts": 1}, "restart"),
+                          ("1 sweep", {"n_restarts": 1, "max_sweeps": 1}, "unit")],
+}
+CA_RESTARTS = 30  # CoordinateAscent's default n_restarts
+WARM = {"adarank": {"n_rounds": 2}, "rankboost": {"n_rounds": 2}, "lambdamart": {"n_estimators": 2},
+        "ranksvm": {"C_grid": [1.0]}, "ranknet": {"architectures": [[10]], "max_epochs": 1},
+        "coordinate_ascent": {"n_restarts": 1, "max_sweeps": 1}}
+
+
+def rss_mb() -> float:
+    """Current resident set size of this process (Linux /proc)."""
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def crucial_pairs(y: np.ndarray, offsets: np.ndarray) -> int:
+    """Number of pairs l_i > l_j within a query: sum_q (n_q^2 - sum_l c_ql^2) / 2."""
+    q = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    counts = np.bincount(q * (int(y.max()) + 1) + y).astype(np.int64)
+    sizes = np.diff(offsets).astype(np.int64)
+    return int(((sizes ** 2).sum() - (counts ** 2).sum()) // 2)
+
+
+def training_data(n: int, seed: int):
+    return make_mslr_like(n, seed=seed), make_mslr_like(max(n // 4, 200), seed=seed + 1)
+
+
+# --- one fit, in a child process -------------------------------------------------------------
+def fit_one(name: str, n: int, params: dict, metric: str, seed: int) -> dict:
+    from ltrconv import rankers
+
+    # an untimed fit on tiny data loads or compiles the numba kernels this ranker uses
+    wt, wv = make_mslr_like(400, seed=seed + 2), make_mslr_like(200, seed=seed + 3)
+    rankers.make(name, metric=metric, **{**params, **WARM[name]}).fit(
+        wt.X, wt.y, wt.qid, X_val=wv.X, y_val=wv.y, qid_val=wv.qid)
+    start = rss_mb()  # libraries loaded: what follows grows with the data
+    tr, va = training_data(n, seed)
+    base = rss_mb()
+    model = rankers.make(name, metric=metric, **params)
+    w0, c0 = time.perf_counter(), time.process_time()
+    model.fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    info = {}
+    for attr in ("best_iteration_", "n_pairs_", "best_C_", "architecture_", "best_epoch_"):
+        if hasattr(model, attr):
+            info[attr.rstrip("_")] = getattr(model, attr)
+    if hasattr(model, "n_sweeps_"):
+        info["sweeps"] = model.n_sweeps_
+    if hasattr(model, "rounds_"):
+        info["rounds"] = len(model.rounds_)
+    return {"wall": wall, "cpu": cpu, "peak_mb": peak_mb(), "data_mb": base, "start_mb": start,
+            "val_ndcg": float(model.val_score_), "info": info}
+
+
+# --- the training table ---------------------------------------------------------------------
+def slope(xs, ys) -> float:
+    """Least-squares slope of log y on log x."""
+    if len(xs) < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+
+
+def power_law(xs, ys, x) -> float:
+    """y at x on the log-log line through the points (linear in x from a single point)."""
+    if len(xs) == 1:
+        return ys[0] * x / xs[0]
+    b, a = np.polyfit(np.log(xs), np.log(ys), 1)
+    return float(math.exp(a + b * math.log(x)))
+
+
+def predict_mb(name: str, done, pairs, n) -> float:
+    """Peak RSS at n: the process's start-up RSS plus what data and fit add, scaled on the
+    log-log line of the measured sizes (in pairs for pairwise rankers, else documents)."""
+    x = pairs if name in PAIRWISE else {m: m for m in pairs}
+    grown = [max(r["peak_mb"] - r["start_mb"], 1.0) for _, r in done]
+    return done[0][1]["start_mb"] + power_law([x[m] for m, _ in done], grown, x[n])
+
+
+def nlogn_slope(n0: float, n1: float) -> float:
+    """Log-log slope of n log n between n0 and n1."""
+    return 1.0 + math.log(math.log(n1) / math.log(n0)) / math.log(n1 / n0)
+
+
+def run_training(args, names) -> None:
+    sizes = sorted(args.sizes)
+    pairs = {}
+    for n in sorted(set(sizes) | {FOLD_DOCS}):
+        d = make_mslr_like(n, n_features=1, seed=args.seed)
+        pairs[n] = crucial_pairs(d.y, d.offsets)
+    print(f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}")
+    print(f"training data: make_mslr_like(n, seed={args.seed}), validation n/4 "
+          f"(seed {args.seed + 1}); metric {args.metric}; one process per fit; "
+          f"budget {args.max_fit:.0f} s and {args.max_mem:.0f} GB per fit")
+    print("crucial pairs: " + ", ".join(f"{n:,} docs -> {p:,}" for n, p in pairs.items()))
+    head = (f"{'algorithm':18s} {'variant':14s} {'docs':>9s} {'pairs':>11s} {'wall s':>9s} "
+            f"{'CPU s':>9s} {'peak MB':>8s} {'data MB':>8s}  notes")
+    print(head)
+    print("-" * len(head))
+    summary = []
+    for name in names:
+        results = {}
+        for label, params, role in VARIANTS[name]:
+            if args.variants and label not in args.variants:
+                continue
+            done: list[tuple[int, dict]] = []
+            for n in sizes:
+                why = None
+                if done:
+                    xs = [m for m, _ in done]
+                    t_hat = power_law(xs, [r["cpu"] for _, r in done], n)
+                    m_hat = predict_mb(name, done, pairs, n)
+                    if t_hat > args.max_fit:
+                        why = f"predicted {t_hat:,.0f} s > {args.max_fit:.0f} s budget"
+                    elif m_hat > args.max_mem * 1024:
+                        why = f"predicted {m_hat / 1024:,.1f} GB > {args.max_mem:.0f} GB"
+                if why is None:
+                    cmd = [sys.executable, str(HERE), "--one", name, "--n", str(n), "--params",
+                           json.dumps(params), "--metric", args.metric, "--seed", str(args.seed)]
+                    try:
+                        out = subprocess.run(cmd, capture_output=True, text=True,
+                                             timeout=3 * args.max_fit)
+                    except subprocess.TimeoutExpired:
+                        print(f"{name:18s} {label:14s} {n:9,d} {pairs[n]:11,d}  stopped after "
+                              f"{3 * args.max_fit:.0f} s wall (3 x --max-fit)", flush=True)
+                        break
+                    if out.returncode != 0:
+                        err = (out.stderr.strip().splitlines() or ["no output"])[-1]
+                        print(f"{name:18s} {label:14s} {n:9,d} {pairs[n]:11,d}  failed: {err}")
+                        break
+                    r = json.loads(out.stdout.strip().splitlines()[-1])
+                    done.append((n, r))
+                    print(f"{name:18s} {label:14s} {n:9,d} {pairs[n]:11,d} {r['wall']:9.1f} "
+                          f"{r['cpu']:9.1f} {r['peak_mb']:8.0f} {r['data_mb']:8.0f}  "
+                          f"{json.dumps(r['info'])}", flush=True)
+                else:
+                    xs = [m for m, _ in done]
+                    t = power_law(xs, [r["cpu"] for _, r in done], n)
+                    print(f"{name:18s} {label:14s} {n:9,d} {pairs[n]:11,d} {'~' + format(t, ',.0f'):>9s} "
+                          f"{'':9s} {'':8s} {'':8s}  not run: {why}; time extrapolated", flush=True)
+            results[label] = (role, done)
+        summary.append((name, results))
+    print()
+    report(summary, pairs, sizes, args)
+
+
+def fold_estimate(done, unit) -> tuple[float, str]:
+    """CPU seconds at the fold and how they were obtained: measured, a power law through two
+    or more sizes, else the largest measured size scaled like the unit of work (same number
+    of epochs/sweeps/trees assumed), else linear from one size."""
+    ns = [n for n, _ in done]
+    cpus = [r["cpu"] for _, r in done]
+    if FOLD_DOCS in ns:
+        return cpus[ns.index(FOLD_DOCS)], "measured"
+    if len(ns) >= 2:
+        return power_law(ns, cpus, FOLD_DOCS), ("interpolated" if max(ns) > FOLD_DOCS
+                                                else "extrapolated")
+    if unit and len(unit) >= 2:
+        u_ns, u_c = [n for n, _ in unit], [r["cpu"] for _, r in unit]
+        growth = power_law(u_ns, u_c, FOLD_DOCS) / power_law(u_ns, u_c, ns[-1])
+        return cpus[-1] * growth, f"{ns[-1]:,} docs x the unit's growth {growth:.0f}x"
+    return cpus[-1] * FOLD_DOCS / ns[-1], "linear from one size"
+
+
+def report(summary, pairs, sizes, args) -> None:
+    """Slopes, the 720k-document fold against the targets, and why a ranker misses them."""
+    lo, hi = min(sizes), max(sizes)
+    bound = nlogn_slope(lo, hi)
+    print(f"CPU-time slopes over measured sizes (n log n between {lo:,} and {hi:,} has slope "
+          f"{bound:.2f}); fold = {FOLD_DOCS:,} training documents, {pairs[FOLD_DOCS]:,} pairs; "
+          f"targets <= {TARGET_S / 60:.0f} min, <= {TARGET_GB:.0f} GB (fold CPU s: of the timed "
+          f"variant; for a single-threaded ranker, its wall time on an idle core)")
+    head = (f"{'algorithm':18s} {'variant':14s} {'slope/docs':>10s} {'slope/pairs':>11s} "
+            f"{'fold CPU s':>10s} {'fold GB':>8s}  verdict for the default parameters")
+    print(head)
+    print("-" * len(head))
+    for name, results in summary:
+        unit = next((d for role, d in results.values() if role == "unit" and d), None)
+        for label, (role, done) in results.items():
+            if not done:
+                print(f"{name:18s} {label:14s} no measurement")
+                continue
+            ns = [n for n, _ in done]
+            cpus = [r["cpu"] for _, r in done]
+            s_docs = slope(ns, cpus)
+            s_pairs = slope([pairs[n] for n in ns], cpus)
+            fold_s, how = fold_estimate(done, None if role == "unit" else unit)
+            fold_gb = predict_mb(name, done, pairs, FOLD_DOCS) / 1024
+            full, note = fold_s, ""
+            if role == "cgrid":
+                full, note = fold_s * 11, " x 11 values of C"
+            elif role == "restart":
+                full, note = fold_s * CA_RESTARTS / 2, f" x {CA_RESTARTS} restarts / 2 threads"
+            if role == "unit":
+                verdict = "the unit of work, for scaling"
+            else:
+                ok_t, ok_m = full <= TARGET_S, fold_gb <= TARGET_GB
+                verdict = ("meets both" if ok_t and ok_m else "MISSES " + " and ".join(
+                    w for w, ok in (("time", ok_t), ("memory", ok_m)) if not ok))
+                verdict += f": ~{full:,.0f} s ({how}{note})"
+            grow = s_pairs if name in PAIRWISE else s_docs
+            limit = 1.0 if name in PAIRWISE else bound
+            if not math.isnan(grow) and grow > limit + 0.1:
+                verdict += f"; grows faster than {'linear in pairs' if name in PAIRWISE else 'n log n'}"
+            print(f"{name:18s} {label:14s} {s_docs:10.2f} {s_pairs:11.2f} {fold_s:10,.0f} "
+                  f"{fold_gb:8.1f}  {verdict}")
+    svm_gb = 2 * 2 * pairs[FOLD_DOCS] * 136 * 8 / 2**30
+    print(WHY.format(svm=svm_gb))
+
+
+WHY = """\
+why a ranker misses a target, and what it would need:
+  ranksvm: liblinear is given every pair difference as a dense row, 2 x pairs x 136 float64
+    (twice: liblinear copies it) -- ~{svm:,.0f} GB at the fold; it needs sampled pairs (e.g. a
+    fixed number per query, as sofia-ml / RankLib's sampling do) or a solver that works on the
+    documents and forms pair gradients on the fly (e.g. a truncated-Newton RankSVM, O(n log n)
+    per iteration, Chapelle & Keerthi 2010), and it refits the whole problem for 11 values of C.
+  coordinate_ascent: every trial step re-scores every varying query exactly (101 steps x 3
+    directions x 136 features per sweep, each O(relevant x n) per query); it would need a
+    subsample of queries for the line search, or candidate steps restricted to the points
+    where the order of two documents changes (sorted once per feature).
+  ranknet: 12 architectures x up to 100 epochs of one Adam step per query; cost per epoch is
+    linear in documents and pairs, so it is the grid (and the 500-unit layers) that costs:
+    at scale a smaller grid, or mini-batches of queries on more cores.
+  lambdamart: with its defaults (min_data_in_leaf=1, min_sum_hessian_in_leaf=0) LightGBM 4.7.0
+    can stop with "Check failed: (best_split_info.left_count) > (0)" (100k documents here);
+    a small Hessian floor per leaf (min_sum_hessian_in_leaf=1e-3) avoids it.
+  rankboost: likely (not profiled) its per-round O(pairs) potentials and re-weighting, read
+    through an index permutation (by_worse): scattered reads grow costlier once the pairs
+    leave the cache.
+  all pairwise loops (crucial pairs, lambdas) are O(n_q^2) per query, fine for MSLR's ~120
+    documents per query, not for queries of thousands of documents without pair sampling."""
+
+
+# --- evaluation at MSLR-WEB30K size -----------------------------------------------------------
+def eval_child(kind: str, path: str, repeats: int) -> dict:
+    z = np.load(path)
+    y, scores, offsets = z["y"], z["scores"], z["offsets"]
+    n = len(y)
+    if kind == "ours":
+        from ltrconv.conventions import BUILTIN
+        from ltrconv.metrics import evaluate
+
+        convs = sorted(BUILTIN)
+        rank = np.arange(n, dtype=np.int64)  # docids "D0000000".. sort like their row numbers
+        tiny = slice(0, int(offsets[3]))
+        evaluate(y[tiny], scores[tiny], offsets=offsets[:4], conventions=convs, docid_rank=rank[tiny],
+                 engine="numba")  # numba load
+        base = rss_mb()
+        out = {"base_mb": base, "conventions": convs}
+        for key, cs in (("all", convs), ("trec", ["trec"])):
+            wall, cpu = [], []
+            for _ in range(repeats):
+                w0, c0 = time.perf_counter(), time.process_time()
+                res = evaluate(y, scores, offsets=offsets, conventions=cs, cutoffs="1-10",
+                               docid_rank=rank, engine="numba")
+                cpu.append(time.process_time() - c0)
+                wall.append(time.perf_counter() - w0)
+            out[key] = {"wall": statistics.median(wall), "cpu": statistics.median(cpu)}
+        np.save(path + ".ours.npy", res["trec"]["NDCG@10"])
+        out["peak_mb"] = peak_mb()
+        return out
+    import pytrec_eval
+
+    base = rss_mb()
+    w0 = time.perf_counter()
+    qrel, run = {}, {}
+    gain = (2 ** y - 1).tolist()
+    sc = scores.tolist()
+    for q in range(len(offsets) - 1):
+        a, b = int(offsets[q]), int(offsets[q + 1])
+        ids = [f"D{i:07d}" for i in range(a, b)]
+        qrel[str(q)] = dict(zip(ids, gain[a:b]))
+        run[str(q)] = dict(zip(ids, sc[a:b]))
+    build = time.perf_counter() - w0
+    evaluator = pytrec_eval.RelevanceEvaluator(qrel, {f"ndcg_cut_{k}" for k in range(1, 11)})
+    wall, cpu = [], []
+    for _ in range(repeats):
+        w0, c0 = time.perf_counter(), time.process_time()
+        res = evaluator.evaluate(run)
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    np.save(path + ".theirs.npy", np.array([res[str(q)]["ndcg_cut_10"] for q in range(len(offsets) - 1)]))
+    return {"base_mb": base, "build_s": build, "wall": statistics.median(wall),
+            "cpu": statistics.median(cpu), "peak_mb": peak_mb()}
+
+
+def run_eval(args) -> None:
+    d = make_mslr_like(args.eval_docs, n_features=1, seed=args.seed)
+    # a noisy relevance signal rounded to 0.01: about the ties of a real model's scores
+    scores = np.round(d.X[:, 0].astype(np.float64), 2)
+    with tempfile.TemporaryDirectory(prefix="bench_scale_") as tmp:
+        path = str(Path(tmp) / "eval.npz")
+        np.savez(path, y=d.y, scores=scores, offsets=d.offsets)
+        print(f"evaluation data: make_mslr_like({args.eval_docs:,}, seed={args.seed}): "
+              f"{d.n_queries:,} queries, {d.n_docs:,} documents, labels 0-4, "
+              f"{len(np.unique(scores)):,} distinct scores; {args.eval_repeats} repeats, medians; "
+              "one process per side")
+        got = {}
+        for kind in ("ours", "theirs"):
+            out = subprocess.run([sys.executable, str(HERE), "--eval-child", kind, path,
+                                  "--eval-repeats", str(args.eval_repeats)],
+                                 capture_output=True, text=True, check=True)
+            got[kind] = json.loads(out.stdout.strip().splitlines()[-1])
+        err = np.abs(np.load(path + ".ours.npy") - np.load(path + ".theirs.npy")).max()
+    o, t = got["ours"], got["theirs"]
+    nconv = len(o["conventions"])
+    print(f"check: max |ltrconv trec - pytrec_eval| NDCG@10 over {d.n_queries:,} queries = {err:.1e}")
+    print(f"{'':62s} {'wall s':>8s} {'CPU s':>8s} {'peak-data MB':>13s}")
+    print(f"{'ltrconv evaluate, ' + str(nconv) + ' built-in conventions, @1..10':62s} "
+          f"{o['all']['wall']:8.2f} {o['all']['cpu']:8.2f} {o['peak_mb'] - o['base_mb']:13.0f}")
+    print(f"{'ltrconv evaluate, trec only, @1..10 (NDCG/DCG/P/ERR, MAP, RR)':62s} "
+          f"{o['trec']['wall']:8.2f} {o['trec']['cpu']:8.2f} {'':13s}")
+    print(f"{'pytrec_eval evaluate, ndcg_cut_1..10 (trec)':62s} {t['wall']:8.2f} {t['cpu']:8.2f} "
+          f"{t['peak_mb'] - t['base_mb']:13.0f}")
+    print(f"{'pytrec_eval: building its qrel/run dicts (once)':62s} {t['build_s']:8.2f}")
+    r_one = t["cpu"] / o["trec"]["cpu"]
+    r_all = t["cpu"] * nconv / o["all"]["cpu"]
+    print(f"speed-up, CPU: one convention {r_one:.1f}x (wall {t['wall'] / o['trec']['wall']:.1f}x); "
+          f"{nconv} conventions {r_all:.1f}x (pytrec_eval x {nconv} calls, which could only do "
+          f"trec's); target >= 10x: {'met' if r_one >= 10 else 'NOT met'}")
+
+
+def main() -> None:
+    # OpenMP threads (LightGBM's, numba's "omp" layer) busy-wait at every barrier by default; on
+    # a machine shared with other jobs a spinning thread burns the time slices its partner
+    # needs (LightGBM, 100 trees on 10,000 documents, 2 threads, load ~6 on 2 cores: 36 s of
+    # CPU spinning, 1.7 s passive). Children inherit this unless the caller chose a policy.
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="10000,100000,1200000",
+                    type=lambda s: [int(float(x)) for x in s.split(",")])
+    ap.add_argument("--algorithms", default="all")
+    ap.add_argument("--variants", type=lambda s: s.split(","), default=None,
+                    help="run only these variants (labels as printed, e.g. 'default,100 trees')")
+    ap.add_argument("--metric", default="ndcg@10:ranklib")
+    ap.add_argument("--max-fit", type=float, default=600.0, help="seconds a fit may take")
+    ap.add_argument("--max-mem", type=float, default=8.0, help="GB a fit may use")
+    ap.add_argument("--eval-docs", type=int, default=MSLR_WEB30K_DOCS)
+    ap.add_argument("--eval-repeats", type=int, default=5)
+    ap.add_argument("--part", choices=("all", "train", "eval"), default="all")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    ap.add_argument("--eval-child", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        print(json.dumps(fit_one(args.one, args.n, json.loads(args.params), args.metric, args.seed)))
+        return
+    if args.eval_child:
+        print(json.dumps(eval_child(*args.eval_child, args.eval_repeats)))
+        return
+    try:
+        names = ORDER if args.algorithms == "all" else [get(n).name for n in args.algorithms.split(",")]
+    except UnknownAlgorithm as exc:
+        sys.exit(f"bench_scale: --algorithms: {exc}")
+    if any(n < 200 for n in args.sizes):
+        sys.exit("bench_scale: --sizes: every size must be at least 200 documents")
+    if args.part in ("all", "train"):
+        run_training(args, list(names))
+        print()
+    if args.part in ("all", "eval"):
+        run_eval(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""The arithmetic of benchmarks/bench_scale.py: pair counts, power laws, the n log n slope."""
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ltrconv.rankers.pairs import crucial_pairs
+from ltrconv.synthetic import make_mslr_like
+
+PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scale.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_scale", PATH)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_pair_count_matches_the_rankers_pairs(bench):
+    d = make_mslr_like(3000, seed=4)
+    hi, _ = crucial_pairs(d.y, d.offsets)
+    assert bench.crucial_pairs(d.y, d.offsets) == len(hi) > 0
+
+
+def test_power_law_and_slope(bench):
+    xs, ys = [1e4, 1e5, 1e6], [2.0, 20.0 * 10 ** 0.2, 200.0 * 100 ** 0.2]  # y ~ x^1.2
+    assert bench.slope(xs, ys) == pytest.approx(1.2)
+    assert bench.power_law(xs, ys, 1e7) == pytest.approx(2.0 * 1e3 ** 1.2)
+    assert bench.power_law([10.0], [3.0], 40.0) == pytest.approx(12.0)  # one point: linear
+    assert math.isnan(bench.slope([1.0], [1.0]))
+
+
+def test_nlogn_slope(bench):
+    n0, n1 = 1e4, 1.2e6
+    direct = math.log(n1 * math.log(n1) / (n0 * math.log(n0))) / math.log(n1 / n0)
+    assert bench.nlogn_slope(n0, n1) == pytest.approx(direct)
+    assert 1.0 < bench.nlogn_slope(n0, n1) < 1.1
+
+
+def test_fold_estimate_uses_the_unit(bench):
+    full = [(10_000, {"cpu": 10.0})]
+    unit = [(10_000, {"cpu": 1.0}), (100_000, {"cpu": 10.0 * 10 ** 0.1})]  # unit ~ n^1.1
+    s, how = bench.fold_estimate(full, unit)
+    assert s == pytest.approx(10.0 * 72 ** 1.1)
+    assert "unit" in how
+    s, how = bench.fold_estimate(full, None)
+    assert s == pytest.approx(720.0) and how == "linear from one size"
+    assert np.isfinite(bench.fold_estimate(unit, None)[0])
