@@ -286,10 +286,10 @@ why a ranker misses a target, and what it would need:
     fixed number per query, as sofia-ml / RankLib's sampling do) or a solver that works on the
     documents and forms pair gradients on the fly (e.g. a truncated-Newton RankSVM, O(n log n)
     per iteration, Chapelle & Keerthi 2010), and it refits the whole problem for 11 values of C.
-  coordinate_ascent: every trial step re-scores every varying query exactly (101 steps x 3
-    directions x 136 features per sweep, each O(relevant x n) per query); it would need a
-    subsample of queries for the line search, or candidate steps restricted to the points
-    where the order of two documents changes (sorted once per feature).
+  coordinate_ascent: each sweep runs 3 line searches of 101 steps for each of 136 features; a
+    query's ranking is repaired between steps and the steps that cannot change its top k are
+    skipped, but every sweep still touches every varying query: the paper's 30 restarts need
+    more cores (restarts are independent), fewer restarts, or a subsample of queries.
   ranknet: 12 architectures x up to 100 epochs of one Adam step per query; cost per epoch is
     linear in documents and pairs, so it is the grid (and the 500-unit layers) that costs:
     at scale a smaller grid, or mini-batches of queries on more cores.
