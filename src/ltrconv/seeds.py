@@ -156,10 +156,10 @@ def seeds_section(tests: pd.DataFrame, seed_tests: pd.DataFrame, seeds, dataset:
         verdict = "holds" if holds else "does not hold"
         change = ("does not change" if holds == held_first else
                   f"changes (the first seed alone: {'holds' if held_first else 'does not hold'})")
-        lines += ["", f"With seed variance accounted for, claim 3 **{verdict}** (every one of "
+        lines += ["", f"With seed variance accounted for, claim 3 (each of "
                   f"{', '.join(name(a) for a in paper.NDCG_TRAINED)} significantly better trained "
-                  f"with {st.train} than with {st.letor}); against the first seed alone (same test, "
-                  f"same family), the verdict {change}."]
+                  f"with {st.train} than with {st.letor}) **{verdict}**; against the first seed "
+                  f"alone (same test, same family), the verdict {change}."]
     fam4 = claim_family(tests, seed_tests, algs, st.yahoo, st.train, st, alpha)
     lines += ["", f"### Claim 4: training with {st.yahoo} is equal or better", ""]
     if fam4.empty:
