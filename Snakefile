@@ -10,6 +10,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/extended.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -92,3 +92,32 @@ def test_convention_role_matches_training(parts, name):
 
     same = np.array_equal(scores("ranklib"), scores("letor"))
     assert same == (algorithms.get(name).convention == algorithms.SELECTION)
+
+
+@pytest.mark.parametrize("name, params", [(n, {}) for n in algorithms.ORDER]
+                         + [("ranksvm", {"loss": "hinge"})])
+def test_random_flag_matches_training(parts, name, params):
+    """The registry says which fits depend on random_state: two seeds give two models exactly
+    when is_random is true (AdaRank and RankBoost take no seed at all)."""
+    tr, va = parts
+    random = algorithms.is_random(name, params)
+    if "random_state" not in rankers.param_names(name):
+        assert not random
+        return
+    kw = {**ONE_CANDIDATE[name], **params}
+    if name == "coordinate_ascent":
+        kw["n_restarts"] = 2  # the seed draws each restart's feature order
+
+    def scores(seed):
+        model = rankers.make(name, random_state=seed, **kw)
+        model.fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
+        return model.predict(va.X)
+
+    assert np.array_equal(scores(0), scores(1)) != random
+
+
+def test_random_algorithms():
+    assert [a for a in algorithms.ORDER if algorithms.is_random(a)] == ["coordinate_ascent",
+                                                                        "ranknet"]
+    assert algorithms.is_random("ranksvm", {"loss": "hinge"})
+    assert not algorithms.is_random("ranksvm", {"loss": "squared_hinge"})

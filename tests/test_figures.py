@@ -102,3 +102,32 @@ def test_runtime_figure(tmp_path):
     np.testing.assert_allclose(heights, [1.5, 1.5, 15.0, 15.0])  # fold means
     fig = figures.runtime_figure(runtime_table(with_memory=False), tmp_path / "rt2")
     assert "no peak memory data" in fig.get_axes()[1].texts[0].get_text()
+
+
+def test_ties_figure_band_per_training_convention(tmp_path):
+    pq = planted_per_query(n_queries=30, n_folds=3, algorithms=("rankboost",),
+                           eval_conventions=("ranklib", "ranklib-tiepess", "ranklib-tieavg",
+                                             "ranklib-tieopt"))
+    fig = figures.ties_figure(study.summarise(pq), tmp_path / "ties", "rankboost")
+    written(tmp_path / "ties")
+    axes = fig.get_axes()
+    assert [ax.get_title() for ax in axes] == ["trained with yahoo", "trained with ranklib",
+                                               "trained with letor"]
+    assert axes[0].get_ylabel() == "RankBoost\nNDCG@k"
+    assert len(axes[0].collections) == 1  # the band
+    fig = figures.ties_figure(study.summarise(pq), tmp_path / "none", "adarank")
+    assert any("no NDCG results of AdaRank" in t.get_text() for ax in fig.get_axes()
+               for t in ax.texts)
+
+
+def test_winning_figure_panels(tmp_path):
+    from ltrconv.winning import winning_numbers
+
+    pq = planted_per_query(n_queries=45, n_folds=3, eval_conventions=("ranklib", "yahoo", "letor"))
+    w = winning_numbers(study.fold_means(pq), by=["train_convention", "eval_convention",
+                                                  "metric", "k"])
+    fig = figures.winning_figure(w, tmp_path / "w", eval_conventions=("ranklib", "yahoo", "letor"))
+    written(tmp_path / "w")
+    titles = [ax.get_title() for ax in fig.get_axes() if ax.get_title()]
+    assert titles == ["evaluated with ranklib", "evaluated with yahoo", "evaluated with letor"]
+    assert len(fig.get_axes()[0].get_lines()) == 6

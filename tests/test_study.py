@@ -40,6 +40,7 @@ def test_per_query_frame_layout():
     assert list(pq.columns) == study.PER_QUERY_COLUMNS
     assert len(pq) == 2 * 4 * 5  # conventions x queries x (NDCG@1, @3, P@1, @3, MAP)
     assert pq["fold"].dtype == np.int64 and pq["k"].dtype == np.int64
+    assert pq["seed"].dtype == np.int64 and set(pq["seed"]) == {0}
     assert set(pq["fold"]) == {2} and set(pq["algorithm"]) == {"ranksvm"}
     assert set(zip(pq["metric"], pq["k"])) == {("NDCG", 1), ("NDCG", 3), ("P", 1), ("P", 3), ("MAP", 0)}
     q = str(data.query_ids[2])
@@ -164,3 +165,29 @@ def test_audit_from_table_round_trip():
     assert b["empty_share"] == a["empty_share"]
     assert b["letor_zeroed"] == a["letor_zeroed"] and b["shorter_than"] == a["shorter_than"]
     assert b["docs_per_query"]["histogram"] == {k: float(v) for k, v in a["docs_per_query"]["histogram"].items()}
+
+
+def test_seed_averaged_means_each_query_over_its_seeds():
+    one = rows([0.2, 0.4], 1)
+    pq = pd.concat([one.assign(seed=0), rows([0.6, 0.0], 1).assign(seed=1),
+                    rows([0.5, 0.5], 1, algorithm="ranksvm").assign(seed=0)])
+    avg = study.seed_averaged(pq)
+    assert "seed" not in avg.columns and len(avg) == 4
+    got = avg.set_index(["algorithm", "qid"])["value"]
+    assert got[("ranknet", "q0")] == pytest.approx(0.4) and got[("ranknet", "q1")] == pytest.approx(0.2)
+    assert got[("ranksvm", "q0")] == 0.5  # one seed (deterministic): its own value
+    s = study.summarise(pq).set_index("algorithm")
+    assert s.loc["ranknet", "mean"] == pytest.approx(0.3) and s.loc["ranknet", "n_queries"] == 2
+    with pytest.raises(LtrconvError, match="duplicate rows"):
+        study.check_per_query(pd.concat([one.assign(seed=0), one.assign(seed=0)]))
+
+
+def test_single_seed_aggregates_as_before(synth):
+    """A table without a seed column (one seed, 0) and the same table with seed 0 give
+    identical tables, row for row and bit for bit."""
+    pq, summary, tests, _ = synth
+    legacy = pq.drop(columns="seed")
+    assert study.check_per_query(legacy)["seed"].eq(0).all()
+    pd.testing.assert_frame_equal(study.summarise(legacy), summary)
+    pd.testing.assert_frame_equal(study.ttests(legacy), tests)
+    assert study.seed_averaged(pq).equals(study.check_per_query(pq).drop(columns="seed"))

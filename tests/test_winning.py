@@ -216,3 +216,16 @@ def test_fold_means_flips_are_reversals(fold_means):
         assert nwn[(*other, r.ahead_b)] == r.nwn_ahead_b and nwn[(*other, r.ahead_a)] == r.nwn_behind_b
     back = nwn_flips(w, "letor", "ranklib")
     assert sorted(zip(f.ahead_a, f.ahead_b)) == sorted(zip(back.ahead_b, back.ahead_a))
+
+
+def test_flips_markdown_names_the_pairs(three_conventions):
+    from ltrconv.winning import flips_markdown
+
+    w = three_conventions.assign(train_convention="ranklib", metric="NDCG", k=10)
+    w["eval_convention"] = w["eval_convention"].map({"x": "ranklib", "y": "letor", "z": "yahoo"})
+    text = flips_markdown(w, "ranklib", display=str.lower)
+    assert "over 1 (dataset, fold) units" in text
+    assert "- yahoo: no pair flips" in text
+    letor = next(line for line in text.splitlines() if line.startswith("- letor: "))
+    assert "a ahead of b under ranklib (NWN 1.00 vs 0.50), behind under letor (0.00 vs 1.00)" in letor
+    assert "a ahead of c under ranklib" in letor

@@ -33,7 +33,12 @@ ALGORITHMS = {
 VARIANTS = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["variants"]
 TRAIN = ["yahoo", "ranklib"]
 EVAL = ["ranklib", "trec", "yahoo", "letor"]
+TIES = ["ranklib-tieavg", "ranklib-tiepess", "ranklib-tieopt"]
 FOLDS = [1, 2]
+# Two seeds: the random algorithms are trained twice, the others once (under seed 0).
+SEEDS = [0, 1]
+RANDOM = {"coordinate_ascent", "ranknet"}
+N_MODELS = len(ALGORITHMS) + len(VARIANTS) + len(RANDOM) * (len(SEEDS) - 1)  # per fold, convention
 
 pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not on PATH")
 
@@ -74,8 +79,10 @@ def base_config(dataset_dir: Path) -> dict:
                     "expect": {"queries": 50}},
         },
         "folds": FOLDS,
+        "seeds": SEEDS,
+        "extensions": {"ties": True, "winning": True, "audit": True},
         "train_conventions": TRAIN,
-        "eval_conventions": EVAL,
+        "eval_conventions": EVAL + TIES,
         "algorithms": ALGORITHMS,
         "figures": {"figure1_eval_conventions": ["ranklib", "yahoo", "letor"],
                     "figure2_eval_conventions": EVAL},
@@ -103,25 +110,26 @@ def test_outputs_exist(workflow_run):
         assert len(table) > 0, name
     assert (res / "claims.md").read_text().startswith("#")
     runtime = pd.read_csv(res / "tables" / "runtime.tsv", sep="\t")
-    assert len(runtime) == (len(ALGORITHMS) + len(VARIANTS)) * len(TRAIN) * len(FOLDS)
+    assert len(runtime) == N_MODELS * len(TRAIN) * len(FOLDS)
     assert (runtime["s"] > 0).all()
+    assert set(runtime.loc[runtime["algorithm"] == "ranknet", "seed"]) == set(SEEDS)
 
 
 def test_per_query_table_complete(workflow_run):
     pq = pd.read_parquet(workflow_run["results"] / "per_query.parquet")
     assert list(pq.columns) == PER_QUERY_COLUMNS
     assert pq["value"].dtype == np.float64 and pd.api.types.is_string_dtype(pq["qid"])
-    combos = pq.groupby(["fold", "algorithm", "train_convention", "eval_convention"]).size()
-    assert len(combos) == len(FOLDS) * (len(ALGORITHMS) + len(VARIANTS)) * len(TRAIN) * len(EVAL)
+    combos = pq.groupby(["fold", "seed", "algorithm", "train_convention", "eval_convention"]).size()
+    assert len(combos) == len(FOLDS) * N_MODELS * len(TRAIN) * len(EVAL + TIES)
     metrics = set(zip(pq["metric"], pq["k"]))
     assert metrics == {("NDCG", k) for k in range(1, 11)} | {("P", k) for k in range(1, 11)} | {("MAP", 0)}
     for fold in FOLDS:
         want = set(map(str, workflow_run["tests"][fold].query_ids))
-        got = pq[pq["fold"] == fold].groupby(["algorithm", "train_convention", "eval_convention",
-                                              "metric", "k"])["qid"].agg(lambda q: set(q))
+        got = pq[pq["fold"] == fold].groupby(["seed", "algorithm", "train_convention",
+                                              "eval_convention", "metric", "k"])["qid"].agg(set)
         assert all(g == want for g in got), f"fold {fold}: not every test query evaluated"
-    assert pq.duplicated(["fold", "algorithm", "train_convention", "eval_convention", "metric",
-                          "k", "qid"]).sum() == 0
+    assert pq.duplicated(["fold", "seed", "algorithm", "train_convention", "eval_convention",
+                          "metric", "k", "qid"]).sum() == 0
 
 
 def test_summary_values_and_yahoo_gap(workflow_run):
@@ -142,8 +150,11 @@ def test_summary_values_and_yahoo_gap(workflow_run):
 def test_figures_are_png(workflow_run):
     import matplotlib.image as mpimg
 
-    for name in ("figure1", "figure2", "runtime"):
-        png = workflow_run["results"] / "figures" / f"{name}.png"
+    res = workflow_run["results"]
+    pngs = [res / "figures" / f"{name}.png" for name in ("figure1", "figure2", "runtime")]
+    pngs += [res / "figures" / "ties" / f"{a}.png" for a in [*ALGORITHMS, *VARIANTS]]
+    pngs.append(res.parent / "study" / "figures" / "winning.png")
+    for png in pngs:
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert mpimg.imread(png).shape[0] > 100
         assert (png.with_suffix(".pdf")).read_bytes()[:4] == b"%PDF"
@@ -174,7 +185,7 @@ def test_implementation_variants(workflow_run):
     per_query = pd.read_parquet(res / "per_query.parquet")
     v, base = next(iter(VARIANTS)), VARIANTS[next(iter(VARIANTS))]["of"]
     sel = dict(train_convention="ranklib", eval_convention="ranklib", metric="NDCG", k=10)
-    q = per_query
+    q = per_query[per_query["algorithm"].isin([v, base])]  # deterministic: one seed each
     for col, val in sel.items():
         q = q[q[col] == val]
     wide = q.pivot(index=["fold", "qid"], columns="algorithm", values="value")
@@ -186,6 +197,87 @@ def test_implementation_variants(workflow_run):
     assert "## Implementation sensitivity" in claims
     order = pd.read_csv(res / "tables" / "algorithm_order.tsv", sep="\t")
     assert not set(order["algorithm"]) & set(VARIANTS)
+
+
+def test_seeds_train_random_algorithms_per_seed(workflow_run):
+    res, work = workflow_run["results"], workflow_run["work"]
+    pq = pd.read_parquet(res / "per_query.parquet")
+    seeds = pq.groupby("algorithm")["seed"].agg(lambda s: sorted(set(s)))
+    assert {a: s for a, s in seeds.items() if s == SEEDS} .keys() == RANDOM
+    assert all(s == [0] for a, s in seeds.items() if a not in RANDOM)  # trained once
+    for a in [*ALGORITHMS, *VARIANTS]:
+        dirs = sorted(p.name for p in (res / "models" / a / "ranklib").iterdir())
+        assert dirs == ([f"seed{s}" for s in SEEDS] if a in RANDOM else ["seed0"]), a
+    log = (work / "logs/SYN/train/ranknet/yahoo/seed1/fold2.log").read_text()
+    assert "random_state=1" in log
+    assert "random_state" not in (work / "logs/SYN/train/rankboost/yahoo/seed0/fold2.log").read_text()
+    # the two seeds' models differ, and the study's tables average them query by query
+    sel = pq[(pq["algorithm"] == "ranknet") & (pq["eval_convention"] == "ranklib")
+             & (pq["metric"] == "NDCG") & (pq["k"] == 10) & (pq["train_convention"] == "ranklib")]
+    by_seed = sel.pivot(index=["fold", "qid"], columns="seed", values="value")
+    assert not np.allclose(by_seed[0], by_seed[1])
+    folds = pd.read_csv(res / "tables" / "fold_means.tsv", sep="\t")
+    fm = folds[(folds["algorithm"] == "ranknet") & (folds["eval_convention"] == "ranklib")
+               & (folds["metric"] == "NDCG") & (folds["k"] == 10)
+               & (folds["train_convention"] == "ranklib")].set_index("fold")["mean"]
+    expected = by_seed.mean(axis=1).groupby(level="fold").mean()
+    np.testing.assert_allclose(fm.sort_index(), expected.sort_index(), atol=1e-12)
+    seed_means = pd.read_csv(res / "tables" / "seed_fold_means.tsv", sep="\t")
+    got = seed_means[(seed_means["algorithm"] == "ranknet") & (seed_means["eval_convention"] == "ranklib")
+                     & (seed_means["metric"] == "NDCG") & (seed_means["k"] == 10)
+                     & (seed_means["train_convention"] == "ranklib")]
+    assert len(got) == len(FOLDS) * len(SEEDS)
+    np.testing.assert_allclose(got.set_index(["fold", "seed"])["mean"].sort_index(),
+                               by_seed.stack().groupby(level=["fold", "seed"]).mean().sort_index())
+    st = pd.read_csv(res / "tables" / "seed_ttests.tsv", sep="\t")
+    assert set(st.loc[st["algorithm"] == "coordinate_ascent", "seed"]) == set(SEEDS)
+    assert set(st.loc[st["algorithm"] == "adarank", "seed"]) == {0}
+    claims = (res / "claims.md").read_text()
+    assert "## Seed variance" in claims and "### Claim 3: training with letor" in claims
+    assert "seed-to-seed sd" in claims and "Holm's correction runs over the tests of one claim" in claims
+
+
+def test_ties_table(workflow_run):
+    res = workflow_run["results"]
+    ties = pd.read_csv(res / "tables" / "ties.tsv", sep="\t")
+    assert len(ties) == N_MODELS * len(TRAIN) * len(FOLDS) and set(ties["k"]) == {10}
+    assert (ties["tiepess"] <= ties["tieavg"] + 1e-12).all()
+    assert (ties["tieavg"] <= ties["tieopt"] + 1e-12).all()
+    assert ((ties["ranklib"] >= ties["tiepess"] - 1e-12) & (ties["ranklib"] <= ties["tieopt"] + 1e-12)).all()
+    np.testing.assert_allclose(ties["width"], ties["tieopt"] - ties["tiepess"])
+    assert ties["tied_share"].between(0, 1).all()
+    pq = pd.read_parquet(res / "per_query.parquet")
+    one = ties.iloc[0]
+    q = pq[(pq["algorithm"] == one["algorithm"]) & (pq["train_convention"] == one["train_convention"])
+           & (pq["fold"] == one["fold"]) & (pq["seed"] == one["seed"]) & (pq["metric"] == "NDCG")
+           & (pq["k"] == 10)]
+    wide = q.pivot(index="qid", columns="eval_convention", values="value")
+    assert one["tieopt"] == pytest.approx(wide["ranklib-tieopt"].mean())
+    assert one["tied_share"] == pytest.approx(((wide["ranklib-tieopt"] - wide["ranklib-tiepess"]) > 1e-12).mean())
+    # RankBoost's stumps tie documents: its reported score moves with the tie order
+    assert ties.loc[ties["algorithm"] == "rankboost", "width"].max() > 0
+
+
+def test_winning_table_and_claims(workflow_run):
+    from ltrconv.winning import winning_numbers
+
+    res = workflow_run["results"]
+    table = pd.read_csv(res.parent / "study" / "tables" / "winning.tsv", sep="\t")
+    folds = pd.read_csv(res / "tables" / "fold_means.tsv", sep="\t")
+    folds = folds[folds["algorithm"].isin(ALGORITHMS)]
+    again = winning_numbers(folds, by=["train_convention", "eval_convention", "metric", "k"])
+    key = ["train_convention", "eval_convention", "metric", "k", "algorithm"]
+    pd.testing.assert_frame_equal(table.sort_values(key, ignore_index=True),
+                                  again.sort_values(key, ignore_index=True), check_dtype=False)
+    assert set(table["algorithm"]) == set(ALGORITHMS) and (table["n_units"] == len(FOLDS)).all()
+    assert (table["IWN"] == (len(ALGORITHMS) - 1) * len(FOLDS)).all()
+    claims = (res / "claims.md").read_text()
+    assert "## Winning numbers" in claims and "- letor: " in claims
+    audit = pd.read_csv(res / "tables" / "audit.tsv", sep="\t")
+    empty = float(audit.loc[audit["key"] == "empty_share", "value"].iloc[0])
+    assert "## Audit predictions" in claims
+    assert f"| yahoo − ranklib NDCG@k, any k | {empty:+.4f} |" in claims
+    assert "| share of queries letor scores 0 at k = 10 | ≥ " in claims
 
 
 def test_variant_with_unknown_parameter_names_key(tmp_path):
@@ -213,6 +305,11 @@ def test_variant_with_unknown_parameter_names_key(tmp_path):
     ({"variants": {"adarank_odd": {"of": "adarank", "params": {"weak_ties": "stable-ish"}}}},
      "variants.adarank_odd.params.weak_ties", "weak_ties must be one of 'selection', "),
     ({"cutoffs": "ten"}, "cutoffs", "cutoffs 'ten': expected e.g. '1-10'"),
+    ({"algorithms": {"ranknet": {"random_state": 3}}}, "algorithms.ranknet.random_state",
+     "the seed of every random algorithm is set by config key 'seeds'"),
+    ({"eval_conventions": EVAL}, "extensions.ties",
+     "needs ['ranklib-tiepess', 'ranklib-tieavg', 'ranklib-tieopt'] in eval_conventions"),
+    ({"seeds": [0, 0]}, "seeds", "has non-unique elements"),
 ])
 def test_bad_hyperparameter_or_cutoffs_names_key(tmp_path, change, key, message):
     """Checked against the rankers' own constraints before any job runs (snakemake -n)."""
@@ -306,7 +403,7 @@ def test_full_config_dry_run(tmp_path):
 def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_notebook):
     out = tmp_path / "nb"
     nb = run_notebook(workflow_run["results"], out)
-    for stem in ("figure1", "figure2", "runtime"):
+    for stem in ("figure1", "figure2", "runtime", "winning", "ties_rankboost", "ties_ranknet"):
         assert (out / f"{stem}.png").stat().st_size > 1000
     shown = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(shown) >= 3
@@ -333,8 +430,9 @@ QUARTER = "conventions:\n  yahoo-quarter: {base: yahoo, empty: 0.25}\n"
 
 
 def conventions_config(dataset_dir: Path, conventions_file: Path) -> dict:
+    """One seed, 0 (the paper's run: paths without a seed), no extensions."""
     cfg = base_config(dataset_dir)
-    cfg.update(conventions_file=str(conventions_file), folds=[1],
+    cfg.update(conventions_file=str(conventions_file), folds=[1], seeds=[0], extensions={},
                train_conventions=["yahoo-quarter"], eval_conventions=["ranklib", "yahoo-quarter"],
                algorithms={**ALGORITHMS, "adarank": {"n_rounds": 5}})
     cfg["figures"] = {"figure1_eval_conventions": ["ranklib", "yahoo-quarter"],
@@ -439,8 +537,9 @@ def test_report_shows_pages_with_captions_from_config(report):
     _, results = report
     pages = {Path(p).stem: r for p, r in results.items()}
     tables = {"summary", "fold_means", "ttests", "algorithm_order", "audit", "runtime",
-              "implementation"}
-    figures = {"figure1", "figure2", "runtime", "implementation"}
+              "implementation", "seed_fold_means", "seed_ttests", "ties", "winning"}
+    figures = {"figure1", "figure2", "runtime", "implementation", "winning"}
+    figures |= {f"ties_{a}" for a in [*ALGORITHMS, *VARIANTS]}
     assert set(pages) == {"claims"} | {f"table_{t}" for t in tables} | {f"figure_{f}" for f in figures}
     assert {r["mime_type"] for r in results.values()} == {"text/html"}  # shown, not downloaded
     caption = {k: html.unescape(" ".join(re.sub(r"<[^>]+>", "", r["caption"]).split()))
@@ -451,6 +550,10 @@ def test_report_shows_pages_with_captions_from_config(report):
             "official (ranklib)") in caption["figure_figure2"]
     assert "(ranklib, trec, yahoo, letor)" in caption["figure_figure2"]
     assert "largest |r|" in caption["figure_implementation"]
+    assert "RankBoost, AdaRank: sums of threshold stumps" in caption["table_ties"]
+    assert "expect it for RankBoost and AdaRank" in caption["figure_ties_rankboost"]
+    assert "Coordinate Ascent, RankNet are trained once per seed" in caption["table_seed_fold_means"]
+    assert "(datasets SYN; folds 1, 2)" in caption["table_winning"]
     assert not any("mailto:" in r["caption"] for r in results.values())
 
 
@@ -502,3 +605,24 @@ def test_report_checker_sees_a_cut_off_figure_and_a_download(report, tmp_path):
     found = {r.path: r for r in check_report.check_report(mutated, chromium, 1400, 1000)}
     assert any("cut off" in p for p in found["tall.png"].problems), found["tall.png"].problems
     assert found["audit.tsv"].problems == ["offered as a download (text/tab-separated-values), not shown"]
+
+
+OHSUMED = Path(__file__).resolve().parents[2] / "shared/data/OHSUMED"
+
+
+@pytest.mark.mq2008
+@pytest.mark.skipif(not (MQ2008.is_dir() and OHSUMED.is_dir()),
+                    reason=f"no MQ2008 and OHSUMED copies at {MQ2008.parent}")
+def test_extended_config_dry_run(tmp_path):
+    proc = subprocess.run(["snakemake", "-s", str(REPO / "Snakefile"), "--directory",
+                           str(tmp_path), "-n", "--quiet", "rules", "--configfile",
+                           str(REPO / "config" / "extended.yaml")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = proc.stdout + proc.stderr
+    cfg = yaml.safe_load((REPO / "config" / "extended.yaml").read_text())
+    n_variants = len({**VARIANTS, **cfg["variants"]}) - list(cfg["variants"].values()).count(None)
+    n = 2 * 3 * 5 * (6 + n_variants + 2 * (len(cfg["seeds"]) - 1))  # datasets, conventions, folds
+    for rule, count in (("train", n), ("evaluate", n), ("winning", 1), ("seed_tables", 2),
+                        ("ties_figure", 2 * (6 + n_variants))):
+        assert re.search(rf"^{rule}\s+{count}$", out, re.M), (rule, out[-2000:])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Callable, Mapping
 
 from .errors import LtrconvError
 
@@ -29,7 +30,9 @@ class Algorithm:
     algorithm maximises it during training (and also selects with it), ``"selection"`` when
     the loss is pairwise and the NDCG only picks a model (rounds, epochs, a grid point) on
     validation data. ``colour`` is an Okabe–Ito colour; with ``marker`` and ``linestyle``
-    every series stays distinguishable in greyscale.
+    every series stays distinguishable in greyscale. ``randomness`` says what the ranker's
+    ``random_state`` draws ("" when nothing: the model is a function of the data alone);
+    ``random_if``, when set, tells from the hyperparameters whether it draws anything at all.
     """
 
     name: str
@@ -39,11 +42,19 @@ class Algorithm:
     colour: str
     marker: str
     linestyle: str | tuple
+    randomness: str = ""
+    random_if: Callable[[Mapping], bool] | None = None
 
     @property
     def style(self) -> dict:
         """Matplotlib keyword arguments of the algorithm's series."""
         return dict(color=self.colour, marker=self.marker, linestyle=self.linestyle)
+
+    def is_random(self, params: Mapping | None = None) -> bool:
+        """Whether a fit with hyperparameters ``params`` depends on ``random_state``."""
+        if not self.randomness:
+            return False
+        return self.random_if is None or bool(self.random_if(dict(params or {})))
 
     def load_class(self) -> type:
         module, cls = self.ranker.split(":")
@@ -54,19 +65,28 @@ _ALGORITHMS = (
     # a linear model fitted by line search on the training NDCG; restart kept on validation
     Algorithm("coordinate_ascent", "Coordinate Ascent",
               "ltrconv.rankers.coordinate_ascent:CoordinateAscent", OBJECTIVE,
-              "#000000", "o", "-"),
+              "#000000", "o", "-",
+              randomness="the feature order of each restart (and the starting weights with "
+                         "init='random')"),
     # trees fitted to lambda-gradients weighted by |delta NDCG| under the convention
+    # LightGBM's seed draws only bagging, feature subsampling (both off here) and the rows that
+    # fix the bin boundaries when a training set exceeds bin_construct_sample_cnt = 200,000 rows
+    # (LightGBM 4.x parameters): MQ2008 and OHSUMED folds hold some 10,000, so it draws nothing.
     Algorithm("lambdamart", "LambdaMART", "ltrconv.rankers.lambdamart:LambdaMART", OBJECTIVE,
               "#E69F00", "s", "--"),
     # pairwise rank loss; the prefix of boosting rounds is chosen on validation NDCG
     Algorithm("rankboost", "RankBoost", "ltrconv.rankers.rankboost:RankBoost", SELECTION,
               "#56B4E9", "D", "-."),
     # pairwise hinge loss; C is chosen from a grid on validation NDCG
+    # liblinear's dual solver (hinge loss) visits the coordinates in a random order; the primal
+    # solver of the default squared hinge loss draws nothing
     Algorithm("ranksvm", "RankSVM", "ltrconv.rankers.ranksvm:RankSVM", SELECTION,
-              "#009E73", "v", ":"),
+              "#009E73", "v", ":", randomness="liblinear's coordinate order (hinge loss only)",
+              random_if=lambda p: p.get("loss", "squared_hinge") == "hinge"),
     # pairwise cross-entropy; architecture and epoch are chosen on validation NDCG
     Algorithm("ranknet", "RankNet", "ltrconv.rankers.ranknet:RankNet", SELECTION,
-              "#CC79A7", "^", (0, (5, 1))),
+              "#CC79A7", "^", (0, (5, 1)),
+              randomness="the initial weights and the query order of each epoch"),
     # each round adds the feature with the best query-weighted training NDCG
     Algorithm("adarank", "AdaRank", "ltrconv.rankers.adarank:AdaRank", OBJECTIVE,
               "#D55E00", "x", (0, (3, 1, 1, 1, 1, 1))),
@@ -93,6 +113,13 @@ def names(convention: str | None = None) -> tuple[str, ...]:
     if convention not in (None, OBJECTIVE, SELECTION):
         raise ValueError(f"convention must be {OBJECTIVE!r} or {SELECTION!r}, got {convention!r}")
     return tuple(a.name for a in _ALGORITHMS if convention in (None, a.convention))
+
+
+def is_random(name: str, params: Mapping | None = None) -> bool:
+    """Whether ``name`` trained with hyperparameters ``params`` depends on its ``random_state``:
+    Coordinate Ascent and RankNet always, RankSVM with the hinge loss; AdaRank and RankBoost
+    have no ``random_state`` (deterministic as RankLib 2.x runs them)."""
+    return get(name).is_random(params)
 
 
 def display_name(name: str) -> str:

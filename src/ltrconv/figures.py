@@ -324,3 +324,88 @@ def runtime_figure(runtime_table: pd.DataFrame, out_stem) -> Figure:
                          label=f"trained with {tc}") for i, tc in enumerate(trains)]
         fig.legend(handles=handles, loc="outside upper center", ncol=len(handles), frameon=False)
         return _save(fig, out_stem)
+
+
+TIE_STYLE = {
+    "band": dict(color=OKABE_ITO["sky"], alpha=0.45, lw=0),
+    "tieavg": dict(color=OKABE_ITO["black"], marker="o", linestyle="-"),
+    "ranklib": dict(color=OKABE_ITO["vermillion"], marker="x", linestyle="none"),
+}
+
+
+def ties_figure(summary: pd.DataFrame, out_stem, algorithm: str,
+                train_conventions=("yahoo", "ranklib", "letor"), metric: str = "NDCG") -> Figure:
+    """One algorithm, one panel per training convention: the band of mean ``metric@k`` from
+    worst-first (``ranklib-tiepess``) to best-first (``ranklib-tieopt``) tie order, the
+    tie-averaged value (``ranklib-tieavg``) and the input order RankLib reports (``ranklib``).
+    Means over folds (and seeds) from the summary table."""
+    s = summary[(summary["metric"] == metric) & (summary["algorithm"] == algorithm)]
+    trains = [t for t in train_conventions if t in set(s["train_convention"])]
+    need = {"ranklib-tiepess", "ranklib-tieavg", "ranklib-tieopt", "ranklib"}
+    if not trains or not need <= set(s["eval_convention"]):
+        return _empty(out_stem, f"Ties: no {metric} results of {name(algorithm)} under "
+                                "ranklib-tiepess, -tieavg, -tieopt and ranklib")
+    ks = sorted(int(k) for k in s["k"].unique() if int(k) >= 1)
+    with rc_context(RC):
+        fig = Figure(figsize=(WIDTH, 2.9), layout="constrained")
+        axes = fig.subplots(1, len(trains), sharey=True, squeeze=False)[0]
+        for ax, tc in zip(axes, trains):
+            c = {ev: _curves(s, metric, {"train_convention": tc, "eval_convention": ev})
+                 .set_index("k")["mean"].reindex(ks) for ev in need}
+            ax.fill_between(ks, c["ranklib-tiepess"], c["ranklib-tieopt"], **TIE_STYLE["band"])
+            ax.plot(ks, c["ranklib-tieavg"], lw=1.0, ms=3, markerfacecolor="white",
+                    **TIE_STYLE["tieavg"])
+            ax.plot(ks, c["ranklib"], ms=4, **TIE_STYLE["ranklib"])
+            _cutoff_axis(ax, ks)
+            ax.set_title(f"trained with {tc}")
+            ax.set_xlabel("cutoff k")
+        axes[0].set_ylabel(f"{name(algorithm)}\n{metric}@k")
+        handles = [Patch(facecolor=TIE_STYLE["band"]["color"], alpha=0.45,
+                         label="worst-first to best-first tie order"),
+                   _handle(TIE_STYLE["tieavg"], "tie-averaged (expected over orders)"),
+                   Line2D([], [], ms=4, label="input order (RankLib)", **TIE_STYLE["ranklib"])]
+        fig.legend(handles=handles, loc="outside upper center", ncol=3, frameon=False)
+        return _save(fig, out_stem)
+
+
+def winning_figure(winning: pd.DataFrame, out_stem, eval_conventions=("ranklib", "trec", "yahoo",
+                   "letor"), train_convention: str = "ranklib", metric: str = "NDCG",
+                   algorithms=registry.ORDER) -> Figure:
+    """Normalized Winning Number of each algorithm over the cutoffs, one panel per evaluation
+    convention; models trained with ``train_convention`` (a :func:`ltrconv.winning
+    .winning_numbers` table with columns train_convention, eval_convention, metric, k)."""
+    w = winning[(winning["metric"] == metric) & (winning["train_convention"] == train_convention)]
+    algs = ordered([a for a in algorithms if a in set(w["algorithm"])], registry.ORDER)
+    evs = [e for e in eval_conventions if e in set(w["eval_convention"])]
+    if not (algs and evs):
+        return _empty(out_stem, f"Winning numbers: no {metric} results of models trained with "
+                                f"{train_convention}")
+    ks = sorted(int(k) for k in w["k"].unique() if int(k) >= 1)
+    rows, cols = _grid(len(evs))
+    with rc_context(RC):
+        fig = Figure(figsize=(WIDTH, 0.9 + 2.4 * rows), layout="constrained")
+        axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
+        dx = _dodge(len(algs), 0.3)
+        for idx, ev in enumerate(evs):
+            ax = axes.flat[idx]
+            for a_i, alg in enumerate(algs):
+                c = w[(w["eval_convention"] == ev) & (w["algorithm"] == alg)]
+                c = c.assign(k=c["k"].astype(int)).sort_values("k")
+                c = c[c["k"] >= 1]
+                if c.empty:
+                    continue
+                style = _style(ALGORITHM_STYLE, alg, a_i)
+                ax.plot(c["k"].to_numpy() + dx[a_i], c["NWN"].to_numpy(dtype=float), lw=1.0, ms=3.5,
+                        markerfacecolor="white" if style.get("marker") not in ("x", "+") else None,
+                        **style)
+            _cutoff_axis(ax, ks)
+            ax.set_ylim(-0.04, 1.04)
+            ax.set_title(f"evaluated with {ev}")
+            ax.set_xlabel("cutoff k")
+            ax.set_ylabel("NWN")
+        for ax in list(axes.flat)[len(evs):]:
+            ax.axis("off")
+        handles = [_handle(_style(ALGORITHM_STYLE, a, i), name(a)) for i, a in enumerate(algs)]
+        fig.legend(handles=handles, loc="outside upper center", ncol=min(len(handles), 6),
+                   frameon=False, title=f"trained with {train_convention}")
+        return _save(fig, out_stem)

@@ -16,7 +16,7 @@ import pandas as pd
 from .algorithms import display_name as name
 from .paper import busa_fekete_2012 as paper
 from .stats import t_from_moments
-from .study import (TTEST_COLUMNS, algorithm_order, check_per_query, holm_per_family, sort_rows,
+from .study import (TTEST_COLUMNS, algorithm_order, holm_per_family, seed_averaged, sort_rows,
                     summarise)
 
 COLUMNS = ["dataset", "algorithm", "variant", "train_convention", "eval_convention", "metric", "k",
@@ -34,7 +34,7 @@ def implementation_table(per_query: pd.DataFrame, variants: dict[str, str],
     queries paired by (fold, qid); ``t``/``p`` the paired t-test, ``p_holm`` Holm-adjusted over
     all comparisons of one dataset and metric type; ``significant = p_holm < alpha``.
     """
-    pq = check_per_query(per_query)
+    pq = seed_averaged(per_query)
     keys = ["dataset", "train_convention", "eval_convention", "metric", "k"]
     parts = []
     for variant, base in variants.items():

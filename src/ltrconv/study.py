@@ -1,9 +1,11 @@
 """Aggregation of the tidy per-query table into the study's tables.
 
-The per-query table has one row per (dataset, fold, algorithm, train_convention,
+The per-query table has one row per (dataset, fold, seed, algorithm, train_convention,
 eval_convention, metric, k, qid) with the query's score in ``value`` (k = 0 for MAP);
-:func:`per_query_frame` builds it from evaluations. :func:`summarise`, :func:`fold_means`,
-:func:`ttests` and :func:`algorithm_order` build the result tables. What a paper claims about
+:func:`per_query_frame` builds it from evaluations. ``seed`` is the ``random_state`` the model
+was trained with (one seed for a deterministic algorithm). :func:`summarise`, :func:`fold_means`,
+:func:`ttests` and :func:`algorithm_order` build the result tables from each query's score
+averaged over seeds (:func:`seed_averaged`). What a paper claims about
 them lives in :mod:`ltrconv.paper`.
 """
 
@@ -19,8 +21,8 @@ from .errors import LtrconvError
 from .stats import holm, quadrature_stderr, t_from_moments
 
 KEYS = ["dataset", "algorithm", "train_convention", "eval_convention", "metric", "k"]
-PER_QUERY_COLUMNS = ["dataset", "fold", "algorithm", "train_convention", "eval_convention",
-                     "metric", "k", "qid", "value"]
+PER_QUERY_COLUMNS = ["dataset", "fold", "seed", "algorithm", "train_convention",
+                     "eval_convention", "metric", "k", "qid", "value"]
 TRAIN_ORDER = ("yahoo", "ranklib", "letor")
 EVAL_ORDER = ("ranklib", "trec", "yahoo", "letor", "ranklib-tieavg", "ranklib-tiepess",
               "ranklib-tieopt")
@@ -60,8 +62,8 @@ def sort_rows(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 
 def per_query_frame(evaluations: dict, *, dataset: str, fold: int, algorithm: str,
-                    train_convention: str) -> pd.DataFrame:
-    """The per-query rows of one model on one fold.
+                    train_convention: str, seed: int = 0) -> pd.DataFrame:
+    """The per-query rows of one model on one fold (trained with ``random_state = seed``).
 
     ``evaluations`` maps each evaluation convention to its :class:`ltrconv.metrics.Evaluation`;
     its NDCG@k, P@k and MAP columns become rows (metric, k), k = 0 for MAP, query by query.
@@ -83,13 +85,18 @@ def per_query_frame(evaluations: dict, *, dataset: str, fold: int, algorithm: st
     out = pd.concat(frames, ignore_index=True)
     out.insert(0, "train_convention", train_convention)
     out.insert(0, "algorithm", algorithm)
+    out.insert(0, "seed", np.int64(int(seed)))
     out.insert(0, "fold", np.int64(int(fold)))
     out.insert(0, "dataset", dataset)
     return out[PER_QUERY_COLUMNS]
 
 
 def check_per_query(per_query: pd.DataFrame) -> pd.DataFrame:
-    """Validate the per-query table and normalise its dtypes; raises :class:`LtrconvError`."""
+    """Validate the per-query table and normalise its dtypes; raises :class:`LtrconvError`.
+
+    A table without a ``seed`` column (written before models had seeds) is one seed, 0."""
+    if "seed" not in per_query.columns:
+        per_query = per_query.assign(seed=np.int64(0))
     missing = [c for c in PER_QUERY_COLUMNS if c not in per_query.columns]
     if missing:
         raise LtrconvError(f"per-query table lacks column(s) {missing}; has {list(per_query.columns)}")
@@ -97,6 +104,7 @@ def check_per_query(per_query: pd.DataFrame) -> pd.DataFrame:
     for col in ("dataset", "algorithm", "train_convention", "eval_convention", "metric", "qid"):
         pq[col] = pq[col].astype(str)
     pq["fold"] = pq["fold"].astype(np.int64)
+    pq["seed"] = pq["seed"].astype(np.int64)
     pq["k"] = pq["k"].astype(np.int64)
     pq["value"] = pq["value"].astype(np.float64)
     if pq["value"].isna().any():
@@ -109,9 +117,28 @@ def check_per_query(per_query: pd.DataFrame) -> pd.DataFrame:
     return pq
 
 
-def fold_stats(per_query: pd.DataFrame) -> pd.DataFrame:
-    """Per fold: ``mean`` of the query scores, ``se = sd / sqrt(n)`` (ddof = 1) and ``n``."""
+SEEDLESS_COLUMNS = [c for c in PER_QUERY_COLUMNS if c != "seed"]
+
+
+def seed_averaged(per_query: pd.DataFrame) -> pd.DataFrame:
+    """The checked per-query table with each query's value averaged over the seeds of its model,
+    ``v(q) = (1/S) sum_s v_s(q)``, and no ``seed`` column.
+
+    Rows keep their first order; a table with one seed is returned as it is (same values, same
+    order), so every aggregate of a single-seed run is what it was before seeds existed.
+    """
     pq = check_per_query(per_query)
+    if pq["seed"].nunique() <= 1:
+        return pq[SEEDLESS_COLUMNS].reset_index(drop=True)
+    keys = SEEDLESS_COLUMNS[:-1]
+    out = pq.groupby(keys, sort=False)["value"].mean().reset_index()
+    return out[SEEDLESS_COLUMNS]
+
+
+def fold_stats(per_query: pd.DataFrame) -> pd.DataFrame:
+    """Per fold: ``mean`` of the query scores (each averaged over seeds first),
+    ``se = sd / sqrt(n)`` (ddof = 1) and ``n``."""
+    pq = seed_averaged(per_query)
     g = pq.groupby(KEYS + ["fold"], sort=False)["value"]
     out = g.agg(mean="mean", sd="std", n="size").reset_index()
     out["se"] = out["sd"] / np.sqrt(out["n"])
@@ -151,14 +178,15 @@ def ttests(per_query: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """Paired t-tests between training conventions, over queries pooled across folds.
 
     For each dataset, algorithm, eval_convention, metric, k and pair (conv_a, conv_b) of
-    training conventions, the query scores are paired by (fold, qid); queries missing under
-    either convention are dropped. ``n`` pairs, ``mean_a``/``mean_b`` are the means over the
+    training conventions, the query scores (each averaged over the model's seeds, so that seed
+    variance shrinks the noise instead of multiplying the pairs) are paired by (fold, qid);
+    queries missing under either convention are dropped. ``n`` pairs, ``mean_a``/``mean_b`` are the means over the
     paired queries, ``diff = mean_a - mean_b``, ``t``/``p`` as :func:`ltrconv.stats.paired_ttest`.
     ``p_holm``: Holm adjustment over the family of all tests of one dataset and one metric
     type (NDCG, P or MAP): every algorithm, evaluation convention, cutoff and pair.
     ``significant = p_holm < alpha``.
     """
-    pq = check_per_query(per_query)
+    pq = seed_averaged(per_query)
     groups = ["dataset", "algorithm", "eval_convention", "metric", "k"]
     if pq.empty:
         return pd.DataFrame(columns=TTEST_COLUMNS)

@@ -149,3 +149,29 @@ def nwn_flips(
                 hi, lo = (x, y) if da > 0 else (y, x)
                 rows.append((*key, names[hi], names[lo], va[hi], va[lo], vb[lo], vb[hi]))
     return pd.DataFrame(rows, columns=[*keys, *FLIP_COLUMNS])
+
+
+def flips_markdown(winning: pd.DataFrame, reference: str = "ranklib", *,
+                   train_convention: str = "ranklib", metric: str = "NDCG", k: int = 10,
+                   display=str) -> str:
+    """A Markdown section naming, for each other evaluation convention, the algorithm pairs
+    whose NWN order (models trained with ``train_convention``, ``metric@k``) reverses against
+    the ``reference`` evaluation: only the evaluation convention changed."""
+    w = winning[(winning["train_convention"] == train_convention) & (winning["metric"] == metric)
+                & (winning["k"].astype(int) == int(k))]
+    units = int(w["n_units"].max()) if len(w) else 0
+    lines = ["", "## Winning numbers", "",
+             f"Normalized Winning Numbers over {units} (dataset, fold) units, models trained with "
+             f"{train_convention}, {metric}@{k} (Tax, Bockting & Hiemstra 2015). Pairs of "
+             f"algorithms whose NWN order reverses when {reference} evaluation is swapped for:", ""]
+    if w.empty or reference not in set(w["eval_convention"]):
+        return "\n".join(lines + ["- no winning numbers for this setting"]) + "\n"
+    from .study import EVAL_ORDER, ordered
+
+    for ev in ordered([e for e in w["eval_convention"] if e != reference], EVAL_ORDER):
+        flips = nwn_flips(w, reference, ev)
+        pairs = [f"{display(r.ahead_a)} ahead of {display(r.ahead_b)} under {reference} "
+                 f"(NWN {r.nwn_ahead_a:.2f} vs {r.nwn_behind_a:.2f}), behind under {ev} "
+                 f"({r.nwn_behind_b:.2f} vs {r.nwn_ahead_b:.2f})" for r in flips.itertuples()]
+        lines.append(f"- {ev}: " + ("; ".join(pairs) if pairs else "no pair flips"))
+    return "\n".join(lines) + "\n"

@@ -16,6 +16,8 @@ min_version("8.20")
 REPO = Path(workflow.basedir)
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 SPLITS = ("train", "vali", "test")
+# The tie conventions the ties table and figures read: worst-first, expected, best-first order.
+TIE_CONVENTIONS = ("ranklib-tiepess", "ranklib-tieavg", "ranklib-tieopt", "ranklib")
 
 # The ltrconv of this checkout, installed or not (the job scripts do the same, see _job.py).
 if str(REPO / "src") not in sys.path:
@@ -92,7 +94,8 @@ def _check_config(cfg):
     algos = [a for a, p in cfg["algorithms"].items() if p is not None]
     if not algos:
         raise WorkflowError("config key 'algorithms': every algorithm is disabled (null)")
-    for v, spec in cfg["variants"].items():
+    variants = {v: spec for v, spec in cfg["variants"].items() if spec is not None}
+    for v, spec in variants.items():
         if v in cfg["algorithms"]:
             raise WorkflowError(f"config key 'variants.{v}': the name is already under 'algorithms'")
         if v in algorithms.REGISTRY:
@@ -108,8 +111,26 @@ def _check_config(cfg):
             )
     for a in algos:
         _check_hyperparams(a, cfg["algorithms"][a], f"algorithms.{a}")
-    for v, spec in cfg["variants"].items():
+    for v, spec in variants.items():
         _check_hyperparams(spec["of"], spec["params"], f"variants.{v}.params")
+    for key, params in [(f"algorithms.{a}", cfg["algorithms"][a]) for a in algos] + [
+            (f"variants.{v}.params", spec["params"]) for v, spec in variants.items()]:
+        if "random_state" in params:
+            raise WorkflowError(f"config key '{key}.random_state': the seed of every random "
+                                "algorithm is set by config key 'seeds'")
+    ext = cfg["extensions"]
+    if ext["ties"]:
+        missing = [c for c in TIE_CONVENTIONS if c not in cfg["eval_conventions"]]
+        if missing:
+            raise WorkflowError(f"config key 'extensions.ties': needs {missing} in eval_conventions")
+    if "study" in cfg["datasets"]:
+        raise WorkflowError("config key 'datasets.study': the name is reserved for results over "
+                            "every dataset")
+    if ext["winning"] or ext["audit"]:
+        ref = "ranklib"
+        if ref not in cfg["eval_conventions"]:
+            raise WorkflowError("config key 'extensions': winning and audit need ranklib in "
+                                "eval_conventions")
     from ltrconv.errors import LtrconvError
     from ltrconv.metrics import parse_cutoffs
 
@@ -138,11 +159,17 @@ RESOURCES = config["resources_dir"].rstrip("/")
 LOGS = config["logs_dir"].rstrip("/")
 DATASETS = [d for d, spec in config["datasets"].items() if spec["enabled"]]
 BASE_ALGORITHMS = [a for a, p in config["algorithms"].items() if p is not None]
-VARIANTS = {v: spec for v, spec in config["variants"].items()}
+VARIANTS = {v: spec for v, spec in config["variants"].items() if spec is not None}
 ALGORITHMS = BASE_ALGORITHMS + list(VARIANTS)
 TRAIN_CONVENTIONS = list(config["train_conventions"])
 EVAL_CONVENTIONS = list(config["eval_conventions"])
 FOLDS = sorted(config["folds"])
+SEEDS = list(config["seeds"])
+# Paths carry the seed (.../seed{seed}/fold{fold}) unless the only seed is 0, every random
+# ranker's default random_state: then the paper's run keeps its paths, job params and models.
+SEED_DIR = "" if SEEDS == [0] else "seed{seed}/"
+MULTI_SEED = len(SEEDS) > 1
+EXTENSIONS = config["extensions"]
 RES = config["resources"]
 # Digest of the conventions file: a param of every rule whose results depend on the definitions,
 # so that editing the file reruns them (the path is not: moving the file changes nothing).
@@ -161,6 +188,7 @@ wildcard_constraints:
     algorithm="|".join(ALGORITHMS),
     train_convention="[^/]+",
     fold=r"\d+",
+    seed=r"\d+",
 
 
 def dataset_identity(name):
@@ -276,6 +304,40 @@ def hyperparams(algorithm):
     return dict(config["algorithms"][algorithm] or {})
 
 
+def is_random(algorithm):
+    """Whether the algorithm's fit draws random numbers with its configured hyperparameters."""
+    from ltrconv import algorithms
+
+    return algorithms.is_random(base_algorithm(algorithm), hyperparams(algorithm))
+
+
+def model_seeds(algorithm):
+    """Seeds an algorithm is trained with: every configured seed when its fit is random, else
+    the first only (a deterministic algorithm is trained once)."""
+    return SEEDS if is_random(algorithm) else SEEDS[:1]
+
+
+def train_hyperparams(wc):
+    """The ranker's keyword arguments for one job: ``hyperparams`` plus ``random_state`` = the
+    job's seed when the paths carry seeds and the algorithm is random."""
+    params = hyperparams(wc.algorithm)
+    if SEED_DIR and is_random(wc.algorithm):
+        params["random_state"] = int(wc.seed)
+    return params
+
+
+def job_seed(wc):
+    return int(wc.get("seed", SEEDS[0]))
+
+
+def model_stem(kind, root=None, dataset="{dataset}", algorithm="{algorithm}",
+               train_convention="{train_convention}", fold="{fold}", seed="{seed}"):
+    """ROOT/DATASET/KIND/ALGORITHM/CONVENTION/[seedS/]foldK: the stem of one model's files (as a
+    pattern with the defaults); ROOT is the results directory unless given."""
+    return (f"{root or RESULTS}/{dataset}/{kind}/{algorithm}/{train_convention}/"
+            + SEED_DIR.format(seed=seed) + f"fold{fold}")
+
+
 def variant_label(name):
     spec = VARIANTS[name]
     return spec.get("label") or ", ".join(f"{k}={v}" for k, v in spec["params"].items())
@@ -289,22 +351,29 @@ def cache(dataset, fold, split):
     return f"{RESOURCES}/{dataset}/cache/fold{fold}/{split}.npz"
 
 
+def _model_files(dataset, kind, suffix):
+    return [model_stem(kind, None, dataset, a, t, f, s) + suffix
+            for a in ALGORITHMS for t in TRAIN_CONVENTIONS for f in FOLDS for s in model_seeds(a)]
+
+
 def eval_pieces(dataset):
-    return expand(
-        f"{RESULTS}/{dataset}/eval/{{algorithm}}/{{train_convention}}/fold{{fold}}.parquet",
-        algorithm=ALGORITHMS, train_convention=TRAIN_CONVENTIONS, fold=FOLDS,
-    )
+    return _model_files(dataset, "eval", ".parquet")
 
 
 def train_benchmarks(dataset):
-    return expand(
-        f"{RESULTS}/{dataset}/bench/train/{{algorithm}}/{{train_convention}}/fold{{fold}}.tsv",
-        algorithm=ALGORITHMS, train_convention=TRAIN_CONVENTIONS, fold=FOLDS,
-    )
+    return _model_files(dataset, "bench/train", ".tsv")
+
+
+
 
 
 TABLES = ("summary", "fold_means", "ttests", "algorithm_order")
 FIGURES = ("figure1", "figure2", "runtime")
+# Beyond the paper, as configured: each seed's results, the tie-order ranges.
+EXTENDED_TABLES = (("seed_fold_means", "seed_ttests") if MULTI_SEED else ()) + (
+    ("ties",) if EXTENSIONS["ties"] else ())
+# Results over every dataset (winning numbers) live in RESULTS/STUDY, never a dataset's name.
+STUDY = "study"
 FIGURE1_ALGORITHMS = [a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS]
 
 
@@ -319,21 +388,37 @@ def _report_pages():
     """Key -> what the report shows: source file, caption (workflow/report/CAPTION.rst),
     category and title. Each becomes RESULTS/DATASET/report/KEY.html (rule report_pages)."""
     extra = ("implementation",) if VARIANTS else ()
-    table_captions = {"runtime": "runtime_table", "implementation": "implementation_table"}
+    table_captions = {"runtime": "runtime_table", "implementation": "implementation_table",
+                      "ties": "ties_table"}
     figure_titles = {"figure1": "Figure 1", "figure2": "Figure 2", "runtime": "Training time",
                      "implementation": "Implementation variants"}
     pages = {"claims": dict(source="claims.md", caption="claims", category="Claims",
                             title="Claims of the paper checked on this run")}
-    for t in TABLES + ("audit", "runtime") + extra:
+    for t in TABLES + ("audit", "runtime") + extra + EXTENDED_TABLES:
         pages[f"table_{t}"] = dict(source=f"tables/{t}.tsv", caption=table_captions.get(t, t),
                                    category="Tables", title=f"Table {t}")
     for f in FIGURES + extra:
         pages[f"figure_{f}"] = dict(source=f"figures/{f}.png", caption=f, category="Figures",
                                     title=figure_titles[f])
+    if EXTENSIONS["ties"]:
+        for a in ALGORITHMS:
+            pages[f"figure_ties_{a}"] = dict(source=f"figures/ties/{a}.png", caption="ties",
+                                             category="Figures", title=f"Tie orders: {a}")
     return pages
 
 
+def _study_pages():
+    """The report pages of results over all datasets (rule study_report_pages)."""
+    if not EXTENSIONS["winning"]:
+        return {}
+    return {"table_winning": dict(source="tables/winning.tsv", caption="winning_table",
+                                  category="Tables", title="Table winning"),
+            "figure_winning": dict(source="figures/winning.png", caption="winning",
+                                   category="Figures", title="Winning numbers")}
+
+
 REPORT_PAGES = _report_pages()
+STUDY_PAGES = _study_pages()
 
 
 def _rst(text):
@@ -357,7 +442,27 @@ def caption_facts():
         figure2_algorithms=names(BASE_ALGORITHMS),
         figure2_eval_conventions=names(figures["figure2_eval_conventions"]),
         variants=[_rst(f"{v} ({name(VARIANTS[v]['of'])}: {variant_label(v)})") for v in VARIANTS],
+        seeds=[str(s) for s in SEEDS],
+        random_algorithms=names(a for a in BASE_ALGORITHMS if is_random(a)),
+        deterministic_algorithms=names(a for a in BASE_ALGORITHMS if not is_random(a)),
+        few_scores=names(a for a in ("rankboost", "adarank") if a in BASE_ALGORITHMS),
+        datasets=[_rst(d) for d in DATASETS],
+        folds=[str(f) for f in FOLDS],
     )
+
+
+def claims_extra_inputs(dataset):
+    """Inputs of claims.md beyond the paper's tables, as configured."""
+    out = {}
+    if VARIANTS:
+        out["implementation"] = f"{RESULTS}/{dataset}/tables/implementation.tsv"
+    if MULTI_SEED:
+        out["seed_ttests"] = f"{RESULTS}/{dataset}/tables/seed_ttests.tsv"
+    if EXTENSIONS["audit"]:
+        out["per_query"] = f"{RESULTS}/{dataset}/per_query.parquet"
+    if EXTENSIONS["winning"]:
+        out["winning"] = f"{RESULTS}/{STUDY}/tables/winning.tsv"
+    return out
 
 
 def all_targets():
@@ -368,4 +473,10 @@ def all_targets():
         out += [f"{RESULTS}/{d}/figures/{f}.pdf" for f in FIGURES]
         if VARIANTS:
             out.append(f"{RESULTS}/{d}/figures/implementation.pdf")
+        if EXTENSIONS["ties"]:
+            out += [f"{RESULTS}/{d}/figures/ties/{a}.pdf" for a in ALGORITHMS]
+    out += [f"{RESULTS}/{STUDY}/{page['source']}" for page in STUDY_PAGES.values()]
+    out += [f"{RESULTS}/{STUDY}/report/{key}.html" for key in STUDY_PAGES]
+    if STUDY_PAGES:
+        out.append(f"{RESULTS}/{STUDY}/figures/winning.pdf")
     return out

@@ -3,19 +3,20 @@
 
 rule evaluate:
     input:
-        scores=f"{RESULTS}/{{dataset}}/models/{{algorithm}}/{{train_convention}}/fold{{fold}}.test_scores.npy",
+        scores=model_stem("models") + ".test_scores.npy",
         test=lambda wc: cache(wc.dataset, wc.fold, "test"),
     output:
-        f"{RESULTS}/{{dataset}}/eval/{{algorithm}}/{{train_convention}}/fold{{fold}}.parquet",
+        model_stem("eval") + ".parquet",
     params:
         conventions=EVAL_CONVENTIONS,
         cutoffs=config["cutoffs"],
         max_label=lambda wc: max(config["datasets"][wc.dataset]["labels"]),
+        **({"seed": job_seed} if SEED_DIR else {}),
         **CONVENTIONS_PARAMS,
     log:
-        f"{LOGS}/{{dataset}}/evaluate/{{algorithm}}/{{train_convention}}/fold{{fold}}.log",
+        model_stem("evaluate", LOGS) + ".log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/evaluate/{{algorithm}}/{{train_convention}}/fold{{fold}}.tsv"
+        model_stem("bench/evaluate") + ".tsv"
     threads: 1
     resources:
         **job_resources("evaluate"),
@@ -72,6 +73,7 @@ rule runtime_table:
         f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
     params:
         bench_root=lambda wc: f"{RESULTS}/{wc.dataset}/bench/train",
+        **({"seeded": True} if SEED_DIR else {}),
     log:
         f"{LOGS}/{{dataset}}/runtime_table.log",
     threads: 1
@@ -85,11 +87,7 @@ rule runtime_table:
 
 rule claims:
     input:
-        unpack(
-            lambda wc: {"implementation": f"{RESULTS}/{wc.dataset}/tables/implementation.tsv"}
-            if VARIANTS
-            else {}
-        ),
+        unpack(lambda wc: claims_extra_inputs(wc.dataset)),
         summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
         ttests=f"{RESULTS}/{{dataset}}/tables/ttests.tsv",
         order=f"{RESULTS}/{{dataset}}/tables/algorithm_order.tsv",
@@ -104,6 +102,7 @@ rule claims:
         labels={v: variant_label(v) for v in VARIANTS},
         official=config["figures"]["official_convention"],
         cutoff=config["train_cutoff"],
+        **({"seeds": SEEDS} if MULTI_SEED else {}),
     benchmark:
         f"{RESULTS}/{{dataset}}/bench/claims.tsv"
     threads: 1

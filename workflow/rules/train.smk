@@ -1,4 +1,5 @@
-"""Train every algorithm under every training convention on every fold; score the test split."""
+"""Train every algorithm under every training convention on every fold (and, when it is random,
+with every seed); score the test split."""
 
 
 rule train:
@@ -7,17 +8,17 @@ rule train:
         vali=lambda wc: cache(wc.dataset, wc.fold, "vali"),
         test=lambda wc: cache(wc.dataset, wc.fold, "test"),
     output:
-        model=f"{RESULTS}/{{dataset}}/models/{{algorithm}}/{{train_convention}}/fold{{fold}}.pkl",
-        scores=f"{RESULTS}/{{dataset}}/models/{{algorithm}}/{{train_convention}}/fold{{fold}}.test_scores.npy",
+        model=model_stem("models") + ".pkl",
+        scores=model_stem("models") + ".test_scores.npy",
     params:
         ranker=lambda wc: base_algorithm(wc.algorithm),
         metric=lambda wc: train_metric(wc.train_convention),
-        hyperparams=lambda wc: hyperparams(wc.algorithm),
+        hyperparams=train_hyperparams,
         **CONVENTIONS_PARAMS,
     log:
-        f"{LOGS}/{{dataset}}/train/{{algorithm}}/{{train_convention}}/fold{{fold}}.log",
+        model_stem("train", LOGS) + ".log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/train/{{algorithm}}/{{train_convention}}/fold{{fold}}.tsv"
+        model_stem("bench/train") + ".tsv"
     threads: RES["train"]["threads"]
     resources:
         **job_resources("train"),

@@ -3,7 +3,8 @@
 import pandas as pd
 
 from _job import run
-from ltrconv import implementation, study
+from ltrconv import audit, implementation, seeds, study, winning
+from ltrconv.algorithms import display_name
 from ltrconv.data import atomic_path
 from ltrconv.paper import busa_fekete_2012 as paper
 
@@ -17,11 +18,28 @@ def main(smk, log):
                                  ttests[ttests["algorithm"].isin(p.algorithms)],
                                  read(smk.input.order), study.audit_from_table(read(smk.input.audit)),
                                  smk.wildcards.dataset, setting)
+    dataset = smk.wildcards.dataset
     if p.variants:
         text += implementation.implementation_section(
-            summary[summary["dataset"] == smk.wildcards.dataset],
+            summary[summary["dataset"] == dataset],
             read(smk.input.implementation), dict(p.variants), dict(p.labels),
             train_convention=p.official, k=p.cutoff)
+    # beyond the paper, each as configured (config key extensions, seeds)
+    if "seed_ttests" in smk.input.keys():
+        text += seeds.seeds_section(ttests[ttests["algorithm"].isin(p.algorithms)],
+                                    read(smk.input.seed_ttests), p.seeds, dataset, setting)
+    if "per_query" in smk.input.keys():
+        per_query = pd.read_parquet(smk.input.per_query)
+        per_query = per_query[per_query["algorithm"].isin(p.algorithms)]
+        text += audit.predictions_markdown(
+            study.audit_from_table(read(smk.input.audit)),
+            summary[summary["algorithm"].isin(p.algorithms) & (summary["dataset"] == dataset)],
+            audit.zero_shares(per_query, p.official), p.official,
+            collapse_cutoffs=setting.collapse_cutoffs)
+    if "winning" in smk.input.keys():
+        text += winning.flips_markdown(read(smk.input.winning), setting.reference,
+                                       train_convention=p.official, k=p.cutoff,
+                                       display=display_name)
     with atomic_path(smk.output[0]) as tmp:
         tmp.write_text(text)
 

@@ -15,7 +15,8 @@ def main(smk, log):
                              cutoffs=smk.params.cutoffs, max_label=smk.params.max_label)
     wc = smk.wildcards
     frame = per_query_frame(evals, dataset=wc.dataset, fold=int(wc.fold), algorithm=wc.algorithm,
-                            train_convention=wc.train_convention)
+                            train_convention=wc.train_convention,
+                            seed=smk.params.get("seed", smk.config["seeds"][0]))
     with atomic_path(smk.output[0]) as tmp:
         frame.to_parquet(tmp, index=False)
     log.info(f"{len(frame)} rows, {frame['qid'].nunique()} queries")

@@ -1,5 +1,6 @@
 """The claims, every result table and every figure of a dataset as HTML pages for the Snakemake
-report (rule report_pages). Inputs and outputs share their keys: claims, table_NAME, figure_NAME."""
+report (rules report_pages, study_report_pages). Inputs and outputs share their keys: claims,
+table_NAME, figure_NAME."""
 
 from pathlib import Path
 
@@ -10,11 +11,11 @@ from ltrconv import report_pages as pages
 
 
 def main(smk, log):
-    dataset = smk.wildcards.dataset
+    scope = smk.params.get("scope") or smk.wildcards.dataset  # a dataset, or all of them
     titles = dict(smk.params.titles)
     for key, out in smk.output.items():
         src = Path(smk.input[key])
-        title = f"{titles[key]} ({dataset})"
+        title = f"{titles[key]} ({scope})"
         if key == "claims":
             text = pages.claims_page(src.read_text(encoding="utf-8"), title)
         elif key.startswith("table_"):
