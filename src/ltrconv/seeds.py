@@ -40,14 +40,17 @@ def seed_fold_means(per_query: pd.DataFrame, metric: str | None = "NDCG") -> pd.
     return sort_rows(out[KEYS + ["fold", "seed", "mean"]], KEYS + ["fold", "seed"])
 
 
-def seed_ttests(per_query: pd.DataFrame) -> pd.DataFrame:
-    """The paired t-tests of :func:`ltrconv.study.ttests` on each seed's models alone.
+def seed_ttests(per_query: pd.DataFrame, metric: str | None = "NDCG") -> pd.DataFrame:
+    """The paired t-tests of :func:`ltrconv.study.ttests` on each seed's models alone, for
+    ``metric`` (None: every metric).
 
     Seed s of one training convention is paired with seed s of the other; a deterministic
     algorithm, trained under the first seed only, has that seed's row only. ``diff``, ``t``
     and ``p`` as in :func:`~ltrconv.study.ttests` (uncorrected).
     """
     pq = check_per_query(per_query)
+    if metric is not None:
+        pq = pq[pq["metric"] == metric]
     parts = []
     for s, part in pq.groupby("seed"):
         t = ttests(part)
