@@ -552,7 +552,7 @@ def test_report_shows_pages_with_captions_from_config(report):
     assert "largest |r|" in caption["figure_implementation"]
     assert "RankBoost, AdaRank: sums of threshold stumps" in caption["table_ties"]
     assert "expect it for RankBoost and AdaRank" in caption["figure_ties_rankboost"]
-    assert "Coordinate Ascent, RankNet are trained once per seed" in caption["table_seed_fold_means"]
+    assert "trained once per seed (Coordinate Ascent, RankNet)" in caption["table_seed_fold_means"]
     assert "(datasets SYN; folds 1, 2)" in caption["table_winning"]
     assert not any("mailto:" in r["caption"] for r in results.values())
 

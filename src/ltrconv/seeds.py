@@ -24,9 +24,15 @@ SEED_TTEST_COLUMNS = ["dataset", "algorithm", "eval_convention", "metric", "k", 
                       "conv_b", "seed", "n", "diff", "t", "p"]
 
 
-def seed_fold_means(per_query: pd.DataFrame) -> pd.DataFrame:
-    """Mean query score of every configuration in every fold, for each seed of its model."""
+def seed_fold_means(per_query: pd.DataFrame, metric: str | None = "NDCG") -> pd.DataFrame:
+    """Mean query score in every fold for each seed, of the algorithms trained with more than
+    one seed (a deterministic algorithm's single seed is its row of the fold-means table), for
+    ``metric`` (None: every metric)."""
     pq = check_per_query(per_query)
+    if metric is not None:
+        pq = pq[pq["metric"] == metric]
+    n_seeds = pq.groupby("algorithm")["seed"].transform("nunique")
+    pq = pq[n_seeds > 1]
     parts = [fold_stats(part).assign(seed=np.int64(s)) for s, part in pq.groupby("seed")]
     if not parts:
         return pd.DataFrame(columns=KEYS + ["fold", "seed", "mean"])
@@ -34,14 +40,17 @@ def seed_fold_means(per_query: pd.DataFrame) -> pd.DataFrame:
     return sort_rows(out[KEYS + ["fold", "seed", "mean"]], KEYS + ["fold", "seed"])
 
 
-def seed_ttests(per_query: pd.DataFrame) -> pd.DataFrame:
-    """The paired t-tests of :func:`ltrconv.study.ttests` on each seed's models alone.
+def seed_ttests(per_query: pd.DataFrame, metric: str | None = "NDCG") -> pd.DataFrame:
+    """The paired t-tests of :func:`ltrconv.study.ttests` on each seed's models alone, for
+    ``metric`` (None: every metric).
 
     Seed s of one training convention is paired with seed s of the other; a deterministic
     algorithm, trained under the first seed only, has that seed's row only. ``diff``, ``t``
     and ``p`` as in :func:`~ltrconv.study.ttests` (uncorrected).
     """
     pq = check_per_query(per_query)
+    if metric is not None:
+        pq = pq[pq["metric"] == metric]
     parts = []
     for s, part in pq.groupby("seed"):
         t = ttests(part)
