@@ -171,6 +171,17 @@ def _grid(n: int) -> tuple[int, int]:
     return int(np.ceil(n / cols)), cols
 
 
+def _trained_with(table: pd.DataFrame, metric: str, train_convention: str, algorithms,
+                  eval_conventions) -> tuple[pd.DataFrame, list, list, list]:
+    """Rows of ``metric`` for models trained with ``train_convention``, and the algorithms
+    (registry order), evaluation conventions and cutoffs >= 1 they hold."""
+    t = table[(table["metric"] == metric) & (table["train_convention"] == train_convention)]
+    algs = ordered([a for a in algorithms if a in set(t["algorithm"])], registry.ORDER)
+    evs = [e for e in eval_conventions if e in set(t["eval_convention"])]
+    ks = sorted(int(k) for k in t["k"].unique() if int(k) >= 1)
+    return t, algs, evs, ks
+
+
 def figure2(summary: pd.DataFrame, out_stem,
             eval_conventions=("ranklib", "trec", "yahoo", "letor"),
             algorithms=registry.ORDER, train_convention: str = "ranklib",
@@ -179,13 +190,11 @@ def figure2(summary: pd.DataFrame, out_stem,
 
     ``algorithms`` selects; the legend follows the registry order (:data:`algorithms.ORDER`).
     """
-    s = summary[(summary["metric"] == metric) & (summary["train_convention"] == train_convention)]
-    algs = ordered([a for a in algorithms if a in set(s["algorithm"])], registry.ORDER)
-    evs = [e for e in eval_conventions if e in set(s["eval_convention"])]
+    s, algs, evs, ks = _trained_with(summary, metric, train_convention, algorithms,
+                                     eval_conventions)
     if not (algs and evs):
         return _empty(out_stem, f"Figure 2: no {metric} results of models trained with "
                                 f"{train_convention}")
-    ks = sorted(int(k) for k in s["k"].unique() if int(k) >= 1)
     rows, cols = _grid(len(evs))
     with rc_context(RC):
         fig = Figure(figsize=(WIDTH, 0.9 + 2.4 * rows), layout="constrained")
@@ -374,13 +383,11 @@ def winning_figure(winning: pd.DataFrame, out_stem, eval_conventions=("ranklib",
     """Normalized Winning Number of each algorithm over the cutoffs, one panel per evaluation
     convention; models trained with ``train_convention`` (a :func:`ltrconv.winning
     .winning_numbers` table with columns train_convention, eval_convention, metric, k)."""
-    w = winning[(winning["metric"] == metric) & (winning["train_convention"] == train_convention)]
-    algs = ordered([a for a in algorithms if a in set(w["algorithm"])], registry.ORDER)
-    evs = [e for e in eval_conventions if e in set(w["eval_convention"])]
+    w, algs, evs, ks = _trained_with(winning, metric, train_convention, algorithms,
+                                     eval_conventions)
     if not (algs and evs):
         return _empty(out_stem, f"Winning numbers: no {metric} results of models trained with "
                                 f"{train_convention}")
-    ks = sorted(int(k) for k in w["k"].unique() if int(k) >= 1)
     rows, cols = _grid(len(evs))
     with rc_context(RC):
         fig = Figure(figsize=(WIDTH, 0.9 + 2.4 * rows), layout="constrained")
