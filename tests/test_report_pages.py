@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import io
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -32,6 +37,52 @@ def test_table_page_formats_escapes_and_links_the_tsv():
     assert link and base64.b64decode(link.group(1)) == tsv
     assert "<thead><tr><th>algorithm</th><th>k</th>" in html
     assert '<span id="shown">2</span> of 2 rows' in html
+
+
+def _big_frame(n: int = 40_000) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"algorithm": rng.choice(["AdaRank", "<RankNet>"], n), "k": np.arange(n),
+                         "mean": rng.random(n), "p": rng.random(n) ** 40})
+
+
+def test_a_table_over_the_budget_embeds_its_tsv_once_compressed():
+    frame = _big_frame()
+    tsv = frame.to_csv(sep="\t", index=False).encode()
+    html = pages.table_page(frame, "Table big", "big.tsv", tsv)
+    assert len(html.encode()) <= pages.PAGE_BUDGET < len(tsv)
+    assert "<tbody></tbody>" in html and "<td" not in html  # rows are built in the browser
+    payload = re.search(r'<script id="tsv" type="application/gzip;base64">([^<]+)</script>', html)
+    assert payload and gzip.decompress(base64.b64decode(payload.group(1))) == tsv
+    assert f'<span id="shown">{len(frame)}</span> of {len(frame)} rows' in html
+    assert 'id="download" download="big.tsv"' in html
+    small = pages.table_page(frame.head(50), "Table small", "s.tsv",
+                             frame.head(50).to_csv(sep="\t", index=False).encode())
+    assert small.count("<tr>") == 51 and 'id="tsv"' not in small
+
+
+def test_the_budget_decides_which_page():
+    frame = _big_frame(200)
+    tsv = frame.to_csv(sep="\t", index=False).encode()
+    full = pages.table_page(frame, "t", "t.tsv", tsv)
+    assert pages.table_page(frame, "t", "t.tsv", tsv, budget=len(full.encode())) == full
+    assert 'id="tsv"' in pages.table_page(frame, "t", "t.tsv", tsv, budget=len(full.encode()) - 1)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js to run the page's script")
+def test_the_browser_formats_cells_as_format_cell_does(tmp_path):
+    values = [0.123456789, 1.5e-12, 1.0, 10.0, 0.0, -0.0, 12345.678, 9999.5, 0.00012345,
+              0.0001, 2.5e-5, 1e22, -3.14159, 0.99995, 123.4567, float("inf"), float("-inf")]
+    values += list(np.random.default_rng(1).lognormal(0, 8, 300) * np.random.default_rng(2).
+                   choice([-1, 1], 300))
+    texts = [repr(float(v)) if np.isfinite(v) else ("inf" if v > 0 else "-inf") for v in values]
+    g4 = re.search(r"function g4\(x\) \{.*?\n\}", pages.TSV_SCRIPT, re.S).group(0)
+    script = tmp_path / "g4.js"
+    script.write_text(g4 + "\nconst vs = " + json.dumps(texts) + ";\n"
+                      "console.log(JSON.stringify(vs.map(v => g4(Number(v.replace(/inf/i, "
+                      "'Infinity'))))));\n")
+    out = json.loads(subprocess.run(["node", str(script)], capture_output=True, text=True,
+                                    check=True).stdout)
+    assert out == [pages.format_cell(float(v))[0] for v in values]
 
 
 def test_claims_page_renders_markdown():

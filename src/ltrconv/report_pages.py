@@ -5,11 +5,17 @@ Three kinds: the claims (Markdown), a result table (TSV) and a figure (PNG). Eve
 what it shows (no external files, scripts or fonts). A figure page scales the image to fit the
 frame, so the whole figure, legend included, is visible at any window size; a table page keeps
 the header row in view, filters rows by words typed in a box and links the TSV itself.
+
+A self-contained report shows each page through a ``data:`` URL, and Chromium opens no URL
+longer than 2 MiB (``url::kMaxURLChars``), i.e. no page over 1.5 MiB once base64-encoded. A table
+whose page would exceed ``PAGE_BUDGET`` therefore carries its TSV once, gzip-compressed, and the
+browser builds the rows from it (``DecompressionStream``: Chromium 80, Firefox 113, Safari 16.4).
 """
 
 from __future__ import annotations
 
 import base64
+import gzip
 import html
 import math
 from pathlib import Path
@@ -35,6 +41,8 @@ body.figure { padding: 0; }
 .figure-frame img { max-width: 100%; max-height: 100%; object-fit: contain; }
 """
 
+PAGE_BUDGET = 1_400_000  # bytes of HTML: 1.87 MB as a base64 data: URL, under Chromium's 2 MiB
+
 FILTER_SCRIPT = """
 const box = document.getElementById("filter"), count = document.getElementById("shown");
 const rows = Array.from(document.querySelectorAll("tbody tr"));
@@ -48,6 +56,50 @@ box.addEventListener("input", () => {
   }
   count.textContent = n;
 });
+"""
+
+
+# Builds the rows of a large table from the embedded TSV, formatted as format_cell does.
+TSV_SCRIPT = """
+const INT = /^-?\\d+$/, NUM = /^[-+]?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?$|^-?inf$/i;
+function g4(x) {  // format(x, ".4g"); exact binary halves round up, not to even
+  if (!isFinite(x)) return x > 0 ? "inf" : x < 0 ? "-inf" : "nan";
+  if (x === 0) return Object.is(x, -0) ? "-0" : "0";
+  const [m, e] = x.toExponential(3).split("e"), exp = Number(e);
+  const trim = t => t.includes(".") ? t.replace(/0+$/, "").replace(/\\.$/, "") : t;
+  const sign = exp < 0 ? "-" : "+", digits = String(Math.abs(exp)).padStart(2, "0");
+  if (exp < -4 || exp >= 4) return trim(m) + "e" + sign + digits;
+  return trim(x.toFixed(3 - exp));
+}
+async function build() {
+  const el = document.getElementById("tsv");
+  const bytes = Uint8Array.from(atob(el.textContent.trim()), c => c.charCodeAt(0));
+  const plain = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const text = await new Response(plain).text();
+  const link = document.getElementById("download");
+  link.href = URL.createObjectURL(new Blob([text], {type: "text/tab-separated-values"}));
+  const lines = text.split("\\n").filter(l => l.length);
+  const thead = document.querySelector("thead tr"), tbody = document.querySelector("tbody");
+  for (const h of lines[0].split("\\t")) {
+    thead.appendChild(document.createElement("th")).textContent = h;
+  }
+  const frag = document.createDocumentFragment();
+  for (const line of lines.slice(1)) {
+    const tr = frag.appendChild(document.createElement("tr"));
+    for (const v of line.split("\\t")) {
+      const td = tr.appendChild(document.createElement("td"));
+      if (INT.test(v)) { td.textContent = v; td.className = "num"; }
+      else if (NUM.test(v)) {
+        td.textContent = g4(Number(v.replace(/inf/i, "Infinity"))); td.className = "num";
+      }
+      else td.textContent = v;
+    }
+  }
+  tbody.appendChild(frag);
+}
+build().then(() => {
+""" + FILTER_SCRIPT + """
+}).catch(err => { document.getElementById("shown").textContent = "0 (" + err + ")"; });
 """
 
 
@@ -83,8 +135,19 @@ def format_cell(value) -> tuple[str, bool]:
     return str(value), False
 
 
-def table_page(frame: pd.DataFrame, title: str, tsv_name: str, tsv_bytes: bytes) -> str:
-    """``frame`` as an HTML table (numbers to 4 significant digits; the linked TSV has them all)."""
+def table_page(frame: pd.DataFrame, title: str, tsv_name: str, tsv_bytes: bytes,
+               budget: int = PAGE_BUDGET) -> str:
+    """``frame`` as an HTML table (numbers to 4 significant digits; the linked TSV has them all).
+
+    A page that would exceed ``budget`` bytes is built in the browser from ``tsv_bytes`` instead
+    (see the module docstring), so every row stays visible and filterable."""
+    page = _rendered_table_page(frame, title, tsv_name, tsv_bytes)
+    if len(page.encode("utf-8")) <= budget:
+        return page
+    return _compressed_table_page(frame, title, tsv_name, tsv_bytes)
+
+
+def _rendered_table_page(frame: pd.DataFrame, title: str, tsv_name: str, tsv_bytes: bytes) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = []
     for rec in frame.itertuples(index=False, name=None):
@@ -101,6 +164,18 @@ def table_page(frame: pd.DataFrame, title: str, tsv_name: str, tsv_bytes: bytes)
     body = (f"<h1>{html.escape(title)}</h1>{meta}<table><thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
     return _document(title, body, script=FILTER_SCRIPT)
+
+
+def _compressed_table_page(frame: pd.DataFrame, title: str, tsv_name: str,
+                           tsv_bytes: bytes) -> str:
+    payload = base64.b64encode(gzip.compress(tsv_bytes, compresslevel=9, mtime=0)).decode("ascii")
+    meta = (f'<p class="meta"><input id="filter" type="search" placeholder="filter rows: words '
+            f'to match" aria-label="filter rows"><span id="shown">{len(frame)}</span> of '
+            f'{len(frame)} rows; <a id="download" download="{html.escape(tsv_name)}" href="#">'
+            f"{html.escape(tsv_name)}</a> has every digit</p>")
+    body = (f"<h1>{html.escape(title)}</h1>{meta}<table><thead><tr></tr></thead><tbody></tbody>"
+            f'</table><script id="tsv" type="application/gzip;base64">{payload}</script>')
+    return _document(title, body, script=TSV_SCRIPT)
 
 
 def figure_page(png: bytes, title: str) -> str:
