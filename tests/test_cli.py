@@ -38,6 +38,22 @@ def test_eval_json_shape(files, capsys):
     assert diff == pytest.approx(empty_share)
 
 
+def test_eval_metrics_option_reports_those_metrics_with_the_same_values(files, capsys):
+    d, _ = files
+    assert main(["eval", str(d / "data.txt"), str(d / "a.txt"), "--per-query"]) == 0
+    every = json.loads(capsys.readouterr().out)["conventions"]
+    assert main(["eval", str(d / "data.txt"), str(d / "a.txt"), "--per-query",
+                 "--metrics", "NDCG, P"]) == 0
+    some = json.loads(capsys.readouterr().out)["conventions"]
+    for name, entry in some.items():
+        assert set(entry["mean"]) == {f"{m}@{k}" for m in ("NDCG", "P") for k in range(1, 11)}
+        assert entry["mean"] == {c: every[name]["mean"][c] for c in entry["mean"]}
+        assert entry["per_query"] == {q: {c: v[c] for c in entry["mean"]}
+                                      for q, v in every[name]["per_query"].items()}
+    fails(capsys, ["eval", d / "data.txt", d / "a.txt", "--metrics", "NDCG,AP"],
+          "metrics AP: expected some of NDCG, DCG, P, ERR, MAP, RR")
+
+
 def test_ttest_between_two_runs(files, tmp_path, capsys):
     d, _ = files
     for name in ("a", "b"):

@@ -247,3 +247,54 @@ def test_perfect_ranking_scores_one_on_nonempty_queries(data):
     for name, e in ev.items():
         for k in range(1, 11):
             assert np.allclose(e[f"NDCG@{k}"][nonempty], 1.0)
+
+
+def _tie_heavy_queries(seed: int, n_queries: int = 300):
+    """Queries of 1..200 documents; scores on a coarse grid plus float32-equal pairs that
+    differ as float64, and repeated docids, so every tie policy has boundary groups to split."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 200, n_queries)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(offsets[-1])
+    y = rng.integers(0, 5, n)
+    s = rng.integers(0, 12, n) / 4.0
+    near = rng.random(n) < 0.2
+    s[near] += 1e-12  # equal to its neighbours as float32, not as float64
+    docid = [f"D{v}" for v in rng.integers(0, 40, n)]
+    return y, s, offsets, docid
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("cutoffs", ["1-10", "3", "1,5,20", "1-60"])
+@pytest.mark.parametrize("engine", ["numba", "numba-parallel"])
+def test_cutoff_metrics_alone_equal_the_whole_ranking(seed, cutoffs, engine, monkeypatch):
+    from ltrconv import _kernels as K
+    from ltrconv.conventions import BUILTIN
+
+    if engine == "numba-parallel":
+        monkeypatch.setattr(K, "PARALLEL_MIN_DOCS", 0)
+    y, s, offsets, docid = _tie_heavy_queries(seed)
+    convs = sorted(BUILTIN)
+    whole = evaluate(y, s, offsets=offsets, conventions=convs, cutoffs=cutoffs, docid=docid,
+                     engine="numba")
+    top = evaluate(y, s, offsets=offsets, conventions=convs, cutoffs=cutoffs, docid=docid,
+                   metrics=("NDCG", "DCG", "P", "ERR"), engine="numba")
+    for c in convs:
+        assert top[c].columns == whole[c].columns[:-2]
+        np.testing.assert_array_equal(top[c].values, whole[c].values[:, :-2])
+    ndcg = evaluate(y, s, offsets=offsets, conventions=convs, cutoffs=cutoffs, docid=docid,
+                    metrics="NDCG", engine="numpy")
+    for c in convs:
+        cols = [i for i, name in enumerate(whole[c].columns) if name.startswith("NDCG@")]
+        np.testing.assert_array_equal(ndcg[c].values, whole[c].values[:, cols])
+
+
+def test_metric_families_are_checked_and_ordered():
+    y, s = np.array([1, 0, 2]), np.array([0.3, 0.2, 0.1])
+    got = evaluate(y, s, qid=[1, 1, 1], cutoffs="1,2", metrics=("RR", "P"))["ranklib"]
+    assert got.columns == ("P@1", "P@2", "RR")
+    assert got["RR"][0] == 1.0 and got["P@2"][0] == 0.5
+    with pytest.raises(LtrconvError, match="metrics nDCG: expected some of NDCG, DCG"):
+        evaluate(y, s, qid=[1, 1, 1], metrics=("nDCG",))
+    with pytest.raises(LtrconvError, match=r"metrics \(none\)"):
+        evaluate(y, s, qid=[1, 1, 1], metrics=())

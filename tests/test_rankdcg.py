@@ -241,7 +241,7 @@ def test_parallel_kernel_agrees():
     args = (y, s, tie, offsets, gains, np.argsort(-gains, axis=1, kind="stable"),
             np.tile(1.0 / np.log2(np.arange(2.0, 32.0)), (4, 1)), cutoffs, codes,
             np.array([0.0, 0.5, 1.0, 0.0]), np.zeros(4, dtype=bool), np.ones(4, dtype=np.int64),
-            np.zeros(4, dtype=bool), (np.exp2(np.arange(4)) - 1.0) / 8.0, True)
+            np.zeros(4, dtype=bool), (np.exp2(np.arange(4)) - 1.0) / 8.0, True, False)
     a = K.all_query_metrics(*args, 1)
     b = K.all_query_metrics_parallel(*args, 7)
     assert a.shape == (4, 200, 4 * 10 + 3)

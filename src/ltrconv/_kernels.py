@@ -109,6 +109,30 @@ def sort_tied_runs(order, scores, labels, tiekey, tie_code):
 
 
 @njit(cache=True)
+def top_order_into(order, scores, labels, tiekey, k):
+    """Fill ``order[:m]`` with the first m places of :func:`rank_order_into`'s ``INPUT_ORDER``
+    ranking and return m: the documents whose float32 score reaches the k-th largest, so every
+    tie group that reaches rank k, under any policy, is complete. O(n + m log m); the whole
+    ranking (m = n) for queries of at most ``max(k, INSERTION_MAX)`` documents."""
+    n = len(scores)
+    if n <= k or n <= INSERTION_MAX:
+        rank_order_into(order, scores, labels, tiekey, INPUT_ORDER)
+        return n
+    kth = -np.partition(-scores.astype(np.float32), k - 1)[k - 1]
+    m = 0
+    for i in range(n):
+        if np.float32(scores[i]) >= kth:
+            order[m] = i
+            m += 1
+    if m <= INSERTION_MAX:
+        insertion_sort(order[:m], scores, labels, tiekey, INPUT_ORDER)
+    else:
+        top = order[:m].copy()
+        order[:m] = top[np.argsort(-scores[top], kind="mergesort")]
+    return m
+
+
+@njit(cache=True)
 def rank_order(scores, labels, tiekey, tie_code):
     """The permutation of :func:`rank_order_into`, as a new array."""
     order = np.empty(len(scores), dtype=np.int64)
@@ -173,29 +197,28 @@ def ideal_dcg(gains_q, disc, k):
 
 
 @njit(cache=True)
-def sorted_query_metrics(ls, ends, gain_table, ideal_labels, disc, cutoffs, tie_code, empty,
-                         short_zero, rel, pk_k, err_stop, counts, g, r, out):
-    """All metrics of one query, given its labels in ranked order, into ``out``.
+def sorted_query_metrics(ls, n, counts, ends, gain_table, ideal_labels, disc, cutoffs, tie_code,
+                         empty, short_zero, rel, pk_k, err_stop, g, r, out):
+    """All metrics of one query of ``n`` documents, given the labels of its first m ranks in
+    ranked order (``ls``, m <= n) and the number of documents of each label (``counts``).
 
     ``ends`` marks tie groups (used under ``AVERAGE`` only); ``ideal_labels`` lists the labels
     by gain, highest first (the ideal order); ``err_stop[l]`` is ERR's stopping probability
-    of grade l; ``cutoffs`` ascending; ``counts``, ``g``, ``r`` are scratch buffers (lengths
-    >= number of labels, n, n). Layout with C = len(cutoffs): NDCG[C], DCG[C], P[C], ERR[C],
-    AP, RR. Under ``AVERAGE`` every value is the expectation over the orders of
-    tied documents; ERR is NaN there (it has no closed form).
+    of grade l; ``cutoffs`` ascending; ``g``, ``r`` are scratch buffers (length >= m). Layout
+    with C = len(cutoffs): NDCG[C], DCG[C], P[C], ERR[C], AP, RR. The cutoff metrics need m >=
+    min(n, last cutoff) and whole tie groups; AP and RR need the whole ranking (m = n) and are
+    NaN otherwise. Under ``AVERAGE`` every value is the expectation over the orders of tied
+    documents; ERR is NaN there (it has no closed form).
     """
-    n = len(ls)
+    m = len(ls)
     C = len(cutoffs)
-    counts[:] = 0
-    for p in range(n):
-        counts[ls[p]] += 1
     avg = tie_code == AVERAGE
     if avg:
-        for p in range(n):
+        for p in range(m):
             g[p] = gain_table[ls[p]]
             r[p] = 1.0 if ls[p] >= rel else 0.0
-        average_in_place(g[:n], ends)
-        average_in_place(r[:n], ends)
+        average_in_place(g[:m], ends)
+        average_in_place(r[:m], ends)
     ideal_i = 0
     ideal_left = counts[ideal_labels[0]]
     acc_d = 0.0
@@ -231,6 +254,10 @@ def sorted_query_metrics(ls, ends, gain_table, ideal_labels, disc, cutoffs, tie_
             out[2 * C + c] = acc_r / (k if pk_k else min(k, n))
             out[3 * C + c] = np.nan if avg else acc_e
             c += 1
+    if m < n:
+        out[4 * C] = np.nan
+        out[4 * C + 1] = np.nan
+        return
     # AP and RR, exact expectations over tie groups (groups of one when not averaging).
     n_rel = 0.0
     for lab in range(rel, len(gain_table)):
@@ -314,13 +341,15 @@ def sorted_query_rankdcg(ls, ends, tie_code, empty, counts, relp, disc, g):
 
 
 def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels, discs, cutoffs,
-                       tie_codes, empties, short_zeros, rels, pk_ks, err_stop, rankdcg, n_chunks):
+                       tie_codes, empties, short_zeros, rels, pk_ks, err_stop, rankdcg, top_only,
+                       n_chunks):
     """Metrics of every query under every convention: out[convention, query, metric].
 
     Per-convention parameters are arrays with one row/entry per convention, sorted by tie
     code; conventions that share a tie policy share one sort of each query. ``rankdcg`` adds a
-    last column, :func:`sorted_query_rankdcg`. Queries are split into ``n_chunks`` runs, each
-    with its own scratch buffers (the parallel unit).
+    last column, :func:`sorted_query_rankdcg`. ``top_only`` ranks only as far as the last
+    cutoff (:func:`top_order_into`), leaving AP and RR NaN. Queries are split into
+    ``n_chunks`` runs, each with its own scratch buffers (the parallel unit).
     """
     nq = len(offsets) - 1
     nc = len(tie_codes)
@@ -343,21 +372,29 @@ def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_label
         for q in range(bounds[ch], bounds[ch + 1]):
             a, b = offsets[q], offsets[q + 1]
             n = b - a
-            rank_order_into(base[:n], scores[a:b], labels[a:b], tiekey[a:b], INPUT_ORDER)
+            if top_only:
+                m = top_order_into(base[:n], scores[a:b], labels[a:b], tiekey[a:b], cutoffs[-1])
+            else:
+                m = n
+                rank_order_into(base[:n], scores[a:b], labels[a:b], tiekey[a:b], INPUT_ORDER)
+            counts[:] = 0
+            for p in range(a, b):
+                counts[labels[p]] += 1
             first = 0
             while first < nc:
                 code = tie_codes[first]
-                order[:n] = base[:n]
-                sort_tied_runs(order[:n], scores[a:b], labels[a:b], tiekey[a:b], code)
-                for p in range(n):
+                order[:m] = base[:m]
+                sort_tied_runs(order[:m], scores[a:b], labels[a:b], tiekey[a:b], code)
+                for p in range(m):
                     ls[p] = labels[a + order[p]]
                 if code == AVERAGE:
-                    group_ends_into(ends[:n], scores[a:b], order[:n])
+                    group_ends_into(ends[:m], scores[a:b], order[:m])
                 c = first
                 while c < nc and tie_codes[c] == code:
-                    sorted_query_metrics(ls[:n], ends[:n], gain_tables[c], ideal_labels[c],
-                                         discs[c], cutoffs, code, empties[c], short_zeros[c],
-                                         rels[c], pk_ks[c], err_stop, counts, g, r, out[c, q])
+                    sorted_query_metrics(ls[:m], n, counts, ends[:m], gain_tables[c],
+                                         ideal_labels[c], discs[c], cutoffs, code, empties[c],
+                                         short_zeros[c], rels[c], pk_ks[c], err_stop, g, r,
+                                         out[c, q])
                     if rankdcg:
                         out[c, q, width] = sorted_query_rankdcg(ls[:n], ends[:n], code,
                                                                 empties[c], counts, relp, rdisc, g)

@@ -93,8 +93,9 @@ def cmd_eval(args: argparse.Namespace) -> None:
     data = Dataset.load(args.data)
     scores = read_scores(args.scores, data.n_docs)
     names = args.convention or list(conv_mod.PAPER_TOOLS)
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     results = evaluate_dataset(data, scores, conventions=names, cutoffs=args.cutoffs,
-                               rankdcg=args.rankdcg)
+                               rankdcg=args.rankdcg, metrics=metrics)
     columns = next(iter(results.values())).columns
     keep_idx = [j for j, c in enumerate(columns) if not c.startswith("DCG@")]
     keep = [columns[j] for j in keep_idx]
@@ -408,6 +409,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--conventions-file", metavar="FILE", help="YAML file defining more conventions")
     e.add_argument("--cutoffs", metavar="K", default="1-10",
                    help="cutoffs, e.g. 1-10 or 1,5,10 (default: 1-10)")
+    e.add_argument("--metrics", metavar="LIST", default="NDCG,P,ERR,MAP,RR",
+                   help="metrics to report, of NDCG, P, ERR, MAP, RR (default: all); "
+                        "without MAP and RR each query is ranked only to the last cutoff")
     e.add_argument("--rankdcg", action="store_true",
                    help="also report RankDCG (Katerenchuk & Rosenberg), ties per convention")
     e.add_argument("--per-query", action="store_true", help="also report each query's values")

@@ -136,12 +136,23 @@ def _use_numba(engine: str, n_docs: int, n_max: int) -> bool:
     return n_docs >= NUMBA_MIN_DOCS or n_max >= NUMBA_MIN_QUERY
 
 
-def metric_names(cutoffs: Sequence[int], rankdcg: bool = False) -> list[str]:
+CUTOFF_METRICS = ("NDCG", "DCG", "P", "ERR")
+WHOLE_LIST_METRICS = ("MAP", "RR")
+METRICS = CUTOFF_METRICS + WHOLE_LIST_METRICS
+"""Metric families :func:`evaluate` reports; the cutoff ones need a ranking only as deep as
+the last cutoff, the whole-list ones (and RankDCG) the whole ranking."""
+
+
+def metric_names(cutoffs: Sequence[int], rankdcg: bool = False,
+                 metrics: Iterable[str] = METRICS) -> list[str]:
     """Column names of :func:`evaluate`, in kernel order."""
+    metrics = set(metrics)
     cols = []
-    for name in ("NDCG", "DCG", "P", "ERR"):
-        cols += [f"{name}@{k}" for k in cutoffs]
-    return cols + ["MAP", "RR"] + (["RankDCG"] if rankdcg else [])
+    for name in CUTOFF_METRICS:
+        if name in metrics:
+            cols += [f"{name}@{k}" for k in cutoffs]
+    cols += [name for name in WHOLE_LIST_METRICS if name in metrics]
+    return cols + (["RankDCG"] if rankdcg else [])
 
 
 @dataclass(frozen=True)
@@ -176,6 +187,7 @@ def evaluate(
     docid_rank=None,
     max_label: int | None = None,
     rankdcg: bool = False,
+    metrics: Iterable[str] = METRICS,
     engine: str = "auto",
 ) -> dict[str, Evaluation]:
     """Evaluate ``scores`` under each convention; returns ``{convention key: Evaluation}``.
@@ -186,11 +198,18 @@ def evaluate(
     ``max_label`` sets the gain table size and ERR's maximum grade (default: the largest
     label present). ``rankdcg`` adds a ``RankDCG`` column: ranked by the convention's tie
     policy, and the convention's ``empty`` value for a query whose documents share one label;
-    it is computed by the numba kernel whatever the engine. ``engine`` is ``"numba"``,
-    ``"numpy"`` or ``"auto"`` (see :func:`_use_numba`); both give the same values to the last bit.
+    it is computed by the numba kernel whatever the engine. ``metrics`` picks families of
+    :data:`METRICS`; without MAP, RR and RankDCG the numba kernel ranks each query only as deep
+    as the last cutoff (same values, less work). ``engine`` is ``"numba"``, ``"numpy"`` or
+    ``"auto"`` (see :func:`_use_numba`); both give the same values to the last bit.
     """
     if engine not in ENGINES:
         raise LtrconvError(f"engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    metrics = tuple(metrics) if not isinstance(metrics, str) else (metrics,)
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown or not metrics:
+        raise LtrconvError(f"metrics {', '.join(unknown) or '(none)'}: expected some of "
+                           f"{', '.join(METRICS)}")
     if offsets is None:
         if qid is None:
             raise LtrconvError("evaluate needs qid or offsets")
@@ -212,7 +231,9 @@ def evaluate(
     docid_rank = np.asarray(docid_rank, dtype=np.int64)
     if docid_rank.shape != (len(y),):
         raise InputError(f"docid_rank has shape {docid_rank.shape} for {len(y)} documents")
-    columns = tuple(metric_names(ks.tolist(), rankdcg))
+    every = metric_names(ks.tolist(), rankdcg)
+    columns = tuple(metric_names(ks.tolist(), rankdcg, metrics))
+    top_only = not rankdcg and not set(metrics) & set(WHOLE_LIST_METRICS)
     # group conventions by tie policy so that each query is sorted once per policy
     todo = sorted(range(len(convs)), key=lambda i: TIE_CODES[convs[i].ties])
     cs = [convs[i] for i in todo]
@@ -238,11 +259,14 @@ def evaluate(
         from . import _kernels as K
 
         if len(y) >= K.PARALLEL_MIN_DOCS:
-            vals = K.all_query_metrics_parallel(*args, rankdcg, 8 * numba.get_num_threads())
+            vals = K.all_query_metrics_parallel(*args, rankdcg, top_only,
+                                                8 * numba.get_num_threads())
         else:
-            vals = K.all_query_metrics(*args, rankdcg, 1)
+            vals = K.all_query_metrics(*args, rankdcg, top_only, 1)
     else:
         vals = numpy_all_query_metrics(*args)
+    if len(columns) < len(every):
+        vals = vals[:, :, [every.index(c) for c in columns]]
     out: dict[str, Evaluation] = {}
     slot = {i: j for j, i in enumerate(todo)}
     for i, conv in enumerate(convs):
