@@ -1,5 +1,7 @@
 """RankNet: gradient, model selection, persistence, errors, quality."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -151,3 +153,42 @@ def test_mq2008_fold1_small_net(mq2008_fold1):
         tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
     score = evaluate_dataset(te, model.predict(te.X))["ranklib"].mean()["NDCG@10"]
     assert score >= 0.45
+
+
+
+# Losses, gradients and fitted predictions recorded with the kernels of commit d884769, before
+# the backward pass summed W·delta for all units of a layer side by side: not a bit may move.
+RECORDED = np.load(Path(__file__).parent / "data" / "ranknet_synthetic.npz")
+
+
+def _recorded_cases():
+    """The recording's queries and parameters, drawn in its order."""
+    rng = np.random.default_rng(5)
+    for sizes in ((6, 1), (6, 7, 1), (6, 9, 4, 1), (6, 5, 5, 5, 1)):
+        for act in ("sigmoid", "tanh"):
+            p = init_params(sizes, np.random.default_rng(len(sizes)))
+            p += rng.normal(scale=0.1, size=p.shape)
+            X = rng.normal(size=(13, 6))
+            X[X < -1] = 0.0  # zero inputs take the kernels' skip branch
+            y = rng.integers(0, 3, 13)
+            yield "-".join(map(str, sizes)) + "/" + act, sizes, act, p, X, y
+
+
+def test_loss_and_gradient_equal_recorded():
+    keys = []
+    for key, sizes, act, p, X, y in _recorded_cases():
+        loss, g = query_loss_grad(p, sizes, act, X, y)
+        assert loss == RECORDED[f"loss/{key}"] and np.array_equal(g, RECORDED[f"grad/{key}"]), key
+        assert np.count_nonzero(g) > len(g) // 2
+        keys.append(key)
+    assert len(keys) == 8
+
+
+@pytest.mark.parametrize("archs, act", [(((8,), (6, 6), (4, 4, 4)), "sigmoid"),
+                                        (((5, 5),), "tanh")])
+def test_fitted_predictions_equal_recorded(archs, act):
+    d = make_letor(n_queries=30, n_features=6, seed=4)
+    v = make_letor(n_queries=10, n_features=6, seed=5)
+    m = RankNet(architectures=archs, activation=act, max_epochs=4, patience=2).fit(
+        d.X, d.y, d.qid, X_val=v.X, y_val=v.y, qid_val=v.qid)
+    assert np.array_equal(m.predict(v.X), RECORDED[f"fit/{act}"])

@@ -69,14 +69,17 @@ def _forward(params, sizes, w_off, b_off, u_off, act, X, acts):
         bias = params[b_off[layer]:b_off[layer] + b]
         src, dst = u_off[layer], u_off[layer + 1]
         hidden = layer < L - 1
+        row = np.empty(b)
         for r in range(n):
             for c in range(b):
-                acts[r, dst + c] = bias[c]
+                row[c] = bias[c]
             for k in range(a):
                 v = acts[r, src + k]
                 if v != 0.0:
                     for c in range(b):
-                        acts[r, dst + c] += v * W[k, c]
+                        row[c] += v * W[k, c]
+            for c in range(b):
+                acts[r, dst + c] = row[c]
             if hidden:
                 for c in range(b):
                     z = acts[r, dst + c]
@@ -110,14 +113,18 @@ def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad):
                     for c in range(b):
                         gW[k, c] += v * delta[r, c]
         if layer > 0:
-            prev = np.empty((n, a))
+            # s_k = sum_c W[k, c] delta[r, c], summed over c in ascending order for every k; the
+            # loop over k innermost (on W transposed) runs the a sums side by side, not one by one
+            WT = W.T.copy()
+            prev = np.zeros((n, a))
             for r in range(n):
+                for c in range(b):
+                    d = delta[r, c]
+                    for k in range(a):
+                        prev[r, k] += WT[c, k] * d
                 for k in range(a):
-                    s = 0.0
-                    for c in range(b):
-                        s += W[k, c] * delta[r, c]
                     h = acts[r, src + k]
-                    prev[r, k] = s * (h * (1.0 - h) if act == 0 else 1.0 - h * h)
+                    prev[r, k] *= h * (1.0 - h) if act == 0 else 1.0 - h * h
             delta = prev
 
 
