@@ -147,6 +147,13 @@ def table_page(frame: pd.DataFrame, title: str, tsv_name: str, tsv_bytes: bytes,
     return _compressed_table_page(frame, title, tsv_name, tsv_bytes)
 
 
+def _table_meta(n_rows: int, tsv_name: str, link_attributes: str) -> str:
+    """The line above a table: the filter box, the count of rows shown, the link to the TSV."""
+    return (f'<p class="meta"><input id="filter" type="search" placeholder="filter rows: words '
+            f'to match" aria-label="filter rows"><span id="shown">{n_rows}</span> of '
+            f'{n_rows} rows; <a {link_attributes}>{html.escape(tsv_name)}</a> has every digit</p>')
+
+
 def _rendered_table_page(frame: pd.DataFrame, title: str, tsv_name: str, tsv_bytes: bytes) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = []
@@ -156,11 +163,9 @@ def _rendered_table_page(frame: pd.DataFrame, title: str, tsv_name: str, tsv_byt
             text, num = format_cell(v.item() if hasattr(v, "item") else v)
             cells.append(f'<td class="num">{text}</td>' if num else f"<td>{html.escape(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    meta = (f'<p class="meta"><input id="filter" type="search" placeholder="filter rows: words '
-            f'to match" aria-label="filter rows"><span id="shown">{len(frame)}</span> of '
-            f'{len(frame)} rows; <a download="{html.escape(tsv_name)}" '
-            f'href="{_data_uri(tsv_bytes, "text/tab-separated-values")}">{html.escape(tsv_name)}'
-            f"</a> has every digit</p>")
+    link = (f'download="{html.escape(tsv_name)}" '
+            f'href="{_data_uri(tsv_bytes, "text/tab-separated-values")}"')
+    meta = _table_meta(len(frame), tsv_name, link)
     body = (f"<h1>{html.escape(title)}</h1>{meta}<table><thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
     return _document(title, body, script=FILTER_SCRIPT)
@@ -169,10 +174,8 @@ def _rendered_table_page(frame: pd.DataFrame, title: str, tsv_name: str, tsv_byt
 def _compressed_table_page(frame: pd.DataFrame, title: str, tsv_name: str,
                            tsv_bytes: bytes) -> str:
     payload = base64.b64encode(gzip.compress(tsv_bytes, compresslevel=9, mtime=0)).decode("ascii")
-    meta = (f'<p class="meta"><input id="filter" type="search" placeholder="filter rows: words '
-            f'to match" aria-label="filter rows"><span id="shown">{len(frame)}</span> of '
-            f'{len(frame)} rows; <a id="download" download="{html.escape(tsv_name)}" href="#">'
-            f"{html.escape(tsv_name)}</a> has every digit</p>")
+    meta = _table_meta(len(frame), tsv_name, f'id="download" download="{html.escape(tsv_name)}" '
+                                             'href="#"')
     body = (f"<h1>{html.escape(title)}</h1>{meta}<table><thead><tr></tr></thead><tbody></tbody>"
             f'</table><script id="tsv" type="application/gzip;base64">{payload}</script>')
     return _document(title, body, script=TSV_SCRIPT)
