@@ -382,15 +382,13 @@ def run_eval(args) -> None:
     nconv = len(o["conventions"])
     print(f"check: max |ltrconv trec - pytrec_eval| NDCG@10 over {d.n_queries:,} queries = {err:.1e}")
     print(f"{'':62s} {'wall s':>8s} {'CPU s':>8s} {'peak-data MB':>13s}")
-    label = f"ltrconv evaluate, {nconv} built-in conventions, @1..10, all metrics"
-    print(f"{label:62s} "
-          f"{o['all']['wall']:8.2f} {o['all']['cpu']:8.2f} {o['peak_mb'] - o['base_mb']:13.0f}")
-    print(f"{'ltrconv evaluate, ' + str(nconv) + ' built-in conventions, NDCG@1..10':62s} "
-          f"{o['all_ndcg']['wall']:8.2f} {o['all_ndcg']['cpu']:8.2f} {'':13s}")
-    print(f"{'ltrconv evaluate, trec only, @1..10 (NDCG/DCG/P/ERR, MAP, RR)':62s} "
-          f"{o['trec']['wall']:8.2f} {o['trec']['cpu']:8.2f} {'':13s}")
-    print(f"{'ltrconv evaluate, trec only, NDCG@1..10':62s} "
-          f"{o['trec_ndcg']['wall']:8.2f} {o['trec_ndcg']['cpu']:8.2f} {'':13s}")
+    peak = f"{o['peak_mb'] - o['base_mb']:13.0f}"  # over all four calls, reported once
+    for key, label in (("all", f"{nconv} built-in conventions, @1..10, all metrics"),
+                       ("all_ndcg", f"{nconv} built-in conventions, NDCG@1..10"),
+                       ("trec", "trec only, @1..10 (NDCG/DCG/P/ERR, MAP, RR)"),
+                       ("trec_ndcg", "trec only, NDCG@1..10")):
+        print(f"{'ltrconv evaluate, ' + label:62s} {o[key]['wall']:8.2f} {o[key]['cpu']:8.2f} "
+              f"{peak if key == 'all' else '':13s}")
     print(f"{'pytrec_eval evaluate, ndcg_cut_1..10 (trec)':62s} {t['wall']:8.2f} {t['cpu']:8.2f} "
           f"{t['peak_mb'] - t['base_mb']:13.0f}")
     print(f"{'pytrec_eval: building its qrel/run dicts (once)':62s} {t['build_s']:8.2f}")
