@@ -302,13 +302,11 @@ def sorted_query_rankdcg(ls, ends, tie_code, empty, counts, relp, disc, g):
     ideal order (labels descending), min from its reverse. A query with m <= 1 has no order to
     judge and scores ``empty``. Under ``AVERAGE``, the expectation over the orders of
     tied documents (``ends`` marks the tie groups); the authors' package orders tied scores
-    worst-first (``PESSIMISTIC``). ``counts``, ``relp`` (lengths >= number of
-    labels), ``disc``, ``g`` (lengths >= n) are scratch buffers.
+    worst-first (``PESSIMISTIC``). ``counts`` holds the number of documents of each label (as
+    :func:`sorted_query_metrics` takes it); ``relp`` (length >= number of labels), ``disc``,
+    ``g`` (lengths >= n) are scratch buffers.
     """
     n = len(ls)
-    counts[:] = 0
-    for p in range(n):
-        counts[ls[p]] += 1
     m = 0
     for lab in range(len(counts)):
         if counts[lab] > 0:
