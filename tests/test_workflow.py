@@ -43,11 +43,9 @@ N_MODELS = len(ALGORITHMS) + len(VARIANTS) + len(RANDOM) * (len(SEEDS) - 1)  # p
 pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not on PATH")
 
 
-def snakemake(workdir: Path, configfile: Path, *args: str, timeout: int = 600):
+def snakemake(workdir: Path, configfile: Path, *args: str, timeout: int = 600, env=None):
     cmd = ["snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(configfile), "--cores", "2", *args]
-    env = dict(os.environ)  # the jobs import this checkout's ltrconv, whatever is installed
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
@@ -365,6 +363,21 @@ def test_missing_dataset_offline_names_key(tmp_path):
     proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
     assert proc.returncode != 0
     assert "Set config key datasets.SYN.local" in proc.stdout + proc.stderr
+
+
+def test_jobs_import_this_checkouts_ltrconv(tmp_path):
+    """Another ltrconv ahead on the path (an editable install of another checkout is such a
+    path entry) is not what the jobs run."""
+    stale = tmp_path / "stale" / "ltrconv"
+    stale.mkdir(parents=True)
+    (stale / "__init__.py").write_text("raise ImportError('the stale ltrconv was imported')\n")
+    write_dataset(tmp_path / "SYN")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(base_config(tmp_path / "SYN")))
+    env = dict(os.environ, PYTHONPATH=str(stale.parent))
+    proc = snakemake(tmp_path / "w", cfg, "resources/SYN/cache/all.npz", timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "stale" not in proc.stderr
 
 
 def test_data_edited_after_acquire_is_refused_by_prepare(tmp_path):

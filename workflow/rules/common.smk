@@ -19,9 +19,9 @@ SPLITS = ("train", "vali", "test")
 # The tie conventions the ties table and figures read: worst-first, expected, best-first order.
 TIE_CONVENTIONS = ("ranklib-tiepess", "ranklib-tieavg", "ranklib-tieopt", "ranklib")
 
-# The ltrconv of this checkout, installed or not (the job scripts do the same, see _job.py).
-if str(REPO / "src") not in sys.path:
-    sys.path.insert(0, str(REPO / "src"))
+# The ltrconv of this checkout, whatever else is installed (the job scripts do the same, see
+# _job.py).
+sys.path.insert(0, str(REPO / "src"))
 # workflow/scripts/job_requests.py: cluster requests from measured figures (job_resources below).
 if str(REPO / "workflow/scripts") not in sys.path:
     sys.path.append(str(REPO / "workflow/scripts"))

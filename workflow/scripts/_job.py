@@ -11,12 +11,18 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-# Jobs import the ltrconv of the checkout the workflow belongs to, installed or not.
+# Jobs import the ltrconv of the checkout the workflow belongs to, whatever else is on the path:
+# an installed copy, an editable install of another checkout (a path entry that Snakemake's
+# script preamble puts ahead of the paths it adds), PYTHONPATH.
 SRC = Path(__file__).resolve().parents[2] / "src"
-if str(SRC) not in sys.path:
-    sys.path.insert(0, str(SRC))
+sys.path.insert(0, str(SRC))
 
+import ltrconv  # noqa: E402
 from ltrconv.errors import LtrconvError  # noqa: E402
+
+if Path(ltrconv.__file__).resolve().parent != SRC / "ltrconv":
+    sys.exit(f"job imported ltrconv from {Path(ltrconv.__file__).parent}, not from this "
+             f"workflow's checkout {SRC}")
 
 # Thread pools sized from the environment when a library first starts them (OpenMP for
 # LightGBM, the BLAS builds numpy and scipy ship, numexpr); numba is set at run time.
