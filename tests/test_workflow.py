@@ -109,8 +109,28 @@ def test_outputs_exist(workflow_run):
     assert (res / "claims.md").read_text().startswith("#")
     runtime = pd.read_csv(res / "tables" / "runtime.tsv", sep="\t")
     assert len(runtime) == N_MODELS * len(TRAIN) * len(FOLDS)
-    assert (runtime["s"] > 0).all()
+    assert (runtime["s"] > 0).all() and (runtime["max_rss"] > 0).all()
     assert set(runtime.loc[runtime["algorithm"] == "ranknet", "seed"]) == set(SEEDS)
+
+
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+def test_a_job_fits_each_fold_as_a_fresh_process_would(workflow_run, algorithm):
+    """A train job fits every fold in one process; its last fold's model (fitted after the
+    others) gives the scores of a model fitted here from the same data and parameters."""
+    from ltrconv import rankers
+    from ltrconv.data import Dataset
+
+    cache = workflow_run["work"] / "resources" / "SYN" / "cache" / f"fold{FOLDS[-1]}"
+    train, vali, test = (Dataset.load(cache / f"{split}.npz") for split in ("train", "vali", "test"))
+    seed = SEEDS[-1] if algorithm in RANDOM else SEEDS[0]
+    params = dict(ALGORITHMS[algorithm], **({"random_state": seed} if algorithm in RANDOM else {}))
+    params.update({n: 1 for n in ("num_threads", "n_jobs") if n in rankers.param_names(algorithm)})
+    model = rankers.make(algorithm, metric="ndcg@10:yahoo", **params)
+    model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid,
+              docid=train.docid, docid_val=vali.docid)
+    job = np.load(workflow_run["results"] / "models" / algorithm / "yahoo" / f"seed{seed}"
+                  / f"fold{FOLDS[-1]}.test_scores.npy")
+    np.testing.assert_array_equal(job, model.predict(test.X))
 
 
 def test_per_query_table_complete(workflow_run):
@@ -206,9 +226,9 @@ def test_seeds_train_random_algorithms_per_seed(workflow_run):
     for a in [*ALGORITHMS, *VARIANTS]:
         dirs = sorted(p.name for p in (res / "models" / a / "ranklib").iterdir())
         assert dirs == ([f"seed{s}" for s in SEEDS] if a in RANDOM else ["seed0"]), a
-    log = (work / "logs/SYN/train/ranknet/yahoo/seed1/fold2.log").read_text()
+    log = (work / "logs/SYN/train/ranknet/yahoo/seed1/train.log").read_text()
     assert "random_state=1" in log
-    assert "random_state" not in (work / "logs/SYN/train/rankboost/yahoo/seed0/fold2.log").read_text()
+    assert "random_state" not in (work / "logs/SYN/train/rankboost/yahoo/seed0/train.log").read_text()
     # the two seeds' models differ, and the study's tables average them query by query
     sel = pq[(pq["algorithm"] == "ranknet") & (pq["eval_convention"] == "ranklib")
              & (pq["metric"] == "NDCG") & (pq["k"] == 10) & (pq["train_convention"] == "ranklib")]
@@ -409,8 +429,10 @@ def test_full_config_dry_run(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout + proc.stderr
-    n = (6 + len(VARIANTS)) * 3 * 5
-    assert re.search(rf"^train\s+{n}$", out, re.M) and re.search(rf"^evaluate\s+{n}$", out, re.M), out[-2000:]
+    n_algorithms = 6 + len(VARIANTS)
+    # one train job per algorithm and training convention, one evaluate job per algorithm
+    assert re.search(rf"^train\s+{n_algorithms * 3}$", out, re.M), out[-2000:]
+    assert re.search(rf"^evaluate\s+{n_algorithms}$", out, re.M), out[-2000:]
 
 
 def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_notebook):
@@ -474,7 +496,7 @@ def test_conventions_file_trains_evaluates_and_reruns_when_edited(workflow_run, 
     gap = ndcg["yahoo-quarter"] - ndcg["ranklib"]
     np.testing.assert_allclose(gap[sorted(empty)], 0.25)
     np.testing.assert_allclose(gap.drop(sorted(empty)), 0.0)
-    log = (work / "logs/SYN/train/adarank/yahoo-quarter/fold1.log").read_text()
+    log = (work / "logs/SYN/train/adarank/yahoo-quarter/train.log").read_text()
     assert "ndcg@10:yahoo-quarter" in log
 
     conv.write_text(QUARTER.replace("0.25", "0.5"))
@@ -635,7 +657,7 @@ def test_extended_config_dry_run(tmp_path):
     out = proc.stdout + proc.stderr
     cfg = yaml.safe_load((REPO / "config" / "extended.yaml").read_text())
     n_variants = len({**VARIANTS, **cfg["variants"]}) - list(cfg["variants"].values()).count(None)
-    n = 2 * 3 * 5 * (6 + n_variants + 2 * (len(cfg["seeds"]) - 1))  # datasets, conventions, folds
-    for rule, count in (("train", n), ("evaluate", n), ("winning", 1), ("seed_tables", 2),
+    models = 2 * (6 + n_variants + 2 * (len(cfg["seeds"]) - 1))  # datasets x (algorithm, seed)
+    for rule, count in (("train", 3 * models), ("evaluate", models), ("winning", 1), ("seed_tables", 2),
                         ("ties_figure", 2 * (6 + n_variants))):
         assert re.search(rf"^{rule}\s+{count}$", out, re.M), (rule, out[-2000:])

@@ -338,6 +338,29 @@ def model_stem(kind, root=None, dataset="{dataset}", algorithm="{algorithm}",
             + SEED_DIR.format(seed=seed) + f"fold{fold}")
 
 
+def algorithm_stem(kind, root=None):
+    """ROOT/{dataset}/KIND/{algorithm}/[seed{seed}/]: the directory of one algorithm's files
+    (an evaluate job's log and benchmark); ROOT is the results directory unless given."""
+    return f"{root or RESULTS}/{{dataset}}/{kind}/{{algorithm}}/{SEED_DIR}"
+
+
+def convention_stem(kind, root=None):
+    """ROOT/{dataset}/KIND/{algorithm}/{train_convention}/[seed{seed}/]: the directory of one
+    training convention's models (a train job's log, benchmark and fit records)."""
+    return f"{root or RESULTS}/{{dataset}}/{kind}/{{algorithm}}/{{train_convention}}/{SEED_DIR}"
+
+
+def fold_models(kind, suffix):
+    """One file per fold of an algorithm under one training convention: a train job's."""
+    return [model_stem(kind, fold=f) + suffix for f in FOLDS]
+
+
+def algorithm_models(kind, suffix):
+    """One file per training convention and fold of an algorithm: an evaluate job's."""
+    return [model_stem(kind, train_convention=t, fold=f) + suffix
+            for t in TRAIN_CONVENTIONS for f in FOLDS]
+
+
 def variant_label(name):
     spec = VARIANTS[name]
     return spec.get("label") or ", ".join(f"{k}={v}" for k, v in spec["params"].items())
@@ -360,8 +383,11 @@ def eval_pieces(dataset):
     return _model_files(dataset, "eval", ".parquet")
 
 
-def train_benchmarks(dataset):
-    return _model_files(dataset, "bench/train", ".tsv")
+def fit_records(dataset):
+    """Every train job's fits.tsv (fit time and peak memory of each fold's model)."""
+    return [convention_stem("models").format(dataset=dataset, algorithm=a, train_convention=t,
+                                             seed=s) + "fits.tsv"
+            for a in ALGORITHMS for t in TRAIN_CONVENTIONS for s in model_seeds(a)]
 
 
 

@@ -2,21 +2,25 @@
 
 
 rule evaluate:
+    """Every model of one algorithm (each training convention and fold), in one job: the
+    evaluation itself takes milliseconds a model, the process start-up about a second."""
     input:
-        scores=model_stem("models") + ".test_scores.npy",
-        test=lambda wc: cache(wc.dataset, wc.fold, "test"),
+        scores=algorithm_models("models", ".test_scores.npy"),
+        tests=lambda wc: [cache(wc.dataset, f, "test") for f in FOLDS],
     output:
-        model_stem("eval") + ".parquet",
+        algorithm_models("eval", ".parquet"),
     params:
+        models=[{"train_convention": t, "fold": f} for t in TRAIN_CONVENTIONS for f in FOLDS],
+        folds=FOLDS,
         conventions=EVAL_CONVENTIONS,
         cutoffs=config["cutoffs"],
         max_label=lambda wc: max(config["datasets"][wc.dataset]["labels"]),
         **({"seed": job_seed} if SEED_DIR else {}),
         **CONVENTIONS_PARAMS,
     log:
-        model_stem("evaluate", LOGS) + ".log",
+        algorithm_stem("evaluate", LOGS) + "evaluate.log",
     benchmark:
-        model_stem("bench/evaluate") + ".tsv"
+        algorithm_stem("bench/evaluate") + "models.tsv"
     threads: 1
     resources:
         **job_resources("evaluate"),
@@ -68,11 +72,10 @@ rule aggregate:
 
 rule runtime_table:
     input:
-        lambda wc: train_benchmarks(wc.dataset),
+        lambda wc: fit_records(wc.dataset),
     output:
         f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
     params:
-        bench_root=lambda wc: f"{RESULTS}/{wc.dataset}/bench/train",
         **({"seeded": True} if SEED_DIR else {}),
     log:
         f"{LOGS}/{{dataset}}/runtime_table.log",

@@ -1,5 +1,8 @@
-"""Fit one ranker on one fold under one training convention; score the test split (rule train)."""
+"""Fit one ranker under one training convention on every fold; score each fold's test split, and
+record each fit's wall time and peak memory in fits.tsv (rule train)."""
 
+import resource
+import sys
 import time
 
 import numpy as np
@@ -11,23 +14,53 @@ from ltrconv.data import Dataset, atomic_path
 THREAD_PARAMS = ("num_threads", "n_jobs")
 
 
+def reset_peak_rss() -> None:
+    """Start a new peak-memory record for this process (Linux: clear_refs 5 resets VmHWM)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass  # elsewhere the peak stays the process's, from its start
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory, MiB, since the last reset where it can be reset."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kB on Linux, bytes on macOS
+    return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
+
+
 def main(smk, log):
     params = cap_threads(dict(smk.params.hyperparams),
                          [n for n in THREAD_PARAMS if n in rankers.param_names(smk.params.ranker)],
                          smk.threads, log)
-    model = rankers.make(smk.params.ranker, metric=smk.params.metric, **params)
-    train, vali, test = (Dataset.load(p) for p in (smk.input.train, smk.input.vali, smk.input.test))
-    log.info(f"{model!r}\ntrain {train.n_queries} queries, vali {vali.n_queries}, test {test.n_queries}")
-    start = time.perf_counter()
-    model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid,
-              docid=train.docid, docid_val=vali.docid)
-    log.info(f"fit in {time.perf_counter() - start:.1f} s")
-    scores = np.asarray(model.predict(test.X), dtype=np.float64)
-    if scores.shape != (test.n_docs,) or not np.all(np.isfinite(scores)):
-        raise ValueError(f"predict returned shape {scores.shape} or non-finite scores")
-    model.save(smk.output.model)
-    with atomic_path(smk.output.scores) as tmp, open(tmp, "wb") as fh:
-        np.save(fh, scores)
+    records = ["fold\ts\tmax_rss"]
+    for i, fold in enumerate(smk.params.folds):
+        train, vali, test = (Dataset.load(getattr(smk.input, split)[i]) for split in ("train", "vali", "test"))
+        model = rankers.make(smk.params.ranker, metric=smk.params.metric, **params)
+        log.info(f"fold {fold}: {model!r}\ntrain {train.n_queries} queries, vali {vali.n_queries}, "
+                 f"test {test.n_queries}")
+        reset_peak_rss()
+        start = time.perf_counter()
+        model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid,
+                  docid=train.docid, docid_val=vali.docid)
+        scores = np.asarray(model.predict(test.X), dtype=np.float64)
+        seconds = time.perf_counter() - start
+        if scores.shape != (test.n_docs,) or not np.all(np.isfinite(scores)):
+            raise ValueError(f"fold {fold}: predict returned shape {scores.shape} or non-finite scores")
+        log.info(f"fold {fold}: fit and predict in {seconds:.1f} s")
+        records.append(f"{fold}\t{seconds:.4f}\t{peak_rss_mb():.2f}")
+        model.save(smk.output.models[i])
+        with atomic_path(smk.output.scores[i]) as tmp, open(tmp, "wb") as fh:
+            np.save(fh, scores)
+    with atomic_path(smk.output.fits) as tmp, open(tmp, "w") as fh:
+        fh.write("\n".join(records) + "\n")
 
 
 run(snakemake, main)  # noqa: F821
