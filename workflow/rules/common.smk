@@ -22,9 +22,15 @@ TIE_CONVENTIONS = ("ranklib-tiepess", "ranklib-tieavg", "ranklib-tieopt", "rankl
 # The ltrconv of this checkout, whatever else is installed (the job scripts do the same, see
 # _job.py).
 sys.path.insert(0, str(REPO / "src"))
-# workflow/scripts/job_requests.py: cluster requests from measured figures (job_resources below).
+# workflow/scripts: job_requests.py (cluster requests from measured figures, job_resources
+# below) and openblas_kernels.py.
 if str(REPO / "workflow/scripts") not in sys.path:
     sys.path.append(str(REPO / "workflow/scripts"))
+
+import openblas_kernels  # noqa: E402
+
+# RankSVM's models depend on OpenBLAS's CPU kernels: the jobs run the AVX2 ones (see the module).
+openblas_kernels.pin()
 
 
 def _readable_config_errors(cfg, schema):

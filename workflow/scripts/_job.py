@@ -44,7 +44,9 @@ def limit_threads(n: int) -> str:
 
     numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
     threadpool_limits(limits=n)
-    pools = ", ".join(f"{p['internal_api']} {p['num_threads']}" for p in threadpool_info())
+    pools = ", ".join(f"{p['internal_api']} {p['num_threads']}"
+                      + (f" ({p['architecture']})" if p.get("architecture") else "")
+                      for p in threadpool_info())
     return f"threads: numba {numba.get_num_threads()}" + (f", {pools}" if pools else "")
 
 

@@ -1,0 +1,40 @@
+"""The OpenBLAS kernels the workflow's jobs run: OPENBLAS_CORETYPE=Haswell, set in the main
+Snakemake process (jobs inherit its environment, on a cluster too: sbatch exports it).
+
+RankSVM's model depends on the kernels OpenBLAS picks for the CPU (liblinear's solver and the
+validation scores go through BLAS): on MQ2008 Fold1 under ranklib the AVX-512 (SkylakeX) kernels
+select C = 100 where the Haswell (AVX2) ones select C = 10. With the Haswell kernels, which every
+x86-64 CPU with AVX2 and FMA runs, a run reproduces reference/MQ2008 byte for byte on either kind
+of CPU.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+CORETYPE = "Haswell"
+NEEDS = {"avx2", "fma"}  # the instructions of OpenBLAS's Haswell kernels
+
+
+def cpu_flags(cpuinfo: str | None = None) -> set[str]:
+    """The CPU's feature flags from /proc/cpuinfo (empty where there is none: not Linux)."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            return set()
+    found = re.search(r"^flags\s*:(.*)$", cpuinfo, re.M)
+    return set(found.group(1).split()) if found else set()
+
+
+def pin(environ=os.environ, flags: set[str] | None = None) -> str | None:
+    """Set OPENBLAS_CORETYPE to the Haswell kernels unless it is set already or the CPU cannot
+    run them (then OpenBLAS chooses); the core type the jobs will use, None for OpenBLAS's own
+    choice."""
+    if "OPENBLAS_CORETYPE" not in environ:
+        if not NEEDS <= (cpu_flags() if flags is None else flags):
+            return None
+        environ["OPENBLAS_CORETYPE"] = CORETYPE
+    return environ["OPENBLAS_CORETYPE"]
