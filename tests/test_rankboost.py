@@ -5,7 +5,7 @@ import pytest
 
 from ltrconv import MetricSpec, evaluate_dataset, rankers
 from ltrconv.rankers import ParamError, load
-from ltrconv.rankers.rankboost import (RankBoost, _pairs_in_position_order, _sorted_rows,
+from ltrconv.rankers.rankboost import (RankBoost, _pairs_in_position_order, _sorted_columns,
                                        best_stump, potentials, quantile_thresholds,
                                        ranklib_thresholds, reweight)
 from ltrconv.synthetic import make_letor, split
@@ -75,7 +75,8 @@ def test_weak_learner_matches_brute_force(objective, make_thr):
     thr = [np.sort(t)[::-1] for t in make_thr(X6, 10)]
     flat = np.concatenate(thr)
     off = np.concatenate(([0], np.cumsum([len(t) for t in thr])))
-    f, theta, r = best_stump(X6, _sorted_rows(X6, OFF6), OFF6, flat, off,
+    rows, values = _sorted_columns(X6, OFF6)
+    f, theta, r = best_stump(values, rows, OFF6, flat, off,
                              potentials(D, hi, lo, by_worse, 6), objective == "signed")
     best = (None, None, -10.0 if objective == "signed" else 0.0)
     for g in range(3):

@@ -92,12 +92,15 @@ def potentials(D, hi, lo, by_worse, n):
 
 
 @njit(cache=True)
-def best_stump(X, sorted_rows, offsets, thr, thr_off, pi, signed):
-    """(feature, threshold, r) of the best stump; ``thr[thr_off[f]:thr_off[f+1]]`` descending."""
+def best_stump(values, sorted_rows, offsets, thr, thr_off, pi, signed):
+    """(feature, threshold, r) of the best stump; ``thr[thr_off[f]:thr_off[f+1]]`` descending.
+
+    ``sorted_rows`` and ``values`` come from :func:`_sorted_columns`: the walk down a feature
+    reads its values in order instead of one row of X (a cache line) per document."""
     nq = len(offsets) - 1
     best_f, best_t, best_r = -1, 0.0, -10.0 if signed else 0.0
     last = np.empty(nq, dtype=np.int64)
-    for f in range(X.shape[1]):
+    for f in range(values.shape[0]):
         last[:] = -1
         r = 0.0
         for c in range(thr_off[f], thr_off[f + 1]):
@@ -106,9 +109,8 @@ def best_stump(X, sorted_rows, offsets, thr, thr_off, pi, signed):
                 a, b = offsets[q], offsets[q + 1]
                 pos = last[q] + 1
                 while pos < b - a:
-                    row = sorted_rows[f, a + pos]
-                    if X[row, f] > t:
-                        r += pi[row]
+                    if values[f, a + pos] > t:
+                        r += pi[sorted_rows[f, a + pos]]
                         last[q] = pos
                         pos += 1
                     else:
@@ -129,14 +131,19 @@ def reweight(D, hi, lo, fires, alpha):
 
 
 @njit(cache=True)
-def _sorted_rows(X, offsets):
-    """Per feature, each query's rows by descending value, stable."""
-    out = np.empty((X.shape[1], X.shape[0]), dtype=np.int64)
+def _sorted_columns(X, offsets):
+    """Per feature, each query's rows by descending value (stable) and their values in that
+    order."""
+    rows = np.empty((X.shape[1], X.shape[0]), dtype=np.int64)
+    values = np.empty((X.shape[1], X.shape[0]))
     for f in range(X.shape[1]):
         for q in range(len(offsets) - 1):
             a, b = offsets[q], offsets[q + 1]
-            out[f, a:b] = a + np.argsort(-X[a:b, f], kind="mergesort")
-    return out
+            order = a + np.argsort(-X[a:b, f], kind="mergesort")
+            rows[f, a:b] = order
+            for i in range(b - a):
+                values[f, a + i] = X[order[i], f]
+    return rows, values
 
 
 def ranklib_thresholds(X: np.ndarray, n_thresholds: int) -> list[np.ndarray]:
@@ -204,7 +211,7 @@ class RankBoost(Ranker):
         per_feature = [np.sort(t)[::-1] for t in make(X, int(self.n_thresholds))]
         thr = np.concatenate(per_feature)
         thr_off = np.concatenate(([0], np.cumsum([len(t) for t in per_feature]))).astype(np.int64)
-        rows = _sorted_rows(X, off)
+        rows, values = _sorted_columns(X, off)
         signed = self.objective == "signed"
         D = np.full(len(hi), 1.0 / len(hi))
         Z = 1.0
@@ -213,7 +220,7 @@ class RankBoost(Ranker):
         best, best_val = 0, 0.0
         for _ in range(int(self.n_rounds)):
             pi = potentials(D, hi, lo, by_worse, len(y))
-            f, theta, r = best_stump(X, rows, off, thr, thr_off, pi, signed)
+            f, theta, r = best_stump(values, rows, off, thr, thr_off, pi, signed)
             if f < 0:
                 break
             R = Z * float(np.clip(r, -_R_LIMIT, _R_LIMIT))
