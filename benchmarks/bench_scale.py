@@ -303,8 +303,8 @@ why a ranker misses a target, and what it would need:
     Reading those values in place, one row of X per document, grew faster than linear (1.15
     vs documents, 1.20 vs pairs, on 10k-100k): a copy of each feature's values in walk order
     made it 1.02 / 1.06 and 1.5x faster at 100k, with the same models. From 100k to 1.2M
-    documents it grows with slope 1.12 (1.10 vs pairs): the weight updates read the pairs
-    through a permutation, and 61M pairs do not stay in the cache.
+    documents it grows with slope 1.12 (1.10 vs pairs), probably in the weight updates, which
+    read 61M pairs through a permutation (not profiled).
   all pairwise loops (crucial pairs, lambdas) are O(n_q^2) per query, fine for MSLR's ~120
     documents per query, not for queries of thousands of documents without pair sampling."""
 
