@@ -240,8 +240,8 @@ def report(summary, pairs, sizes, args) -> None:
     lo, hi = min(sizes), max(sizes)
     bound = (f"n log n between {lo:,} and {hi:,} has slope {nlogn_slope(lo, hi):.2f}" if hi > lo
              else "one size: no slope")
-    print(f"CPU-time slopes over measured sizes ({bound}); fold = {FOLD_DOCS:,} training documents, {pairs[FOLD_DOCS]:,} pairs; "
-          f"targets <= {TARGET_S / 60:.0f} min, <= {TARGET_GB:.0f} GB (fold CPU s: of the timed "
+    print(f"CPU-time slopes over measured sizes ({bound}); fold = {FOLD_DOCS:,} training "
+          f"documents, {pairs[FOLD_DOCS]:,} pairs; targets <= {TARGET_S / 60:.0f} min, <= {TARGET_GB:.0f} GB (fold CPU s: of the timed "
           f"variant; for a single-threaded ranker, its wall time on an idle core)")
     head = (f"{'algorithm':18s} {'variant':14s} {'slope/docs':>10s} {'slope/pairs':>11s} "
             f"{'fold CPU s':>10s} {'fold GB':>8s}  verdict for the default parameters")

@@ -116,11 +116,12 @@ def test_outputs_exist(workflow_run):
 
 
 FRESH_FIT = """
+import json
 import sys
 import numpy as np
 from ltrconv import rankers
 from ltrconv.data import Dataset
-cache, algorithm, params, out = sys.argv[1], sys.argv[2], eval(sys.argv[3]), sys.argv[4]
+cache, algorithm, params, out = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
 train, vali, test = (Dataset.load(f"{cache}/{split}.npz") for split in ("train", "vali", "test"))
 model = rankers.make(algorithm, metric="ndcg@10:yahoo", **params)
 model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid,
@@ -142,9 +143,9 @@ def test_a_job_fits_each_fold_as_a_fresh_process_would(workflow_run, algorithm, 
     params = dict(ALGORITHMS[algorithm], **({"random_state": seed} if algorithm in RANDOM else {}))
     params.update({n: 1 for n in ("num_threads", "n_jobs") if n in rankers.param_names(algorithm)})
     cache = workflow_run["work"] / "resources" / "SYN" / "cache" / f"fold{FOLDS[-1]}"
-    proc = subprocess.run([sys.executable, "-c", FRESH_FIT, str(cache), algorithm, repr(params),
-                           str(tmp_path / "scores.npy")], env=env, capture_output=True, text=True,
-                          timeout=300)
+    args = [str(cache), algorithm, json.dumps(params), str(tmp_path / "scores.npy")]
+    proc = subprocess.run([sys.executable, "-c", FRESH_FIT, *args], env=env, capture_output=True,
+                          text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     job = np.load(workflow_run["results"] / "models" / algorithm / "yahoo" / f"seed{seed}"
                   / f"fold{FOLDS[-1]}.test_scores.npy")

@@ -10,17 +10,17 @@ from ltrconv.data import atomic_path
 
 
 def main(smk, log):
+    seeded = smk.params.get("seeded")
     frames = []
     for path in smk.input:
         # RESULTS/DATASET/models/ALGORITHM/CONVENTION/[seedS/]fits.tsv
         parts = Path(path).parent.parts
-        seeded = smk.params.get("seeded")
         algorithm, convention = parts[-3:-1] if seeded else parts[-2:]
         fits = pd.read_csv(path, sep="\t").assign(algorithm=algorithm, train_convention=convention)
         if seeded:
             fits["seed"] = int(parts[-1].removeprefix("seed"))
         frames.append(fits)
-    keys = ["algorithm", "train_convention", "fold"] + (["seed"] if smk.params.get("seeded") else [])
+    keys = ["algorithm", "train_convention", "fold"] + (["seed"] if seeded else [])
     table = pd.concat(frames, ignore_index=True)[keys + ["s", "max_rss"]]
     table = table.sort_values(keys, ignore_index=True)
     with atomic_path(smk.output[0]) as tmp:

@@ -42,7 +42,8 @@ def main(smk, log):
                          smk.threads, log)
     records = ["fold\ts\tmax_rss"]
     for i, fold in enumerate(smk.params.folds):
-        train, vali, test = (Dataset.load(getattr(smk.input, split)[i]) for split in ("train", "vali", "test"))
+        train, vali, test = (Dataset.load(getattr(smk.input, split)[i])
+                             for split in ("train", "vali", "test"))
         model = rankers.make(smk.params.ranker, metric=smk.params.metric, **params)
         log.info(f"fold {fold}: {model!r}\ntrain {train.n_queries} queries, vali {vali.n_queries}, "
                  f"test {test.n_queries}")
@@ -53,7 +54,8 @@ def main(smk, log):
         scores = np.asarray(model.predict(test.X), dtype=np.float64)
         seconds = time.perf_counter() - start
         if scores.shape != (test.n_docs,) or not np.all(np.isfinite(scores)):
-            raise ValueError(f"fold {fold}: predict returned shape {scores.shape} or non-finite scores")
+            raise ValueError(f"fold {fold}: predict returned shape {scores.shape} or "
+                             "non-finite scores")
         log.info(f"fold {fold}: fit and predict in {seconds:.1f} s")
         records.append(f"{fold}\t{seconds:.4f}\t{peak_rss_mb():.2f}")
         model.save(smk.output.models[i])
