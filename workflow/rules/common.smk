@@ -261,10 +261,15 @@ def _job_request(rule_name, wildcards):
     import job_requests
 
     algorithm = wildcards.get("algorithm")
+    dataset = wildcards.get("dataset")
+    # A study-wide job (winning numbers, the study's pages) reads every dataset's tables: it is
+    # scaled as the largest, and no dataset's hand-set requests apply to it.
+    scale = _dataset_scale(dataset) if dataset else max(_dataset_scale(d) for d in DATASETS)
     req = job_requests.for_rule(config["resources"]["measured"], rule_name, algorithm,
-                                base_algorithm(algorithm) if algorithm else None,
-                                scale=_dataset_scale(wildcards.dataset))
-    by_hand = config["datasets"][wildcards.dataset]["resources"].get(rule_name, {})
+                                base_algorithm(algorithm) if algorithm else None, scale=scale)
+    if not dataset:
+        return req
+    by_hand = config["datasets"][dataset]["resources"].get(rule_name, {})
     if rule_name in job_requests.RULES_BY_ALGORITHM:
         by_hand = {k: v for k, v in by_hand.items() if not isinstance(v, dict)} | by_hand.get(algorithm, {})
     return {**req, **by_hand}

@@ -13,8 +13,7 @@ rule seed_tables:
         f"{RESULTS}/{{dataset}}/bench/seed_tables.tsv"
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("seed_tables"),
     conda:
         CONDA_ENV
     script:
@@ -32,8 +31,7 @@ rule ties_table:
         f"{LOGS}/{{dataset}}/ties_table.log",
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("ties_table"),
     conda:
         CONDA_ENV
     script:
@@ -52,8 +50,7 @@ rule ties_figure:
         f"{LOGS}/{{dataset}}/ties_figure/{{algorithm}}.log",
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("ties_figure"),
     conda:
         CONDA_ENV
     script:
@@ -75,8 +72,7 @@ rule winning:
         f"{LOGS}/{STUDY}/winning.log",
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("winning"),
     conda:
         CONDA_ENV
     script:
@@ -105,8 +101,7 @@ rule study_report_pages:
         f"{LOGS}/{STUDY}/report_pages.log",
     threads: 1
     resources:
-        mem_mb=RES["light"]["mem_mb"],
-        runtime=RES["light"]["runtime"],
+        **job_resources("study_report_pages"),
     conda:
         CONDA_ENV
     script:
