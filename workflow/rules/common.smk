@@ -341,24 +341,25 @@ def job_seed(wc):
     return int(wc.get("seed", SEEDS[0]))
 
 
+def convention_stem(kind, root=None, dataset="{dataset}", algorithm="{algorithm}",
+                    train_convention="{train_convention}", seed="{seed}"):
+    """ROOT/DATASET/KIND/ALGORITHM/CONVENTION/[seedS/]: the directory of one training
+    convention's models (a train job's log, benchmark and fit records; as a pattern with the
+    defaults); ROOT is the results directory unless given."""
+    return (f"{root or RESULTS}/{dataset}/{kind}/{algorithm}/{train_convention}/"
+            f"{SEED_DIR.format(seed=seed)}")
+
+
 def model_stem(kind, root=None, dataset="{dataset}", algorithm="{algorithm}",
                train_convention="{train_convention}", fold="{fold}", seed="{seed}"):
-    """ROOT/DATASET/KIND/ALGORITHM/CONVENTION/[seedS/]foldK: the stem of one model's files (as a
-    pattern with the defaults); ROOT is the results directory unless given."""
-    return (f"{root or RESULTS}/{dataset}/{kind}/{algorithm}/{train_convention}/"
-            + SEED_DIR.format(seed=seed) + f"fold{fold}")
+    """CONVENTION_STEM/foldK: the stem of one model's files (as a pattern with the defaults)."""
+    return f"{convention_stem(kind, root, dataset, algorithm, train_convention, seed)}fold{fold}"
 
 
 def algorithm_stem(kind, root=None):
     """ROOT/{dataset}/KIND/{algorithm}/[seed{seed}/]: the directory of one algorithm's files
     (an evaluate job's log and benchmark); ROOT is the results directory unless given."""
     return f"{root or RESULTS}/{{dataset}}/{kind}/{{algorithm}}/{SEED_DIR}"
-
-
-def convention_stem(kind, root=None):
-    """ROOT/{dataset}/KIND/{algorithm}/{train_convention}/[seed{seed}/]: the directory of one
-    training convention's models (a train job's log, benchmark and fit records)."""
-    return f"{root or RESULTS}/{{dataset}}/{kind}/{{algorithm}}/{{train_convention}}/{SEED_DIR}"
 
 
 def fold_models(kind, suffix):
@@ -396,8 +397,7 @@ def eval_pieces(dataset):
 
 def fit_records(dataset):
     """Every train job's fits.tsv (fit time and peak memory of each fold's model)."""
-    return [convention_stem("models").format(dataset=dataset, algorithm=a, train_convention=t,
-                                             seed=s) + "fits.tsv"
+    return [convention_stem("models", None, dataset, a, t, s) + "fits.tsv"
             for a in ALGORITHMS for t in TRAIN_CONVENTIONS for s in model_seeds(a)]
 
 

@@ -10,7 +10,7 @@ rule evaluate:
     output:
         algorithm_models("eval", ".parquet"),
     params:
-        models=[{"train_convention": t, "fold": f} for t in TRAIN_CONVENTIONS for f in FOLDS],
+        train_conventions=TRAIN_CONVENTIONS,  # the outputs: each convention, then each fold
         folds=FOLDS,
         conventions=EVAL_CONVENTIONS,
         cutoffs=config["cutoffs"],

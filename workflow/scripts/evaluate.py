@@ -1,6 +1,8 @@
 """Per-query NDCG@k, P@k and MAP of each model of one algorithm (every training convention and
 fold) under every evaluation convention (rule evaluate)."""
 
+from itertools import product
+
 import numpy as np
 
 from _job import run
@@ -10,18 +12,15 @@ from ltrconv.study import per_query_frame
 
 
 def main(smk, log):
-    tests = {}
+    tests = [Dataset.load(path) for path in smk.input.tests]  # one per fold
     seed = smk.params.get("seed", smk.config["seeds"][0])
-    for model, scores_path, out in zip(smk.params.models, smk.input.scores, smk.output):
-        fold = int(model["fold"])
-        if fold not in tests:
-            tests[fold] = Dataset.load(smk.input.tests[smk.params.folds.index(fold)])
-        evals = evaluate_dataset(tests[fold], np.load(scores_path),
-                                 conventions=smk.params.conventions, cutoffs=smk.params.cutoffs,
-                                 max_label=smk.params.max_label)
-        frame = per_query_frame(evals, dataset=smk.wildcards.dataset, fold=fold,
-                                algorithm=smk.wildcards.algorithm,
-                                train_convention=model["train_convention"], seed=seed)
+    models = product(smk.params.train_conventions, zip(smk.params.folds, tests))
+    for (convention, (fold, test)), scores_path, out in zip(models, smk.input.scores, smk.output):
+        evals = evaluate_dataset(test, np.load(scores_path), conventions=smk.params.conventions,
+                                 cutoffs=smk.params.cutoffs, max_label=smk.params.max_label)
+        frame = per_query_frame(evals, dataset=smk.wildcards.dataset, fold=int(fold),
+                                algorithm=smk.wildcards.algorithm, train_convention=convention,
+                                seed=seed)
         with atomic_path(out) as tmp:
             frame.to_parquet(tmp, index=False)
         log.info(f"{out}: {len(frame)} rows, {frame['qid'].nunique()} queries")
