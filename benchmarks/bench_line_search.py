@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from ltrconv._kernels import precedes
-from ltrconv.data import read_letor
-from ltrconv.metrics import NDCGScorer
+from ltrconv.evaluation._kernels import precedes
+from ltrconv.data.letor import read_letor
+from ltrconv.evaluation.scorer import NDCGScorer
 from ltrconv.rankers.linear_objective import LinearObjective, linear_scores
-from ltrconv.ties import AVERAGE, CODES
+from ltrconv.evaluation.ties import AVERAGE, CODES
 
 HERE = Path(__file__).resolve()
 DEFAULT_DATA = HERE.parents[2] / "shared" / "data" / "MQ2008"

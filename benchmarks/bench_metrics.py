@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ltrconv import evaluate_dataset
-from ltrconv.data import Dataset, read_letor
+from ltrconv.data.letor import Dataset, read_letor
 
 HERE = Path(__file__).resolve()
 DEFAULT_DATA = HERE.parents[2] / "shared" / "data" / "MQ2008"

@@ -28,7 +28,7 @@ import numpy as np
 HERE = Path(__file__).resolve()
 SRC = HERE.parents[1] / "src"
 DEFAULT_DATA = HERE.parents[2] / "shared" / "data" / "MQ2008"
-OURS = ("import warnings; warnings.simplefilter('ignore'); from ltrconv.data import read_letor; "
+OURS = ("import warnings; warnings.simplefilter('ignore'); from ltrconv.data.letor import read_letor; "
         "read_letor({path!r})")
 PEER = "from sklearn.datasets import load_svmlight_file; load_svmlight_file({path!r}, query_id=True)"
 
@@ -72,7 +72,7 @@ def main() -> None:
     sys.path.insert(0, str(SRC))
     from sklearn.datasets import load_svmlight_file
 
-    from ltrconv.data import read_letor
+    from ltrconv.data.letor import read_letor
 
     with tempfile.TemporaryDirectory() as tmp:
         synth = Path(tmp) / "synthetic.txt"

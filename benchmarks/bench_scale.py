@@ -1,7 +1,7 @@
 """Scale of training and evaluation on MSLR-shaped synthetic data.
 
 Training: each of the six rankers fitted at the given training sizes (documents; validation set
-a quarter of that, drawn with another seed) on :func:`ltrconv.synthetic.make_mslr_like` data,
+a quarter of that, drawn with another seed) on :func:`ltrconv.data.synthetic.make_mslr_like` data,
 each fit in a fresh process (peak RSS is its own; ``data MB`` is its RSS once the data exist,
 so ``peak - data`` is what the fit adds). Reported: wall and CPU seconds of ``fit``, peak
 memory, the crucial pairs (``l_i > l_j`` within a query) of the training data, and the log-log
@@ -24,7 +24,7 @@ whose predicted CPU time (power law through the sizes measured so far; linear fr
 above ``--max-fit`` CPU seconds, or whose predicted memory is above ``--max-mem`` GB, is not run: its
 row gives the prediction, marked ``~``, and says why.
 
-Evaluation: ``ltrconv.metrics.evaluate`` on MSLR-WEB30K's size (3,771,125 documents, about
+Evaluation: ``ltrconv.evaluation.metrics.evaluate`` on MSLR-WEB30K's size (3,771,125 documents, about
 31,500 queries) under every built-in convention at cutoffs 1..10, against pytrec_eval's
 ``ndcg_cut_1..10`` (trec_eval's NDCG, labels mapped to gains 2^l - 1) for the ``trec``
 convention, each side in its own process (medians of ``--eval-repeats`` calls). Ours runs with
@@ -51,8 +51,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ltrconv.algorithms import ORDER, UnknownAlgorithm, get
-from ltrconv.synthetic import MSLR_WEB30K_DOCS, make_mslr_like
+from ltrconv.rankers.registry import ORDER, UnknownAlgorithm, get
+from ltrconv.data.synthetic import MSLR_WEB30K_DOCS, make_mslr_like
 
 HERE = Path(__file__).resolve()
 FOLD_DOCS = 720_000  # training part of an MSLR-WEB10K fold: 3 of 5 parts of 1,200,192
@@ -315,8 +315,8 @@ def eval_child(kind: str, path: str, repeats: int) -> dict:
     y, scores, offsets = z["y"], z["scores"], z["offsets"]
     n = len(y)
     if kind == "ours":
-        from ltrconv.conventions import BUILTIN
-        from ltrconv.metrics import evaluate
+        from ltrconv.evaluation.conventions import BUILTIN
+        from ltrconv.evaluation.metrics import evaluate
 
         convs = sorted(BUILTIN)
         rank = np.arange(n, dtype=np.int64)  # docids "D0000000".. sort like their row numbers

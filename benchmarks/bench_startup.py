@@ -122,16 +122,16 @@ def main() -> None:
 def numba_costs(py: str, test: Path, scores: Path, repeats: int, base: float) -> None:
     """``import numba``, and each kernel family's first call in a fresh process, with an empty
     cache (compiled) and with the cache that run wrote (loaded)."""
-    setup = ("import numpy as np; from ltrconv.data import read_letor, read_scores; "
+    setup = ("import numpy as np; from ltrconv.data.letor import read_letor, read_scores; "
              f"d = read_letor({str(test)!r}); s = read_scores({str(scores)!r}, d.n_docs); ")
     jobs = {
-        "evaluate, numba kernel": setup + ("from ltrconv.metrics import evaluate_dataset; "
+        "evaluate, numba kernel": setup + ("from ltrconv.evaluation.metrics import evaluate_dataset; "
                                            "evaluate_dataset(d, s, conventions=['ranklib'], "
                                            "engine='numba')"),
-        "NDCGScorer (training metric)": setup + ("from ltrconv.metrics import MetricSpec; "
+        "NDCGScorer (training metric)": setup + ("from ltrconv.evaluation.metrics import MetricSpec; "
                                                  "MetricSpec.parse('ndcg@10:ranklib')"
                                                  ".scorer(d.y, d.offsets).mean(s)"),
-        "evaluate, numpy engine": setup + ("from ltrconv.metrics import evaluate_dataset; "
+        "evaluate, numpy engine": setup + ("from ltrconv.evaluation.metrics import evaluate_dataset; "
                                            "evaluate_dataset(d, s, conventions=['ranklib'], "
                                            "engine='numpy')"),
     }

@@ -33,7 +33,7 @@ def mq2008_dir() -> Path:
 @pytest.fixture(scope="session")
 def mq2008_fold1(mq2008_dir):
     """(train, vali, test) Datasets of MQ2008 Fold1, read once per session."""
-    from ltrconv.data import read_letor
+    from ltrconv.data.letor import read_letor
 
     return tuple(read_letor(mq2008_dir / "Fold1" / f"{s}.txt") for s in ("train", "vali", "test"))
 

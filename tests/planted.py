@@ -1,9 +1,9 @@
 """Tables with planted results, so that every table, figure and claim has something to show.
 
-Scores are noisy linear scorers on :func:`ltrconv.synthetic.make_letor` data: the noise level of
+Scores are noisy linear scorers on :func:`ltrconv.data.synthetic.make_letor` data: the noise level of
 each algorithm sets its quality (coordinate_ascent best, adarank worst) and training with letor
 makes adarank, lambdamart and coordinate_ascent noisier. Metrics are real
-(:func:`ltrconv.metrics.evaluate_dataset`), so the conventions' differences are exact.
+(:func:`ltrconv.evaluation.metrics.evaluate_dataset`), so the conventions' differences are exact.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ltrconv.algorithms import ORDER
-from ltrconv.metrics import evaluate_dataset
-from ltrconv.study import PER_QUERY_COLUMNS, TRAIN_ORDER, per_query_frame
-from ltrconv.synthetic import make_letor
+from ltrconv.rankers.registry import ORDER
+from ltrconv.evaluation.metrics import evaluate_dataset
+from ltrconv.study.tables import PER_QUERY_COLUMNS, TRAIN_ORDER, per_query_frame
+from ltrconv.data.synthetic import make_letor
 
 NOISE = {"coordinate_ascent": 0.55, "lambdamart": 0.65, "rankboost": 0.64, "ranksvm": 0.66,
          "ranknet": 0.8, "adarank": 1.4}

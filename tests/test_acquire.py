@@ -24,11 +24,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ltrconv import acquire as A
-from ltrconv.synthetic import make_letor, write_letor
+from ltrconv import errors
+from ltrconv.data import acquire as A
+from ltrconv.data import archives, download, verify
+from ltrconv.data.synthetic import make_letor, write_letor
 
 REPO = Path(__file__).resolve().parents[1]
-LAYOUT = A.Layout(n_folds=2)
+LAYOUT = verify.Layout(n_folds=2)
 
 
 def quiet(msg: str) -> None:
@@ -48,8 +50,8 @@ def make_copy(root: Path, sums: bool = True) -> Path:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text("".join(text[:half] if split == "train" else text[half:]))
     if sums:
-        (root / A.SUMS_FILE).write_text(
-            "".join(f"{A.sha256_file(root / f)}  {f}\n" for f in LAYOUT.files())
+        (root / verify.SUMS_FILE).write_text(
+            "".join(f"{verify.sha256_file(root / f)}  {f}\n" for f in LAYOUT.files())
         )
     return root
 
@@ -65,10 +67,10 @@ def source(**kw) -> A.Source:
     return A.Source(**kw)
 
 
-def digests(root: Path, layout: A.Layout = LAYOUT) -> tuple[dict, dict]:
+def digests(root: Path, layout: verify.Layout = LAYOUT) -> tuple[dict, dict]:
     """(byte SHA-256, content digest) of each fold file of ``root``."""
-    return ({f: A.sha256_file(root / f) for f in layout.files()},
-            {f: A.content_sha256(root / f) for f in layout.files()})
+    return ({f: verify.sha256_file(root / f) for f in layout.files()},
+            {f: verify.content_sha256(root / f) for f in layout.files()})
 
 
 def crlf(data: bytes) -> bytes:
@@ -85,7 +87,7 @@ def relabel_first_line(data: bytes) -> bytes:
 
 # ---- verification -------------------------------------------------------------------------
 def test_verify_reads_sums_and_counts(copy):
-    manifest = A.verify(copy, LAYOUT)
+    manifest = verify.verify(copy, LAYOUT)
     assert [m["file"] for m in manifest] == LAYOUT.files()
     assert all(m["checked"] and m["verified_by"] == "sha256" for m in manifest)
     assert all(m["rows"] > 0 and m["queries"] > 0 for m in manifest)
@@ -95,22 +97,22 @@ def test_sha_mismatch_detected_and_not_published(copy, tmp_path):
     path = copy / "Fold2" / "test.txt"
     path.write_text(path.read_text()[:-40])  # truncated file, stale SHA256SUMS
     dest = tmp_path / "out" / "data"
-    with pytest.raises(A.AcquireError, match=r"refused Fold2/test.txt .*matches neither"):
+    with pytest.raises(errors.AcquireError, match=r"refused Fold2/test.txt .*matches neither"):
         A.acquire(source(local=str(copy)), dest, tmp_path / "work", log=quiet)
     assert not dest.exists()
 
 
 def test_config_sha_overrides_sums_file(copy):
     bad = {f: "0" * 64 for f in LAYOUT.files()}
-    with pytest.raises(A.AcquireError, match="config sha256 expects 0{64}"):
-        A.verify(copy, LAYOUT, sha256=bad)
+    with pytest.raises(errors.AcquireError, match="config sha256 expects 0{64}"):
+        verify.verify(copy, LAYOUT, sha256=bad)
 
 
 def test_expected_counts_checked(copy):
-    rows = sum(A.count_rows_queries(copy / f)[0] for f in LAYOUT.files()[:3])
-    A.verify(copy, LAYOUT, expect={"rows": rows})
-    with pytest.raises(A.AcquireError, match=r"fold 1 has \d+ rows in total, expect.rows is"):
-        A.verify(copy, LAYOUT, expect={"rows": rows + 1})
+    rows = sum(verify.count_rows_queries(copy / f)[0] for f in LAYOUT.files()[:3])
+    verify.verify(copy, LAYOUT, expect={"rows": rows})
+    with pytest.raises(errors.AcquireError, match=r"fold 1 has \d+ rows in total, expect.rows is"):
+        verify.verify(copy, LAYOUT, expect={"rows": rows + 1})
 
 
 def test_content_digest_ignores_form_not_substance(tmp_path):
@@ -121,7 +123,7 @@ def test_content_digest_ignores_form_not_substance(tmp_path):
     def digest(data: bytes) -> str:
         path = tmp_path / "f.txt"
         path.write_bytes(data)
-        return A.content_sha256(path)
+        return verify.content_sha256(path)
 
     want = digest(base)
     same = [crlf(base), base.replace(b"\n", b"\r"), b"\n" + base + b"\n\n",
@@ -134,9 +136,9 @@ def test_content_digest_ignores_form_not_substance(tmp_path):
                base.replace(b"2:0.2 ", b""), other + line]
     for variant in changed:
         assert digest(variant) != want, variant
-    with pytest.raises(A.AcquireError, match=r"f\.txt:2: every feature must read INDEX:VALUE"):
+    with pytest.raises(errors.AcquireError, match=r"f\.txt:2: every feature must read INDEX:VALUE"):
         digest(line + b"0 qid:7 1:0.1 2 3:0.3\n")
-    with pytest.raises(A.AcquireError, match=r"f\.txt: a feature index or value is not a number"):
+    with pytest.raises(errors.AcquireError, match=r"f\.txt: a feature index or value is not a number"):
         digest(line + b"0 qid:7 1:0.1 2:NULL 3:0.3\n")
 
 
@@ -146,24 +148,24 @@ def test_content_digest_accepts_a_reformatted_copy(copy, tmp_path):
     for rel in LAYOUT.files():
         (other / rel).parent.mkdir(parents=True, exist_ok=True)
         (other / rel).write_bytes(crlf((copy / rel).read_bytes()))
-    manifest = A.verify(other, LAYOUT, sha, content=content)
+    manifest = verify.verify(other, LAYOUT, sha, content=content)
     assert [m["verified_by"] for m in manifest] == ["content"] * len(LAYOUT.files())
     assert [m["content_sha256"] for m in manifest] == [content[f] for f in LAYOUT.files()]
     assert all(m["sha256"] != sha[m["file"]] for m in manifest)
     # the original still matches by bytes, and the content digest is then not needed
-    assert {m["verified_by"] for m in A.verify(copy, LAYOUT, sha, content=content)} == {"sha256"}
+    assert {m["verified_by"] for m in verify.verify(copy, LAYOUT, sha, content=content)} == {"sha256"}
 
 
 def test_file_matching_neither_digest_is_refused_with_both(copy, tmp_path):
     sha, content = digests(copy)
     path = copy / "Fold1" / "vali.txt"
     path.write_bytes(relabel_first_line(path.read_bytes()))
-    with pytest.raises(A.AcquireError) as exc:
-        A.verify(copy, LAYOUT, sha, content=content, origin="http://mirror.example/DS.zip")
+    with pytest.raises(errors.AcquireError) as exc:
+        verify.verify(copy, LAYOUT, sha, content=content, origin="http://mirror.example/DS.zip")
     msg = str(exc.value)
     assert "refused Fold1/vali.txt (from http://mirror.example/DS.zip)" in msg
-    assert A.sha256_file(path) in msg and sha["Fold1/vali.txt"] in msg
-    assert A.content_sha256(path) in msg and content["Fold1/vali.txt"] in msg
+    assert verify.sha256_file(path) in msg and sha["Fold1/vali.txt"] in msg
+    assert verify.content_sha256(path) in msg and content["Fold1/vali.txt"] in msg
 
 
 # ---- local copies and archives ------------------------------------------------------------
@@ -243,8 +245,8 @@ def test_archive_extracted_and_verified(copy, tmp_path, kind):
 
 
 def test_rar_unpacked_without_system_tools(copy, tmp_path, monkeypatch):
-    if A._python_rar_reader() is None:
-        pytest.skip(f"the {A.RAR_PACKAGE} package (a dependency) is not installed")
+    if archives._python_rar_reader() is None:
+        pytest.skip(f"the {archives.RAR_PACKAGE} package (a dependency) is not installed")
     monkeypatch.setattr(A.shutil, "which", lambda name: None)  # no bsdtar, no unar
     archive = pack(copy, tmp_path / "DS.rar")
     dest = tmp_path / "res" / "data"
@@ -255,7 +257,7 @@ def test_rar_unpacked_without_system_tools(copy, tmp_path, monkeypatch):
     blob = bytearray(archive.read_bytes())
     blob[len(blob) // 2] ^= 0xFF  # one byte of a member's data: its CRC no longer matches
     archive.write_bytes(bytes(blob))
-    with pytest.raises(A.AcquireError, match="corrupt or truncated rar archive"):
+    with pytest.raises(errors.AcquireError, match="corrupt or truncated rar archive"):
         A.acquire(source(local=str(archive)), tmp_path / "res2" / "data", tmp_path / "work2",
                   log=quiet)
     assert not (tmp_path / "res2").exists() or list((tmp_path / "res2").iterdir()) == []
@@ -275,7 +277,7 @@ def test_truncated_archive_rejected(copy, tmp_path, kind):
     blob = archive.read_bytes()
     archive.write_bytes(blob[: len(blob) // 2])
     dest = tmp_path / "res" / "data"
-    with pytest.raises(A.AcquireError, match="corrupt or truncated"):
+    with pytest.raises(errors.AcquireError, match="corrupt or truncated"):
         A.acquire(source(local=str(archive)), dest, tmp_path / "work", log=quiet)
     assert not dest.exists()
     assert not (tmp_path / "work").exists() or list((tmp_path / "work").iterdir()) == []
@@ -283,18 +285,18 @@ def test_truncated_archive_rejected(copy, tmp_path, kind):
 
 def test_archive_sha_mismatch(copy, tmp_path):
     archive = zip_dir(copy, tmp_path / "DS.zip")
-    with pytest.raises(A.AcquireError, match="archive_sha256"):
+    with pytest.raises(errors.AcquireError, match="archive_sha256"):
         A.acquire(source(local=str(archive), archive_sha256="f" * 64), tmp_path / "d",
                   tmp_path / "work", log=quiet)
 
 
 def test_rar_without_any_extractor_names_the_ways(tmp_path, monkeypatch):
     monkeypatch.setattr(A.shutil, "which", lambda name: None)
-    monkeypatch.setattr(A, "_python_rar_reader", lambda: None)
+    monkeypatch.setattr(archives, "_python_rar_reader", lambda: None)
     archive = tmp_path / "DS.rar"
     archive.write_bytes(b"Rar!\x1a\x07\x00")
-    with pytest.raises(A.ExtractorMissing, match="unrar2-cffi.*bsdtar.*unar.*libarchive-tools"):
-        A.extract(archive, tmp_path / "x")
+    with pytest.raises(errors.ExtractorMissing, match="unrar2-cffi.*bsdtar.*unar.*libarchive-tools"):
+        archives.extract(archive, tmp_path / "x")
     assert list(tmp_path.iterdir()) == [archive]
 
 
@@ -314,7 +316,7 @@ def test_offline_message_names_places_urls_and_ways_out(tmp_path):
     src = source(name="MQ2008", urls=["http://127.0.0.1:9/MQ2008.zip", "http://x.invalid/M.rar"],
                  search=[str(tmp_path / "nowhere"), str(tmp_path / "empty")],
                  config_key="datasets.MQ2008", page="https://example.org/letor4")
-    with pytest.raises(A.AcquireError) as exc:
+    with pytest.raises(errors.AcquireError) as exc:
         A.acquire(src, tmp_path / "d", tmp_path / "w", offline=True, log=quiet)
     msg = str(exc.value)
     assert "offline is true" in msg
@@ -328,7 +330,7 @@ def test_offline_message_names_places_urls_and_ways_out(tmp_path):
 
 def test_atomic_manifest(tmp_path):
     path = tmp_path / "m.tsv"
-    A.write_manifest([{"file": "a", "sha256": "x", "checked": True, "rows": 1, "queries": 1,
+    verify.write_manifest([{"file": "a", "sha256": "x", "checked": True, "rows": 1, "queries": 1,
                        "verified_by": "content", "content_sha256": "y"},
                       {"file": "b", "sha256": "z", "checked": True, "rows": 2, "queries": 1,
                        "verified_by": "sha256", "size": 10, "mtime_ns": 20, "ctime_ns": 30}],
@@ -339,7 +341,7 @@ def test_atomic_manifest(tmp_path):
         "a\tx\ttrue\t1\t1\tcontent\ty\t-\t-\t-",
         "b\tz\ttrue\t2\t1\tsha256\t-\t10\t20\t30"]
     assert [p.name for p in tmp_path.iterdir()] == ["m.tsv"]
-    origin, rows = A.read_manifest(path)
+    origin, rows = verify.read_manifest(path)
     assert origin == "here" and [r["file"] for r in rows] == ["a", "b"]
     assert [(r["size"], r["mtime_ns"], r["ctime_ns"]) for r in rows] == [(None,) * 3, (10, 20, 30)]
 
@@ -350,26 +352,26 @@ def acquired(copy: Path, tmp_path: Path, mode: str = "symlink") -> tuple[Path, P
     dest, manifest = tmp_path / "res" / "data", tmp_path / "res" / "manifest.tsv"
     rows, origin = A.acquire(source(local=str(copy), link=mode), dest, tmp_path / "work",
                              log=quiet)
-    A.write_manifest(rows, manifest, origin)
+    verify.write_manifest(rows, manifest, origin)
     return dest, manifest
 
 
 def hashed(monkeypatch) -> list[Path]:
     """The files hashed from now on."""
     calls: list[Path] = []
-    real = A.sha256_file
-    monkeypatch.setattr(A, "sha256_file", lambda p: calls.append(Path(p)) or real(p))
+    real = verify.sha256_file
+    monkeypatch.setattr(verify, "sha256_file", lambda p: calls.append(Path(p)) or real(p))
     return calls
 
 
 def test_unchanged_files_pass_and_only_touched_ones_are_hashed(copy, tmp_path, monkeypatch):
     dest, manifest = acquired(copy, tmp_path)
     calls = hashed(monkeypatch)
-    rows = A.check_unchanged(dest, manifest, LAYOUT.files())
+    rows = verify.check_unchanged(dest, manifest, LAYOUT.files())
     assert [r["file"] for r in rows] == LAYOUT.files() and calls == []
     st = (copy / "Fold1" / "train.txt").stat()
     os.utime(copy / "Fold1" / "train.txt", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
-    A.check_unchanged(dest, manifest, LAYOUT.files())  # touched, same bytes: accepted
+    verify.check_unchanged(dest, manifest, LAYOUT.files())  # touched, same bytes: accepted
     assert calls == [dest / "Fold1" / "train.txt"]
 
 
@@ -384,11 +386,11 @@ def test_source_edited_after_acquire_is_refused(copy, tmp_path, edit):
         path.write_bytes(relabel_first_line(before))
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
         assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
-    with pytest.raises(A.AcquireError) as info:
-        A.check_unchanged(dest, manifest, LAYOUT.files())
+    with pytest.raises(errors.AcquireError) as info:
+        verify.check_unchanged(dest, manifest, LAYOUT.files())
     msg = str(info.value)
     assert msg.startswith(f"{dest / 'Fold2' / 'vali.txt'} (a link to {path}): changed since it "
-                          f"was verified: its SHA-256 is now {A.sha256_file(path)}, the manifest "
+                          f"was verified: its SHA-256 is now {verify.sha256_file(path)}, the manifest "
                           f"{manifest} records {hashlib.sha256(before).hexdigest()}; if the change "
                           f"is intended, delete {manifest}"), msg
     assert "\n" not in msg
@@ -397,7 +399,7 @@ def test_source_edited_after_acquire_is_refused(copy, tmp_path, edit):
 def test_published_copy_does_not_follow_later_edits(copy, tmp_path):
     dest, manifest = acquired(copy, tmp_path, mode="copy")
     (copy / "Fold1" / "test.txt").write_text("0 qid:1 1:0.5\n")
-    A.check_unchanged(dest, manifest, LAYOUT.files())
+    verify.check_unchanged(dest, manifest, LAYOUT.files())
 
 
 def test_manifest_without_stamps_hashes_every_file(copy, tmp_path, monkeypatch):
@@ -405,26 +407,26 @@ def test_manifest_without_stamps_hashes_every_file(copy, tmp_path, monkeypatch):
     lines = manifest.read_text().splitlines()
     manifest.write_text("".join("\t".join(ln.split("\t")[:7]) + "\n" for ln in lines))
     calls = hashed(monkeypatch)
-    A.check_unchanged(dest, manifest, LAYOUT.files())
+    verify.check_unchanged(dest, manifest, LAYOUT.files())
     assert sorted(calls) == sorted(dest / f for f in LAYOUT.files())
     (copy / "Fold1" / "train.txt").write_bytes(relabel_first_line((copy / "Fold1" / "train.txt")
                                                                   .read_bytes()))
-    with pytest.raises(A.AcquireError, match="Fold1/train.txt .*changed since it was verified"):
-        A.check_unchanged(dest, manifest)
+    with pytest.raises(errors.AcquireError, match="Fold1/train.txt .*changed since it was verified"):
+        verify.check_unchanged(dest, manifest)
 
 
 def test_unlisted_or_vanished_files_are_refused(copy, tmp_path):
     dest, manifest = acquired(copy, tmp_path)
-    with pytest.raises(A.AcquireError, match=rf"Fold3/train.txt: not verified \(not in the "
+    with pytest.raises(errors.AcquireError, match=rf"Fold3/train.txt: not verified \(not in the "
                                              rf"manifest {re.escape(str(manifest))}\)"):
-        A.check_unchanged(dest, manifest, ["Fold3/train.txt"])
+        verify.check_unchanged(dest, manifest, ["Fold3/train.txt"])
     (copy / "Fold1" / "vali.txt").unlink()
-    with pytest.raises(A.AcquireError, match="Fold1/vali.txt .*verified earlier .* but now "
+    with pytest.raises(errors.AcquireError, match="Fold1/vali.txt .*verified earlier .* but now "
                                              "unreadable: No such file"):
-        A.check_unchanged(dest, manifest)
+        verify.check_unchanged(dest, manifest)
     manifest.write_text("not a manifest\n")
-    with pytest.raises(A.AcquireError, match="not a dataset manifest"):
-        A.check_unchanged(dest, manifest)
+    with pytest.raises(errors.AcquireError, match="not a dataset manifest"):
+        verify.check_unchanged(dest, manifest)
 
 
 def test_file_edited_while_being_acquired_is_not_published(copy, tmp_path, monkeypatch):
@@ -437,7 +439,7 @@ def test_file_edited_while_being_acquired_is_not_published(copy, tmp_path, monke
 
     monkeypatch.setattr(A, "materialise", then_edit)
     dest = tmp_path / "res" / "data"
-    with pytest.raises(A.AcquireError, match=r"Fold2/test.txt .*changed since it was verified.*"
+    with pytest.raises(errors.AcquireError, match=r"Fold2/test.txt .*changed since it was verified.*"
                                              r"edited while being acquired"):
         A.acquire(source(local=str(copy)), dest, tmp_path / "work", log=quiet)
     assert not dest.exists()
@@ -499,8 +501,8 @@ def closed_port_url(name: str) -> str:
 
 def test_download_verified(server, tmp_path):
     server.routes["/DS.zip"] = (b"x" * 5000, "ok")
-    sha = A.hashlib.sha256(b"x" * 5000).hexdigest()
-    out = A.download([server.url("/DS.zip")], tmp_path / "DS.zip", sha256=sha, retries=1,
+    sha = hashlib.sha256(b"x" * 5000).hexdigest()
+    out = download.download([server.url("/DS.zip")], tmp_path / "DS.zip", sha256=sha, retries=1,
                      log=quiet)
     assert out.read_bytes() == b"x" * 5000
     assert sorted(p.name for p in tmp_path.iterdir()) == ["DS.zip"]
@@ -508,8 +510,8 @@ def test_download_verified(server, tmp_path):
 
 def test_download_sha_mismatch_leaves_nothing(server, tmp_path):
     server.routes["/DS.zip"] = (b"y" * 3000, "ok")
-    with pytest.raises(A.AcquireError, match="SHA-256"):
-        A.download([server.url("/DS.zip")], tmp_path / "DS.zip", sha256="0" * 64, retries=1,
+    with pytest.raises(errors.AcquireError, match="SHA-256"):
+        download.download([server.url("/DS.zip")], tmp_path / "DS.zip", sha256="0" * 64, retries=1,
                    log=quiet)
     assert list(tmp_path.iterdir()) == []
 
@@ -519,19 +521,19 @@ def test_truncated_download_resumed(server, tmp_path):
     server.routes["/DS.zip"] = (payload, "cut")
     server.cut = 4000  # the first response stops early
     url = server.url("/DS.zip")
-    with pytest.raises(A.AcquireError, match=r"closed after 4000 of 10240 bytes"):
-        A.download([url], tmp_path / "DS.zip", retries=1, backoff=0, log=quiet)
+    with pytest.raises(errors.AcquireError, match=r"closed after 4000 of 10240 bytes"):
+        download.download([url], tmp_path / "DS.zip", retries=1, backoff=0, log=quiet)
     assert not (tmp_path / "DS.zip").exists()
     assert (tmp_path / "DS.zip.part").stat().st_size == 4000
     server.routes["/DS.zip"] = (payload, "ok")
-    out = A.download([url], tmp_path / "DS.zip", retries=1, log=quiet)
+    out = download.download([url], tmp_path / "DS.zip", retries=1, log=quiet)
     assert out.read_bytes() == payload  # resumed with a Range request
 
 
 def test_http_error_not_retried(server, tmp_path):
     lines = []
-    with pytest.raises(A.AcquireError, match=r"/gone.zip: attempt 1/3: HTTP 404"):
-        A.download([server.url("/gone.zip")], tmp_path / "g.zip", retries=3, backoff=0,
+    with pytest.raises(errors.AcquireError, match=r"/gone.zip: attempt 1/3: HTTP 404"):
+        download.download([server.url("/gone.zip")], tmp_path / "g.zip", retries=3, backoff=0,
                    log=lines.append)
     assert server.hits == ["/gone.zip"]
 
@@ -540,7 +542,7 @@ def test_hanging_server_times_out_naming_the_url(server, tmp_path):
     server.routes["/slow.zip"] = (b"", "hang")
     url = server.url("/slow.zip")
     t0 = time.monotonic()
-    with pytest.raises(A.AcquireError) as exc:
+    with pytest.raises(errors.AcquireError) as exc:
         A.acquire(source(urls=[url]), tmp_path / "d", tmp_path / "w", timeout=0.5, retries=1,
                   log=quiet)
     assert time.monotonic() - t0 < 10
@@ -551,7 +553,7 @@ def test_hanging_server_times_out_naming_the_url(server, tmp_path):
 def test_unusable_download_is_removed(server, tmp_path):
     server.routes["/DS.zip"] = (b"<html>not an archive</html>", "ok")
     work = tmp_path / "work"
-    with pytest.raises(A.AcquireError, match="removed the download"):
+    with pytest.raises(errors.AcquireError, match="removed the download"):
         A.acquire(source(urls=[server.url("/DS.zip")]), tmp_path / "data", work, log=quiet)
     assert not work.exists() or not any(p.is_file() for p in work.rglob("*"))
     assert not (tmp_path / "data").exists()
@@ -576,19 +578,19 @@ def test_next_url_after_a_bad_one_and_progress_logged(copy, server, tmp_path):
 
 
 def test_kept_download_when_no_rar_extractor(copy, server, tmp_path, monkeypatch):
-    if A._python_rar_reader() is None:
-        pytest.skip(f"the {A.RAR_PACKAGE} package (a dependency) is not installed")
+    if archives._python_rar_reader() is None:
+        pytest.skip(f"the {archives.RAR_PACKAGE} package (a dependency) is not installed")
     server.routes["/DS.rar"] = (pack(copy, tmp_path / "DS.rar").read_bytes(), "ok")
     url = server.url("/DS.rar")
-    real_reader = A._python_rar_reader
+    real_reader = archives._python_rar_reader
     monkeypatch.setattr(A.shutil, "which", lambda name: None)
-    monkeypatch.setattr(A, "_python_rar_reader", lambda: None)
-    with pytest.raises(A.AcquireError, match=r"(?s)cannot unpack a \.rar.*The download is kept at"):
+    monkeypatch.setattr(archives, "_python_rar_reader", lambda: None)
+    with pytest.raises(errors.AcquireError, match=r"(?s)cannot unpack a \.rar.*The download is kept at"):
         A.acquire(source(urls=[url]), tmp_path / "res" / "data", tmp_path / "work", log=quiet)
     assert server.hits == ["/DS.rar"]
-    kept = A.download_path(tmp_path / "work", url, "DS.rar")
+    kept = download.download_path(tmp_path / "work", url, "DS.rar")
     assert kept.read_bytes() == server.routes["/DS.rar"][0]
-    monkeypatch.setattr(A, "_python_rar_reader", real_reader)  # the extractor is installed
+    monkeypatch.setattr(archives, "_python_rar_reader", real_reader)  # the extractor is installed
     manifest, origin = A.acquire(source(urls=[url]), tmp_path / "res" / "data", tmp_path / "work",
                                  log=quiet)
     assert origin == url and server.hits == ["/DS.rar"]  # no second download
@@ -609,7 +611,7 @@ def mq2008_source(**kw) -> A.Source:
         archive_root=spec["archive_root"], page=spec["page"], **kw))
 
 
-MQ_FILES = A.Layout().files()
+MQ_FILES = verify.Layout().files()
 
 
 @pytest.fixture(scope="module")
@@ -637,7 +639,7 @@ def check_mq2008_manifest(manifest, mq2008_dir, verified_by):
         fold = [m for m in manifest if m["file"].startswith(f"Fold{k}/")]
         assert sum(m["rows"] for m in fold) == src.expect["rows"]
     for m in manifest:
-        assert m["rows"] == A.count_rows_queries(mq2008_dir / m["file"])[0]
+        assert m["rows"] == verify.count_rows_queries(mq2008_dir / m["file"])[0]
 
 
 @pytest.mark.mq2008
@@ -687,7 +689,7 @@ def test_mq2008_changed_label_refused(mq2008_archives, server, tmp_path):
     server.routes["/MQ2008.zip"] = (mq2008_archives["label"], "ok")
     url = server.url("/MQ2008.zip")
     res = tmp_path / "resources" / "MQ2008"
-    with pytest.raises(A.AcquireError) as exc:
+    with pytest.raises(errors.AcquireError) as exc:
         A.acquire(mq2008_source(urls=[url]), res / "data", res / "work", retries=1, log=quiet)
     msg = str(exc.value)
     assert f"refused Fold3/train.txt (from {url})" in msg

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from ltrconv import evaluate
-from ltrconv.metrics import NDCGScorer
+from ltrconv.evaluation.scorer import NDCGScorer
 from ltrconv.rankers import ParamError, load, make
 from ltrconv.rankers.adarank import selection_sort_ranks
 from ltrconv.rankers.linear_objective import LinearObjective
-from ltrconv.synthetic import make_letor, split
+from ltrconv.data.synthetic import make_letor, split
 
 # Most fits here have no validation data and select on the training data on purpose.
 pytestmark = pytest.mark.filterwarnings("ignore::ltrconv.rankers.TrainingSelectionWarning")

@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 import yaml
 
-from ltrconv import algorithms, figures, rankers
+from ltrconv.rankers import registry as algorithms
+from ltrconv.study import figures
+from ltrconv import rankers
 from ltrconv.rankers import ParamError, Ranker
-from ltrconv.synthetic import make_letor, split
+from ltrconv.data.synthetic import make_letor, split
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ltrconv.rankers.pairs import crucial_pairs
-from ltrconv.synthetic import make_mslr_like
+from ltrconv.data.synthetic import make_mslr_like
 
 PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scale.py"
 

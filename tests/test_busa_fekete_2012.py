@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ltrconv import algorithms, study
-from ltrconv.paper import busa_fekete_2012 as paper
+from ltrconv.rankers import registry as algorithms
+from ltrconv.study import tables as study
+from ltrconv.study.paper import busa_fekete_2012 as paper
 from planted import planted_per_query, summary_rows
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ltrconv.cli import main
-from ltrconv.synthetic import make_letor, write_letor
+from ltrconv.data.synthetic import make_letor, write_letor
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,8 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ltrconv import conventions as C
-from ltrconv.metrics import MetricSpec
+from ltrconv.evaluation import conventions as C
+from ltrconv.evaluation.spec import MetricSpec
 
 
 @pytest.mark.parametrize("name", C.names())
@@ -252,7 +252,7 @@ def test_register_refuses_to_redefine_a_built_in():
 
 
 def test_tie_policies_are_named_once():
-    from ltrconv import ties
+    from ltrconv.evaluation import ties
 
     assert C.TIE_POLICIES == ties.POLICIES == tuple(ties.CODES)
     for policy, code in ties.CODES.items():

@@ -6,9 +6,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from ltrconv.data import MAX_FEATURES, Dataset, DocidWarning, read_letor, read_scores
+from ltrconv.data.letor import MAX_FEATURES, Dataset, DocidWarning, read_letor, read_scores
 from ltrconv.errors import InputError, LtrconvError
-from ltrconv.synthetic import make_letor, split
+from ltrconv.data.synthetic import make_letor, split
 
 GOOD = (
     "2 qid:10 1:0.5 2:0.25 3:1 #docid = GX01 inc = 1 prob = 0.5\n"
@@ -31,7 +31,7 @@ def test_reads_labels_qids_features_docids(tmp_path):
     np.testing.assert_array_equal(d.X[2], [0.3, 0.0, 0.75])
 
 
-@pytest.mark.filterwarnings("ignore::ltrconv.data.DocidWarning")
+@pytest.mark.filterwarnings("ignore::ltrconv.data.letor.DocidWarning")
 def test_dense_and_sparse_lines_parse_alike(tmp_path):
     dense = "1 qid:1 1:0.5 2:-0 3:1e-3\n0 qid:1 1:0 2:2 3:.25\n"
     sparse = "1 qid:1 1:0.5 3:1e-3\n0 qid:1 2:2 3:.25\n"
@@ -44,7 +44,7 @@ def test_dense_and_sparse_lines_parse_alike(tmp_path):
     assert read_letor(write(tmp_path, "0 qid:1\n1 qid:1\n", "d.txt")).X.shape == (2, 1)
 
 
-@pytest.mark.filterwarnings("ignore::ltrconv.data.DocidWarning")
+@pytest.mark.filterwarnings("ignore::ltrconv.data.letor.DocidWarning")
 def test_chunked_parse_is_the_whole_parse(tmp_path, monkeypatch):
     rng = np.random.default_rng(0)
     lines = []
@@ -53,7 +53,7 @@ def test_chunked_parse_is_the_whole_parse(tmp_path, monkeypatch):
         lines.append(f"{i % 3} qid:{i // 4} " + " ".join(f"{j}:{rng.random():.6g}" for j in idx))
     f = write(tmp_path, "\n".join(lines) + "\n")
     whole = read_letor(f)
-    monkeypatch.setattr("ltrconv.data.CHUNK_TOKENS", 5)
+    monkeypatch.setattr("ltrconv.data.letor.CHUNK_TOKENS", 5)
     chunked = read_letor(f)
     assert chunked.X.tobytes() == whole.X.tobytes() and chunked.X.shape == (60, 8)
     assert read_letor(f, n_features=9).X.tobytes() == whole.with_width(9).X.tobytes()
@@ -158,7 +158,7 @@ def test_mq2008_facts(mq2008_dir):
     assert train.n_queries == sum(p.n_queries for p in parts[:3])
 
 
-@pytest.mark.filterwarnings("ignore::ltrconv.data.DocidWarning")
+@pytest.mark.filterwarnings("ignore::ltrconv.data.letor.DocidWarning")
 def test_width_given_pads_omitted_trailing_zero_features(tmp_path):
     # the sparse format omits zero features: a file whose last features are zero is narrower
     f = write(tmp_path, "1 qid:1 1:0.5 2:0.1\n0 qid:1 2:0.3\n")

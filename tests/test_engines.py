@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from ltrconv import conventions as cv
-from ltrconv.conventions import Convention
+from ltrconv.evaluation import conventions as cv
+from ltrconv.evaluation.conventions import Convention
 from ltrconv.errors import LtrconvError
-from ltrconv.metrics import NUMBA_MIN_DOCS, _use_numba, evaluate
+from ltrconv.evaluation.metrics import NUMBA_MIN_DOCS, _use_numba, evaluate
 
 TIES = ("input-order", "docid-desc", "average", "pessimistic", "optimistic")
 # beside the registered conventions: every tie policy with other gains, discounts, empty and
@@ -61,7 +61,7 @@ def test_worked_example(worked_example):
 
 
 def test_mq2008_folds(mq2008_dir):
-    from ltrconv.data import read_letor
+    from ltrconv.data.letor import read_letor
 
     rng = np.random.default_rng(0)
     for fold in (1, 3):

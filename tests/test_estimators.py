@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from ltrconv.errors import InputError
 from ltrconv.rankers import ALGORITHMS, ParamError, get_class, load, make
 from ltrconv.rankers.params import Integer, Number, RandomState
-from ltrconv.synthetic import make_letor, split
+from ltrconv.data.synthetic import make_letor, split
 
 # Small settings: scikit-learn's checks build every estimator many times.
 FAST = {

@@ -4,7 +4,7 @@ import pytest
 from matplotlib.colors import to_hex
 from matplotlib.image import imread
 
-from ltrconv import figures, study
+from ltrconv.study import figures, tables as study
 from planted import planted_per_query
 
 
@@ -121,7 +121,7 @@ def test_ties_figure_band_per_training_convention(tmp_path):
 
 
 def test_winning_figure_panels(tmp_path):
-    from ltrconv.winning import winning_numbers
+    from ltrconv.study.winning import winning_numbers
 
     pq = planted_per_query(n_queries=45, n_folds=3, eval_conventions=("ranklib", "yahoo", "letor"))
     w = winning_numbers(study.fold_means(pq), by=["train_convention", "eval_convention",

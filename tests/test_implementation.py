@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ltrconv import figures, implementation, study
-from ltrconv.paper import busa_fekete_2012 as paper
+from ltrconv.study import figures, variants as implementation, tables as study
+from ltrconv.study.paper import busa_fekete_2012 as paper
 
 
 def per_query(values: dict[str, list[float]], folds=(1, 1, 2, 2), evals=("ranklib",)) -> pd.DataFrame:

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ltrconv.metrics import evaluate_dataset
-from ltrconv.synthetic import make_letor, write_letor
+from ltrconv.evaluation.metrics import evaluate_dataset
+from ltrconv.data.synthetic import make_letor, write_letor
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 HEAVY = ("sklearn", "lightgbm", "matplotlib", "scipy", "pandas", "snakemake", "numba")
@@ -27,7 +27,7 @@ def fresh(code: str, *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
 
 
-@pytest.mark.parametrize("module", ["ltrconv", "ltrconv.cli", "ltrconv.ties"])
+@pytest.mark.parametrize("module", ["ltrconv", "ltrconv.cli", "ltrconv.evaluation.ties"])
 def test_import_loads_no_heavy_package(module):
     proc = fresh(f"import json, sys, {module}; "
                  f"print(json.dumps([{module}.__file__, {LOADED}]))")
@@ -66,8 +66,8 @@ def test_eval_end_to_end_without_heavy_packages(tmp_path):
 
 
 def test_per_query_tables_load_no_scipy():
-    """Every evaluate job of the pipeline builds its table with ltrconv.study; scipy (a
+    """Every evaluate job of the pipeline builds its table with ltrconv.study.tables; scipy (a
     second of start-up) is needed only by the significance tests."""
-    proc = fresh(f"import json, sys, ltrconv.study; print(json.dumps({LOADED}))")
+    proc = fresh(f"import json, sys, ltrconv.study.tables; print(json.dumps({LOADED}))")
     assert proc.returncode == 0, proc.stderr
     assert "scipy" not in json.loads(proc.stdout)

@@ -17,7 +17,7 @@ SCRIPTS = REPO / "workflow" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 import _job  # noqa: E402
 
-from ltrconv import conventions  # noqa: E402
+from ltrconv.evaluation import conventions
 from ltrconv.errors import LtrconvError  # noqa: E402
 
 

@@ -4,7 +4,7 @@ long ones (n = 600 gives tied runs of ~150 documents)."""
 import numpy as np
 import pytest
 
-from ltrconv import _kernels as K
+from ltrconv.evaluation import _kernels as K
 
 
 def reference_order(scores, labels, tiekey, code):

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from ltrconv import NDCGScorer, evaluate_dataset
-from ltrconv import _kernels as K
+from ltrconv.evaluation import _kernels as K
 from ltrconv.rankers import ParamError, TrainingSelectionWarning, load
 from ltrconv.rankers.lambdamart import LambdaMART, lambda_gradients
-from ltrconv.synthetic import make_letor, split
+from ltrconv.data.synthetic import make_letor, split
 
 FAST = dict(n_estimators=60, early_stopping_rounds=20, min_data_in_leaf=5)
 
@@ -155,7 +155,7 @@ def test_mq2008_fold1_smoke(mq2008_fold1):
 
 
 # Gradients and fitted predictions recorded with LambdaMART's own |ΔNDCG| loop (commit dea87ea),
-# before the λ-gradients took |ΔNDCG| from ltrconv._kernels.swap_delta: they must not move by a bit.
+# before the λ-gradients took |ΔNDCG| from ltrconv.evaluation._kernels.swap_delta: they must not move by a bit.
 RECORDED = Path(__file__).parent / "data"
 RECORDED_CONVENTIONS = ("ranklib", "trec", "yahoo", "letor", "ranklib-tieavg", "ranklib-tiepess",
                         "ranklib-tieopt")

@@ -10,7 +10,7 @@ prove change nothing; none of that may change a single bit.
 import numpy as np
 import pytest
 
-from ltrconv.metrics import NDCGScorer
+from ltrconv.evaluation.scorer import NDCGScorer
 from ltrconv.rankers.linear_objective import LinearObjective
 
 POLICIES = ["ranklib", "trec", "ranklib-tieavg", "ranklib-tiepess", "ranklib-tieopt"]

@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ltrconv import evaluate
-from ltrconv.conventions import get
+from ltrconv.evaluation.conventions import get
 from ltrconv.errors import LtrconvError
-from ltrconv.metrics import MAX_CUTOFF, MAX_CUTOFFS, NDCGScorer, parse_cutoffs
+from ltrconv.evaluation.metrics import MAX_CUTOFF, MAX_CUTOFFS, parse_cutoffs
+from ltrconv.evaluation.scorer import NDCGScorer
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -51,7 +52,7 @@ def test_average_ties_match_sklearn_linear_gain():
 
     y, s, qid, _ = random_queries(5)
     conv = get("ranklib-tieavg").with_(gain="linear")
-    ev = evaluate(y, s, qid, conventions=[conv])[conv.key]
+    ev = evaluate(y, s, qid, conventions=[conv])[str(conv)]
     offsets = np.concatenate(([0], np.flatnonzero(np.diff(qid)) + 1, [len(qid)]))
     checked = 0
     for i in range(len(offsets) - 1):
@@ -93,7 +94,7 @@ def test_average_ties_equal_brute_force_expectation(seed):
     s = rng.integers(0, 3, n).astype(float)
     conv = get("ranklib-tieavg")
     for k in (1, 3, 5):
-        ev = evaluate(y, s, np.zeros(n, int), conventions=[conv], cutoffs=[k])[conv.key]
+        ev = evaluate(y, s, np.zeros(n, int), conventions=[conv], cutoffs=[k])[str(conv)]
         expect = brute_force(y, s, conv, k)
         got = [ev[f"NDCG@{k}"][0], ev["MAP"][0], ev[f"P@{k}"][0], ev["RR"][0]]
         np.testing.assert_allclose(got, expect, atol=1e-12)
@@ -154,7 +155,7 @@ def test_scorer_agrees_with_evaluate():
 
 
 def test_swap_delta_equals_recomputed_ndcg_difference():
-    from ltrconv import _kernels as K
+    from ltrconv.evaluation import scorer as K
 
     y, s, qid, docid = random_queries(8, tie_heavy=False)
     offsets = np.concatenate(([0], np.flatnonzero(np.diff(qid)) + 1, [len(qid)]))
@@ -268,8 +269,8 @@ def _tie_heavy_queries(seed: int, n_queries: int = 300):
 @pytest.mark.parametrize("cutoffs", ["1-10", "3", "1,5,20", "1-60"])
 @pytest.mark.parametrize("engine", ["numba", "numba-parallel"])
 def test_cutoff_metrics_alone_equal_the_whole_ranking(seed, cutoffs, engine, monkeypatch):
-    from ltrconv import _kernels as K
-    from ltrconv.conventions import BUILTIN
+    from ltrconv.evaluation import _kernels as K
+    from ltrconv.evaluation.conventions import BUILTIN
 
     if engine == "numba-parallel":
         monkeypatch.setattr(K, "PARALLEL_MIN_DOCS", 0)

@@ -13,9 +13,9 @@ import pytest
 import ltrconv
 from ltrconv.cli import main
 from ltrconv.errors import LtrconvError
-from ltrconv.modelfile import ModelFileError, read_model, write_model
+from ltrconv.rankers.modelfile import ModelFileError, read_model, write_model
 from ltrconv.rankers import ALGORITHMS, load, make
-from ltrconv.synthetic import make_letor, split, write_letor
+from ltrconv.data.synthetic import make_letor, split, write_letor
 
 ENV = {**os.environ, "PYTHONPATH": str(Path(ltrconv.__file__).parents[1])}  # this checkout
 FAST = {

@@ -4,9 +4,9 @@ import nbformat
 import pandas as pd
 import pytest
 
-from ltrconv import study
-from ltrconv.audit import audit_frame
-from ltrconv.synthetic import make_letor
+from ltrconv.study import tables as study
+from ltrconv.data.audit import audit_frame
+from ltrconv.data.synthetic import make_letor
 from planted import planted_per_query
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
@@ -14,7 +14,7 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
 
 @pytest.fixture(scope="module")
 def results_dir(tmp_path_factory):
-    """A results directory built from a planted per-query table through ltrconv.study."""
+    """A results directory built from a planted per-query table through ltrconv.study.tables."""
     root = tmp_path_factory.mktemp("results") / "toy"
     tables = root / "tables"
     tables.mkdir(parents=True)

@@ -18,7 +18,7 @@ import ltrconv
 from ltrconv import cli
 from ltrconv.cli import main
 from ltrconv.outputs import OutputError, atomic_path, check_output
-from ltrconv.synthetic import make_letor, write_letor
+from ltrconv.data.synthetic import make_letor, write_letor
 
 ENV = {**os.environ, "PYTHONPATH": str(Path(ltrconv.__file__).parents[1])}  # this checkout
 

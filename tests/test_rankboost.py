@@ -8,7 +8,7 @@ from ltrconv.rankers import ParamError, load
 from ltrconv.rankers.rankboost import (RankBoost, _pairs_in_position_order, _sorted_columns,
                                        best_stump, potentials, quantile_thresholds,
                                        ranklib_thresholds, reweight)
-from ltrconv.synthetic import make_letor, split
+from ltrconv.data.synthetic import make_letor, split
 
 
 

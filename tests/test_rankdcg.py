@@ -10,7 +10,7 @@ import pytest
 
 from ltrconv import evaluate
 from ltrconv.cli import main
-from ltrconv.synthetic import make_letor, write_letor
+from ltrconv.data.synthetic import make_letor, write_letor
 
 # Sec. 5.1, Table 1: reference L, the hypotheses (one score per element of L) and rankDCG
 L = [9, 4, 4, 2, 2, 2, 1, 1, 1, 1]
@@ -227,7 +227,7 @@ def test_other_columns_unchanged():
 
 
 def test_parallel_kernel_agrees():
-    from ltrconv import _kernels as K
+    from ltrconv.evaluation import _kernels as K
 
     rng = np.random.default_rng(9)
     offsets = np.concatenate([[0], np.cumsum(rng.integers(1, 30, 200))]).astype(np.int64)

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from ltrconv.errors import InputError, LtrconvError
 from ltrconv.rankers import (ALGORITHMS, DegenerateDataError, ParamError, TrainingSelectionWarning,
                              make)
-from ltrconv.synthetic import make_letor, split
+from ltrconv.data.synthetic import make_letor, split
 
 # Fits without validation data select on the training data on purpose here; the warning that
 # says so is tested once, below.

@@ -8,7 +8,7 @@ import pytest
 from ltrconv import MetricSpec, evaluate_dataset, rankers
 from ltrconv.rankers import ParamError, load
 from ltrconv.rankers.ranknet import RankNet, forward, init_params, pair_lambdas, query_loss_grad
-from ltrconv.synthetic import make_letor, split
+from ltrconv.data.synthetic import make_letor, split
 
 SMALL = dict(architectures=((4,), (8, 4)), max_epochs=25, patience=4, learning_rate=0.01)
 

@@ -6,7 +6,7 @@ import pytest
 from ltrconv import NDCGScorer, evaluate_dataset
 from ltrconv.rankers import DegenerateDataError, ParamError, load, make
 from ltrconv.rankers.ranksvm import RankSVM, pairwise_differences
-from ltrconv.synthetic import make_letor, split
+from ltrconv.data.synthetic import make_letor, split
 
 GRID = (1e-4, 1e-2, 1.0, 100.0)
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ltrconv import report_pages as pages
+from ltrconv.study import report_pages as pages
 
 REPO = Path(__file__).resolve().parents[1]
 CAPTIONS = REPO / "workflow" / "report"

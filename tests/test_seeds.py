@@ -1,11 +1,11 @@
-"""Seed variance: per-seed tables and the claims re-tested with seeds (ltrconv.seeds)."""
+"""Seed variance: per-seed tables and the claims re-tested with seeds (ltrconv.study.seeds)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ltrconv import seeds, study
-from ltrconv.stats import holm
+from ltrconv.study import seeds, tables as study
+from ltrconv.study.stats import holm
 from planted import planted_per_query
 
 ALGS = ("coordinate_ascent", "lambdamart", "adarank", "ranksvm")

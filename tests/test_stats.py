@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sst
 
-from ltrconv.stats import holm, paired_ttest, quadrature_stderr, t_from_moments
+from ltrconv.study.stats import holm, paired_ttest, quadrature_stderr, t_from_moments
 
 
 def test_ttest_closed_form():

@@ -5,12 +5,13 @@ import pandas as pd
 import pytest
 from scipy import stats as sst
 
-from ltrconv import algorithms, study
-from ltrconv.audit import audit, audit_frame
+from ltrconv.rankers import registry as algorithms
+from ltrconv.study import tables as study
+from ltrconv.data.audit import audit, audit_frame, audit_from_table
 from ltrconv.errors import LtrconvError
-from ltrconv.metrics import evaluate_dataset
-from ltrconv.stats import holm
-from ltrconv.synthetic import make_letor
+from ltrconv.evaluation.metrics import evaluate_dataset
+from ltrconv.study.stats import holm
+from ltrconv.data.synthetic import make_letor
 from planted import planted_per_query, summary_rows
 
 
@@ -160,7 +161,7 @@ def test_synthetic_table_follows_the_conventions(synth):
 def test_audit_from_table_round_trip():
     data = make_letor(n_queries=30, seed=2)
     a = audit(data)
-    b = study.audit_from_table(audit_frame(data))
+    b = audit_from_table(audit_frame(data))
     assert b["queries"] == a["queries"] == 30
     assert b["empty_share"] == a["empty_share"]
     assert b["letor_zeroed"] == a["letor_zeroed"] and b["shorter_than"] == a["shorter_than"]

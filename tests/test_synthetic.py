@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ltrconv.errors import InputError
-from ltrconv.synthetic import MSLR_LABEL_SHARES, make_mslr_like
+from ltrconv.data.synthetic import MSLR_LABEL_SHARES, make_mslr_like
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,13 @@
-"""NDCG@k over the orders of tied scores, per model (ltrconv.tie_ranges)."""
+"""NDCG@k over the orders of tied scores, per model (ltrconv.study.tie_ranges)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ltrconv import study, tie_ranges
+from ltrconv.study import tables as study, tie_ranges
 from ltrconv.errors import LtrconvError
-from ltrconv.metrics import evaluate_dataset
-from ltrconv.synthetic import make_letor
+from ltrconv.evaluation.metrics import evaluate_dataset
+from ltrconv.data.synthetic import make_letor
 
 CONVENTIONS = ["ranklib", "ranklib-tiepess", "ranklib-tieavg", "ranklib-tieopt"]
 

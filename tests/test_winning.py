@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ltrconv.errors import LtrconvError
-from ltrconv.winning import nwn_flips, winning_numbers
+from ltrconv.study.winning import nwn_flips, winning_numbers
 
 FOLD_MEANS = Path(__file__).resolve().parents[1] / "reference" / "MQ2008" / "tables" / "fold_means.tsv"
 
@@ -219,7 +219,7 @@ def test_fold_means_flips_are_reversals(fold_means):
 
 
 def test_flips_markdown_names_the_pairs(three_conventions):
-    from ltrconv.winning import flips_markdown
+    from ltrconv.study.winning import flips_markdown
 
     w = three_conventions.assign(train_convention="ranklib", metric="NDCG", k=10)
     w["eval_convention"] = w["eval_convention"].map({"x": "ranklib", "y": "letor", "z": "yahoo"})

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from ltrconv.study import PER_QUERY_COLUMNS
-from ltrconv.synthetic import make_folds, make_letor, write_letor
+from ltrconv.study.tables import PER_QUERY_COLUMNS
+from ltrconv.data.synthetic import make_folds, make_letor, write_letor
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "workflow" / "scripts"))
@@ -120,7 +120,7 @@ import json
 import sys
 import numpy as np
 from ltrconv import rankers
-from ltrconv.data import Dataset
+from ltrconv.data.letor import Dataset
 cache, algorithm, params, out = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
 train, vali, test = (Dataset.load(f"{cache}/{split}.npz") for split in ("train", "vali", "test"))
 model = rankers.make(algorithm, metric="ndcg@10:yahoo", **params)
@@ -296,7 +296,7 @@ def test_ties_table(workflow_run):
 
 
 def test_winning_table_and_claims(workflow_run):
-    from ltrconv.winning import winning_numbers
+    from ltrconv.study.winning import winning_numbers
 
     res = workflow_run["results"]
     table = pd.read_csv(res.parent / "study" / "tables" / "winning.tsv", sep="\t")

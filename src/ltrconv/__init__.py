@@ -1,11 +1,35 @@
-"""ltrconv: the NDCG conventions of the public learning-to-rank tools, made explicit."""
+"""ltrconv: the NDCG conventions of the public learning-to-rank tools, made explicit.
 
-from .conventions import Convention, get as get_convention
-from .data import Dataset, read_letor
-from .metrics import Evaluation, MetricSpec, NDCGScorer, evaluate, evaluate_dataset
+Four packages, each importing only those listed before it (and ``errors``, ``outputs``):
+
+- :mod:`ltrconv.evaluation`: conventions, tie policies, the metric grammar, the kernels,
+  :func:`evaluate` and the scorer training uses; reads no file.
+- :mod:`ltrconv.data`: the LETOR reader and cache, synthetic data, the dataset audit, and
+  acquisition (download, archives, verification).
+- :mod:`ltrconv.rankers`: the algorithm registry, model files and the six rankers.
+- :mod:`ltrconv.study`: per-query tables, statistics, figures, report pages, the paper's claims.
+"""
+
+from ._version import __version__
+from .data.letor import Dataset, read_letor
+from .evaluation.conventions import Convention, get as get_convention
+from .evaluation.metrics import Evaluation, evaluate, evaluate_dataset
+from .evaluation.spec import MetricSpec
 
 __all__ = [
-    "Convention", "Dataset", "Evaluation", "MetricSpec", "NDCGScorer",
-    "evaluate", "evaluate_dataset", "get_convention", "read_letor",
+    "Convention", "Dataset", "Evaluation", "MetricSpec", "NDCGScorer", "__version__",
+    "evaluate", "evaluate_dataset", "get_convention", "rankers", "read_letor",
 ]
-__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # numba (a second of start-up) loads with the scorer, and scikit-learn with the rankers
+    if name == "NDCGScorer":
+        from .evaluation.scorer import NDCGScorer
+
+        return NDCGScorer
+    if name == "rankers":
+        import importlib
+
+        return importlib.import_module(".rankers", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,11 +19,11 @@ from typing import Sequence
 
 import numpy as np
 
-from . import conventions as conv_mod
-from .data import Dataset, atomic_path, read_scores, write_scores
+from .data.letor import Dataset, read_scores, write_scores
 from .errors import InputError, LtrconvError
-from .metrics import evaluate_dataset, parse_cutoffs
-from .outputs import check_output
+from .evaluation import conventions as conv_mod
+from .evaluation.metrics import evaluate_dataset, parse_cutoffs
+from .outputs import atomic_path, check_output
 
 EXIT_ERROR = 2
 
@@ -130,7 +130,7 @@ def cmd_eval(args: argparse.Namespace) -> None:
 
 # --- eval-score -------------------------------------------------------------------------
 def cmd_eval_score(args: argparse.Namespace) -> None:
-    from .letor_tool import eval_score_report
+    from .evaluation.letor_tool import eval_score_report
 
     if args.flag not in ("0", "1"):
         raise LtrconvError(f"FLAG {args.flag!r}: 1 writes per-query results, 0 the averages only")
@@ -224,7 +224,7 @@ def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
 
 
 def cmd_ttest(args: argparse.Namespace) -> None:
-    from .stats import paired_ttest
+    from .study.stats import paired_ttest
 
     _check_out(args.output)
     a, b = _read_per_query(args.a), _read_per_query(args.b)
@@ -271,7 +271,7 @@ def cmd_ttest(args: argparse.Namespace) -> None:
 
 # --- audit ------------------------------------------------------------------------------
 def cmd_audit(args: argparse.Namespace) -> None:
-    from .audit import audit, format_audit
+    from .data.audit import audit, format_audit
 
     _check_out(args.output)
     datasets = [Dataset.load(p) for p in args.data]
@@ -312,7 +312,7 @@ def _parse_params(items: Sequence[str]) -> dict:
 
 def cmd_train(args: argparse.Namespace) -> None:
     from . import rankers
-    from .metrics import MetricSpec
+    from .evaluation.spec import MetricSpec
 
     _check_out(args.out)
     _load_conventions_file(args.conventions_file)
@@ -321,12 +321,12 @@ def cmd_train(args: argparse.Namespace) -> None:
     if "metric" in params:
         raise LtrconvError(f"--param metric={params['metric']}: the training metric is set "
                            f"with --metric (e.g. --metric {params['metric']}), not --param")
-    cls = rankers.get_class(args.algorithm)
-    unknown = sorted(set(params) - set(cls._param_names()))
+    names, removed = rankers.param_names(args.algorithm), rankers.removed_params(args.algorithm)
+    unknown = sorted(set(params) - set(names))
     if unknown:
-        why = "".join(f"; {p}: {cls._removed_params[p]}" for p in unknown if p in cls._removed_params)
+        why = "".join(f"; {p}: {removed[p]}" for p in unknown if p in removed)
         raise LtrconvError(f"--param: {args.algorithm} has no parameter(s) {unknown}{why}; valid: "
-                           f"{', '.join(v for v in cls._param_names() if v != 'metric')}")
+                           f"{', '.join(v for v in names if v != 'metric')}")
     try:
         model = rankers.make(args.algorithm, **params, metric=args.metric)
     except rankers.ParamError as exc:
@@ -340,7 +340,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     if vali is not None:
         kwargs = dict(X_val=vali.X, y_val=vali.y, qid_val=vali.qid, docid_val=vali.docid)
     if vali is None:
-        warnings.warn(f"no --vali file: model selection ({cls._selects}) runs on the training "
+        warnings.warn(f"no --vali file: model selection ({rankers.selects(args.algorithm)}) runs on the training "
                       f"data {args.train}", rankers.TrainingSelectionWarning)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rankers.TrainingSelectionWarning)  # said above

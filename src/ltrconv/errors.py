@@ -15,3 +15,11 @@ class InputError(LtrconvError):
         super().__init__(where + message)
         self.path = path
         self.line = line
+
+
+class AcquireError(LtrconvError):
+    """The dataset cannot be obtained or fails verification."""
+
+
+class ExtractorMissing(AcquireError):
+    """This machine cannot unpack the archive (no extractor); the archive itself may be fine."""

@@ -65,7 +65,7 @@ def _check_config(cfg):
     if errors:
         raise WorkflowError("Invalid configuration:\n  " + "\n  ".join(errors))
     validate(cfg, str(SCHEMA))  # fills in the schema defaults
-    from ltrconv import conventions
+    from ltrconv.evaluation import conventions
     from ltrconv.errors import LtrconvError
 
     if cfg["conventions_file"]:
@@ -90,7 +90,7 @@ def _check_config(cfg):
             raise WorkflowError(
                 f"config key 'folds': fold(s) {bad} exceed datasets.{d}.layout.n_folds = {n}"
             )
-    from ltrconv import algorithms
+    from ltrconv.rankers import registry as algorithms
 
     for a in cfg["algorithms"]:
         if a not in algorithms.REGISTRY:
@@ -138,7 +138,7 @@ def _check_config(cfg):
             raise WorkflowError("config key 'extensions': winning and audit need ranklib in "
                                 "eval_conventions")
     from ltrconv.errors import LtrconvError
-    from ltrconv.metrics import parse_cutoffs
+    from ltrconv.evaluation.metrics import parse_cutoffs
 
     try:
         parse_cutoffs(cfg["cutoffs"])
@@ -220,15 +220,15 @@ def dataset_identity(name):
 
 
 def dataset_source(name):
-    """Keyword arguments of ltrconv.acquire.Source: the identity plus where to look."""
-    from ltrconv.acquire import locations
+    """Keyword arguments of ltrconv.data.acquire.Source: the identity plus where to look."""
+    from ltrconv.data.acquire import locations
 
     return {**dataset_identity(name), **locations(config["datasets"][name], name, REPO)}
 
 
 def _check_reachable(name):
     """Fail before any job runs when a dataset has no possible source."""
-    from ltrconv.acquire import Source, no_data_message
+    from ltrconv.data.acquire import Source, no_data_message
 
     src = dataset_source(name)
     if src["local"] or any(Path(p).exists() for p in src["search"]):
@@ -317,7 +317,7 @@ def hyperparams(algorithm):
 
 def is_random(algorithm):
     """Whether the algorithm's fit draws random numbers with its configured hyperparameters."""
-    from ltrconv import algorithms
+    from ltrconv.rankers import registry as algorithms
 
     return algorithms.is_random(base_algorithm(algorithm), hyperparams(algorithm))
 
@@ -465,7 +465,7 @@ def _rst(text):
 
 def caption_facts():
     """What the captions (workflow/report/*.rst, Jinja) say about this configuration."""
-    from ltrconv.algorithms import display_name as name
+    from ltrconv.rankers.registry import display_name as name
 
     figures = config["figures"]
     names = lambda items: [_rst(name(a)) for a in items]  # noqa: E731

@@ -75,7 +75,7 @@ def load_conventions(smk) -> list[str]:
     path = smk.config.get("conventions_file")
     if not expected or not path:
         return []
-    from ltrconv import conventions
+    from ltrconv.evaluation import conventions
 
     try:
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()

@@ -8,7 +8,8 @@ invalidate the results.
 from pathlib import Path
 
 from _job import run
-from ltrconv.acquire import Source, acquire, locations, write_manifest
+from ltrconv.data.acquire import Source, acquire, locations
+from ltrconv.data.verify import write_manifest
 
 
 def main(smk, log):

@@ -3,8 +3,8 @@
 import pandas as pd
 
 from _job import run
-from ltrconv import study
-from ltrconv.data import atomic_path
+from ltrconv.study import tables as study
+from ltrconv.outputs import atomic_path
 
 
 def write_tsv(frame: pd.DataFrame, path) -> None:

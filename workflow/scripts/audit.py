@@ -1,8 +1,9 @@
 """Sensitivity profile of a dataset as a tidy table (rule audit)."""
 
 from _job import run
-from ltrconv.audit import audit_frame
-from ltrconv.data import Dataset, atomic_path
+from ltrconv.data.audit import audit_frame
+from ltrconv.data.letor import Dataset
+from ltrconv.outputs import atomic_path
 
 
 def main(smk, log):

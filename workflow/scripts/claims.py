@@ -3,10 +3,11 @@
 import pandas as pd
 
 from _job import run
-from ltrconv import audit, implementation, seeds, study, winning
-from ltrconv.algorithms import display_name
-from ltrconv.data import atomic_path
-from ltrconv.paper import busa_fekete_2012 as paper
+from ltrconv.data.audit import audit_from_table
+from ltrconv.study import audit_predictions, seeds, variants, winning
+from ltrconv.rankers.registry import display_name
+from ltrconv.outputs import atomic_path
+from ltrconv.study.paper import busa_fekete_2012 as paper
 
 
 def main(smk, log):
@@ -16,11 +17,11 @@ def main(smk, log):
     setting = paper.Setting(k=p.cutoff, train=p.official)
     text = paper.claims_markdown(summary[summary["algorithm"].isin(p.algorithms)],
                                  ttests[ttests["algorithm"].isin(p.algorithms)],
-                                 read(smk.input.order), study.audit_from_table(read(smk.input.audit)),
+                                 read(smk.input.order), audit_from_table(read(smk.input.audit)),
                                  smk.wildcards.dataset, setting)
     dataset = smk.wildcards.dataset
     if p.variants:
-        text += implementation.implementation_section(
+        text += variants.implementation_section(
             summary[summary["dataset"] == dataset],
             read(smk.input.implementation), dict(p.variants), dict(p.labels),
             train_convention=p.official, k=p.cutoff)
@@ -31,10 +32,10 @@ def main(smk, log):
     if "per_query" in smk.input.keys():
         per_query = pd.read_parquet(smk.input.per_query)
         per_query = per_query[per_query["algorithm"].isin(p.algorithms)]
-        text += audit.predictions_markdown(
-            study.audit_from_table(read(smk.input.audit)),
+        text += audit_predictions.predictions_markdown(
+            audit_from_table(read(smk.input.audit)),
             summary[summary["algorithm"].isin(p.algorithms) & (summary["dataset"] == dataset)],
-            audit.zero_shares(per_query, p.official), p.official,
+            audit_predictions.zero_shares(per_query, p.official), p.official,
             collapse_cutoffs=setting.collapse_cutoffs)
     if "winning" in smk.input.keys():
         text += winning.flips_markdown(read(smk.input.winning), setting.reference,

@@ -6,9 +6,10 @@ from itertools import product
 import numpy as np
 
 from _job import run
-from ltrconv.data import Dataset, atomic_path
-from ltrconv.metrics import evaluate_dataset
-from ltrconv.study import per_query_frame
+from ltrconv.data.letor import Dataset
+from ltrconv.outputs import atomic_path
+from ltrconv.evaluation.metrics import evaluate_dataset
+from ltrconv.study.tables import per_query_frame
 
 
 def main(smk, log):

@@ -3,8 +3,8 @@
 import pandas as pd
 
 from _job import run
-from ltrconv import figures, seeds, study, tie_ranges, winning
-from ltrconv.data import atomic_path
+from ltrconv.study import figures, seeds, tables as study, tie_ranges, winning
+from ltrconv.outputs import atomic_path
 
 
 def write_tsv(frame: pd.DataFrame, path) -> None:

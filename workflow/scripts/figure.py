@@ -3,7 +3,7 @@
 import pandas as pd
 
 from _job import run
-from ltrconv import figures
+from ltrconv.study import figures
 
 
 def main(smk, log):

@@ -3,8 +3,8 @@
 import pandas as pd
 
 from _job import run
-from ltrconv import figures, implementation
-from ltrconv.data import atomic_path
+from ltrconv.study import figures, variants as implementation
+from ltrconv.outputs import atomic_path
 
 
 def main(smk, log):

@@ -3,8 +3,8 @@
 import pandas as pd
 
 from _job import run
-from ltrconv.data import atomic_path
-from ltrconv.study import PER_QUERY_COLUMNS
+from ltrconv.outputs import atomic_path
+from ltrconv.study.tables import PER_QUERY_COLUMNS
 
 # sorted by everything but the query: queries stay in the order evaluate wrote them
 KEYS = [c for c in PER_QUERY_COLUMNS if c not in ("qid", "value")]

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from _job import run
-from ltrconv.acquire import check_unchanged
-from ltrconv.data import Dataset, read_letor
+from ltrconv.data.verify import check_unchanged
+from ltrconv.data.letor import Dataset, read_letor
 from ltrconv.errors import InputError
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from _job import run
-from ltrconv import report_pages as pages
+from ltrconv.study import report_pages as pages
 
 
 def main(smk, log):

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from _job import run
-from ltrconv.data import atomic_path
+from ltrconv.outputs import atomic_path
 
 
 def main(smk, log):

@@ -9,7 +9,8 @@ import numpy as np
 
 from _job import cap_threads, run
 from ltrconv import rankers
-from ltrconv.data import Dataset, atomic_path
+from ltrconv.data.letor import Dataset
+from ltrconv.outputs import atomic_path
 
 THREAD_PARAMS = ("num_threads", "n_jobs")
 

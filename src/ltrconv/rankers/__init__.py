@@ -1,7 +1,7 @@
 """The six learning-to-rank algorithms, each trained and selected under an NDCG convention.
 
 ``make("lambdamart", metric="ndcg@10:letor", n_estimators=500)`` builds one by name; the names
-and classes come from :mod:`ltrconv.algorithms`. ``validate_params(name, params)`` checks
+and classes come from :mod:`ltrconv.rankers.registry`. ``validate_params(name, params)`` checks
 hyperparameters without building anything.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..algorithms import REGISTRY as ALGORITHMS
-from ..algorithms import UnknownAlgorithm
-from ..algorithms import get as _entry
+from .registry import REGISTRY as ALGORITHMS
+from .registry import UnknownAlgorithm
+from .registry import get as _entry
 
 if TYPE_CHECKING:
     from .base import Ranker
@@ -45,6 +45,16 @@ def param_names(name: str) -> list[str]:
     return get_class(name)._param_names()
 
 
+def removed_params(name: str) -> dict[str, str]:
+    """Parameters algorithm ``name`` no longer takes, each with the reason."""
+    return dict(get_class(name)._removed_params)
+
+
+def selects(name: str) -> str:
+    """What validation data chooses for algorithm ``name`` (rounds, C, restart, ...)."""
+    return get_class(name)._selects
+
+
 def validate_params(name: str, params: Mapping[str, Any]) -> None:
     """Check ``params`` against the declared constraints of algorithm ``name``; the first
     unknown or invalid one raises :class:`ParamError`, whose ``param`` attribute names it."""
@@ -59,4 +69,4 @@ def make(name: str, **params: Any) -> "Ranker":
 
 __all__ = ["ALGORITHMS", "DegenerateDataError", "NotFittedModelError", "ParamError", "Ranker",
            "TrainingData", "TrainingSelectionWarning", "get_class", "load", "make",
-           "param_names", "validate_params"]
+           "param_names", "removed_params", "selects", "validate_params"]

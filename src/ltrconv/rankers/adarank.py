@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..metrics import NDCGScorer
+from ..evaluation.scorer import NDCGScorer
 from .base import Ranker, TrainingData
 from .params import Boolean, Integer, Metric, Number, Options
 from .linear_objective import LinearObjective
@@ -149,9 +149,7 @@ class AdaRank(Ranker):
     def _weak_table(self, X, scorer: NDCGScorer, obj: LinearObjective) -> np.ndarray:
         """``m[f, q]``: training NDCG of query q ranked by feature f under ``weak_ties``."""
         if self.weak_ties == "average":
-            obj = LinearObjective(NDCGScorer(scorer.y, scorer.offsets,
-                                             scorer.convention.with_(ties="average"), scorer.k,
-                                             max_label=int(scorer.y.max())))
+            obj = LinearObjective(scorer.with_convention(scorer.convention.with_(ties="average")))
         cols = (np.ascontiguousarray(X[:, f]) for f in range(X.shape[1]))
         if self.weak_ties == "selection":
             cols = (selection_sort_ranks(c, scorer.offsets) for c in cols)

@@ -2,7 +2,7 @@
 
 ``fit(X, y, qid, *, X_val, y_val, qid_val, docid=None, docid_val=None)`` then ``predict(X)``.
 Hyperparameters are keyword-only constructor arguments, ``metric`` first; ``metric`` is an
-:class:`~ltrconv.metrics.MetricSpec` string such as ``"ndcg@10:letor"``, used for every NDCG the
+:class:`~ltrconv.evaluation.spec.MetricSpec` string such as ``"ndcg@10:letor"``, used for every NDCG the
 algorithm looks at: its objective where it has one, early stopping, model selection.
 
 :meth:`Ranker.fit` checks the hyperparameters against the class's ``_parameter_constraints``
@@ -29,11 +29,11 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
-from ..data import offsets_from_qid
 from ..errors import InputError, LtrconvError
-from ..metrics import MetricSpec, NDCGScorer
-from . import params as P
-from .params import ParamError
+from ..evaluation.queries import offsets_from_qid
+from ..evaluation.scorer import NDCGScorer
+from ..evaluation.spec import MetricSpec
+from .params import ParamError, unknown_message, validate
 
 
 class NotFittedModelError(LtrconvError, NotFittedError):
@@ -107,7 +107,7 @@ class Ranker(BaseEstimator):
     @classmethod
     def validate_params(cls, params: Mapping[str, Any]) -> None:
         """Raise :class:`ParamError` naming the first unknown or invalid entry of ``params``."""
-        P.validate(cls.name, cls._parameter_constraints, params, cls._removed_params)
+        validate(cls.name, cls._parameter_constraints, params, cls._removed_params)
 
     def _validate_params(self) -> None:
         self.validate_params(self.get_params(deep=False))
@@ -115,7 +115,7 @@ class Ranker(BaseEstimator):
     def set_params(self, **params: Any) -> "Ranker":
         unknown = [p for p in params if p not in self._parameter_constraints]
         if unknown:
-            raise ParamError(P.unknown_message(self.name, unknown, self._param_names(),
+            raise ParamError(unknown_message(self.name, unknown, self._param_names(),
                                                self._removed_params), param=sorted(unknown)[0])
         return super().set_params(**params)
 
@@ -222,14 +222,14 @@ class Ranker(BaseEstimator):
 
     # --- persistence ----------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        """Write the fitted model to ``path`` as a checked model file (:mod:`ltrconv.modelfile`)."""
-        from ..modelfile import write_model
+        """Write the fitted model to ``path`` as a checked model file (:mod:`ltrconv.rankers.modelfile`)."""
+        from .modelfile import write_model
 
         write_model(path, self)
 
 
 def load(path: str | Path) -> Ranker:
     """Read a model written by :meth:`Ranker.save`; damaged files are refused unread."""
-    from ..modelfile import read_model
+    from .modelfile import read_model
 
     return read_model(path)

@@ -24,8 +24,7 @@ import lightgbm as lgb
 import numpy as np
 from numba import njit, prange
 
-from .. import _kernels as K
-from ..metrics import NDCGScorer
+from ..evaluation.scorer import NDCGScorer, rank_discounts, swap_delta
 from .base import Ranker, TrainingData
 from .params import Integer, Metric, Number, RandomState
 
@@ -34,16 +33,16 @@ from .params import Integer, Metric, Number, RandomState
 def query_lambdas(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idcg, sigma,
                   grad_q, hess_q):
     """Add one query's λ-gradients and Hessians into ``grad_q`` / ``hess_q`` (no n×n matrix);
-    ``|ΔNDCG|`` from :func:`ltrconv._kernels.swap_delta`."""
+    ``|ΔNDCG|`` from :func:`ltrconv.evaluation.scorer.swap_delta`."""
     n = len(gains_q)
     if inv_idcg == 0.0:
         return
-    d = K.rank_discounts(scores_q, labels_q, tiekey_q, disc, k, tie_code)
+    d = rank_discounts(scores_q, labels_q, tiekey_q, disc, k, tie_code)
     for i in range(n):
         for j in range(n):
             if labels_q[i] <= labels_q[j]:
                 continue
-            delta = K.swap_delta(gains_q, d, i, j, inv_idcg)
+            delta = swap_delta(gains_q, d, i, j, inv_idcg)
             if delta == 0.0:
                 continue
             rho = 1.0 / (1.0 + math.exp(sigma * (scores_q[i] - scores_q[j])))
@@ -71,8 +70,9 @@ def all_lambdas(gains, scores, labels, tiekey, offsets, disc, k, tie_code, inv_i
 def lambda_gradients(scorer: NDCGScorer, scores: np.ndarray, sigma: float = 1.0):
     """(grad, hess) of the LambdaMART loss at ``scores`` under ``scorer``'s convention and k."""
     scores = np.ascontiguousarray(scores, dtype=np.float64)
-    return all_lambdas(scorer.gains, scores, scorer.y, scorer.tiekey, scorer.offsets,
-                       scorer.disc, scorer.k, scorer.tie_code, scorer.inv_idcg, float(sigma))
+    a = scorer.arrays
+    return all_lambdas(a.gains, scores, a.labels, a.tiekey, a.offsets, a.disc, a.k, a.tie_code,
+                       a.inv_idcg, float(sigma))
 
 
 class LambdaMART(Ranker):

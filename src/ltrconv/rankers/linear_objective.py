@@ -1,6 +1,6 @@
 """NDCG@k of linear scores, for the listwise linear rankers.
 
-:class:`LinearObjective` evaluates the NDCG of an :class:`~ltrconv.metrics.NDCGScorer` (same
+:class:`LinearObjective` evaluates the NDCG of an :class:`~ltrconv.evaluation.scorer.NDCGScorer` (same
 convention, same floats) for one score vector (AdaRank's weak rankers, a model's training
 NDCG) and for the whole line ``s + delta x`` at many ``delta`` at once (Coordinate Ascent's
 line search). Document i's rank is its place in the convention's tie order, then the index;
@@ -12,10 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._kernels import precedes
-from ..metrics import NDCGScorer
-from ..ties import AVERAGE, DOCID_DESC, INPUT_ORDER
-
+from ..evaluation.scorer import NDCGScorer, precedes
+from ..evaluation.ties import AVERAGE, DOCID_DESC, INPUT_ORDER
 
 # Relative margins of _stays_until: far above the rounding error of
 # b + d*x (a few 2^-53 in float64; 2^-24 where scores are compared as float32, docid-desc).
@@ -299,15 +297,8 @@ class LinearObjective:
     """
 
     def __init__(self, scorer: NDCGScorer):
-        self.offsets = scorer.offsets
-        self.gains = scorer.gains
-        self.labels = scorer.y
-        self.tiekey = scorer.tiekey
-        self.disc = scorer.disc
-        self.k = scorer.k
-        self.tie_code = scorer.tie_code
-        self.inv_idcg = scorer.inv_idcg
-        self.fallback = scorer.fallback
+        (self.gains, self.labels, self.tiekey, self.offsets, self.disc, self.k, self.tie_code,
+         self.inv_idcg, self.fallback) = scorer.arrays
         rel = self.gains > 0
         counts = np.add.reduceat(rel.astype(np.int64), self.offsets[:-1])
         self.rel_off = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)

@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
 
 from ..errors import LtrconvError
-from ..metrics import MetricSpec
+from ..evaluation.spec import MetricSpec
 
 
 class ParamError(LtrconvError, InvalidParameterError):
@@ -123,7 +123,7 @@ class RandomState(Constraint):
 
 
 class Metric(Constraint):
-    """A training metric ``ndcg@K:CONVENTION`` (:class:`~ltrconv.metrics.MetricSpec`)."""
+    """A training metric ``ndcg@K:CONVENTION`` (:class:`~ltrconv.evaluation.spec.MetricSpec`)."""
 
     def accepts(self, value) -> bool:
         return self.reason(value) is None

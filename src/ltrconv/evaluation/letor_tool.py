@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import Dataset
-from .errors import InputError
+from ..errors import InputError
 from .metrics import MAX_CUTOFFS, evaluate_dataset
 
 TOP = 10
@@ -40,7 +39,7 @@ def _sequential_mean(column: np.ndarray) -> float:
     return float(np.cumsum(column)[-1] / len(column)) if len(column) else float("nan")
 
 
-def mean_ndcg(data: Dataset, scores: np.ndarray) -> np.ndarray:
+def mean_ndcg(data, scores: np.ndarray) -> np.ndarray:
     """Per query: mean of NDCG@1 .. NDCG@n (``letor``), n its number of documents."""
     sizes = np.diff(data.offsets)
     total = np.zeros(len(sizes))
@@ -53,7 +52,7 @@ def mean_ndcg(data: Dataset, scores: np.ndarray) -> np.ndarray:
     return total / sizes
 
 
-def eval_score_report(data: Dataset, scores, per_query: bool, path: str = "TEST") -> str:
+def eval_score_report(data, scores, per_query: bool, path: str = "TEST") -> str:
     """The text ``Eval-Score-4.0.pl`` writes for ``data`` ranked by ``scores``."""
     if len(data.y) and data.y.max() > MAX_LABEL:
         row = int(np.argmax(data.y > MAX_LABEL))

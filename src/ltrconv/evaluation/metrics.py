@@ -10,10 +10,10 @@ On request, ``RankDCG = (DCG' - min DCG') / (max DCG' - min DCG')`` over the who
 (Katerenchuk & Rosenberg, Sec. 4), ``DCG' = sum_r rel'(l_r) / D_r`` with ``rel'`` the label's
 place among the query's distinct labels counted from the lowest (1) and ``D_r`` the place of the
 ideal order's r-th label counted from the highest (1); see
-:func:`ltrconv._kernels.sorted_query_rankdcg`.
+:func:`ltrconv.evaluation._kernels.sorted_query_rankdcg`.
 
 :func:`evaluate` validates and dispatches to one of two engines that give identical values:
-the numba kernel (:mod:`ltrconv._kernels`) or its numpy twin (:mod:`ltrconv._numpy_kernel`),
+the numba kernel (:mod:`ltrconv.evaluation._kernels`) or its numpy twin (:mod:`ltrconv.evaluation._numpy_kernel`),
 which spares a short-lived process numba's start-up. :class:`NDCGScorer` is the training-side
 view (fixed labels, many score vectors) and always runs on numba.
 """
@@ -26,12 +26,11 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..errors import InputError, LtrconvError
 from ._numpy_kernel import all_query_metrics as numpy_all_query_metrics
 from .conventions import Convention, get
-from .data import MAX_LABEL, Dataset, docid_ranks, offsets_from_qid
-from .errors import InputError, LtrconvError
-from .ties import CODES as TIE_CODES, DOCID_DESC
-
+from .queries import MAX_LABEL, docid_ranks, offsets_from_qid
+from .ties import CODES as TIE_CODES
 
 MAX_CUTOFF = 100_000
 """Largest cutoff k: discount tables are sized max(k, largest query), one float per rank."""
@@ -194,7 +193,7 @@ def evaluate(
 
     Query structure comes from ``qid`` (contiguous) or ``offsets``. ``docid`` is needed by
     ``docid-desc`` tie policies (``docid_rank``, their byte-order ranks, may be given
-    instead, as :attr:`Dataset.docid_rank <ltrconv.data.Dataset.docid_rank>` caches them).
+    instead, as :attr:`Dataset.docid_rank <ltrconv.data.letor.Dataset.docid_rank>` caches them).
     ``max_label`` sets the gain table size and ERR's maximum grade (default: the largest
     label present). ``rankdcg`` adds a ``RankDCG`` column: ranked by the convention's tie
     policy, and the convention's ``empty`` value for a query whose documents share one label;
@@ -256,13 +255,13 @@ def evaluate(
     if rankdcg or _use_numba(engine, len(y), n_max):  # RankDCG is computed by numba only
         import numba
 
-        from . import _kernels as K
+        from . import _kernels
 
-        if len(y) >= K.PARALLEL_MIN_DOCS:
-            vals = K.all_query_metrics_parallel(*args, rankdcg, top_only,
+        if len(y) >= _kernels.PARALLEL_MIN_DOCS:
+            vals = _kernels.all_query_metrics_parallel(*args, rankdcg, top_only,
                                                 8 * numba.get_num_threads())
         else:
-            vals = K.all_query_metrics(*args, rankdcg, top_only, 1)
+            vals = _kernels.all_query_metrics(*args, rankdcg, top_only, 1)
     else:
         vals = numpy_all_query_metrics(*args)
     if len(columns) < len(every):
@@ -270,111 +269,13 @@ def evaluate(
     out: dict[str, Evaluation] = {}
     slot = {i: j for j, i in enumerate(todo)}
     for i, conv in enumerate(convs):
-        out[conv.key] = Evaluation(conv, qids, columns, vals[slot[i]])
+        out[str(conv)] = Evaluation(conv, qids, columns, vals[slot[i]])
     return out
 
 
-def evaluate_dataset(data: Dataset, scores, **kwargs) -> dict[str, Evaluation]:
-    """:func:`evaluate` on a :class:`~ltrconv.data.Dataset`."""
+def evaluate_dataset(data, scores, **kwargs) -> dict[str, Evaluation]:
+    """:func:`evaluate` on a :class:`~ltrconv.data.letor.Dataset` (anything with ``y``, ``qid``,
+    ``offsets`` and ``docid_rank``)."""
     return evaluate(data.y, scores, data.qid, offsets=data.offsets, docid_rank=data.docid_rank,
                     **kwargs)
 
-
-class NDCGScorer:
-    """NDCG@k under one convention for fixed labels and query structure.
-
-    Precomputes gains and 1/IDCG@k; queries whose NDCG the convention fixes regardless of the
-    order (IDCG = 0, or n < k under ``short=zero``) get ``inv_idcg = 0`` and their fixed value.
-    """
-
-    def __init__(self, y, offsets, convention: str | Convention, k: int, docid=None,
-                 max_label: int | None = None):
-        self.convention = get(convention)
-        self.k = int(k)
-        if self.k < 1:
-            raise LtrconvError(f"cutoff must be >= 1, got {k}")
-        y = np.asarray(y).astype(np.int64)
-        self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.y = y
-        top = int(y.max()) if max_label is None else int(max_label)
-        self.gains = self.convention.gain_table(top)[y]
-        n_max = max(int(np.diff(self.offsets).max()), self.k)
-        self.disc = self.convention.discounts(n_max)
-        self.tie_code = TIE_CODES[self.convention.ties]
-        self.tiekey = docid_ranks(docid if self.tie_code == DOCID_DESC else None, len(y))
-        from . import _kernels as K
-
-        sizes = np.diff(self.offsets)
-        nq = len(sizes)
-        self.inv_idcg = np.zeros(nq)
-        self.fallback = np.zeros(nq)
-        for q in range(nq):
-            a, b = self.offsets[q], self.offsets[q + 1]
-            idcg = K.ideal_dcg(self.gains[a:b], self.disc, self.k)
-            if idcg <= 0:
-                self.fallback[q] = self.convention.empty
-            elif self.convention.short == "zero" and sizes[q] < self.k:
-                self.fallback[q] = 0.0
-            else:
-                self.inv_idcg[q] = 1.0 / idcg
-
-    def per_query(self, scores) -> np.ndarray:
-        scores = np.asarray(scores, dtype=np.float64)
-        if len(scores) != len(self.y):
-            raise InputError(f"{len(scores)} scores for {len(self.y)} documents")
-        from . import _kernels as K
-
-        kernel = K.all_query_ndcg_parallel if len(scores) >= K.PARALLEL_MIN_DOCS else K.all_query_ndcg
-        return kernel(self.gains, scores, self.y, self.tiekey, self.offsets, self.disc,
-                                self.k, self.tie_code, self.inv_idcg, self.fallback)
-
-    def mean(self, scores) -> float:
-        return float(self.per_query(scores).mean())
-
-
-_METRIC_RE = re.compile(r"^ndcg@([0-9]+):(.+)$")
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    """NDCG@k under a convention: the training metric of every ranker.
-
-    One string form, which ``str`` writes and :meth:`parse` reads back to an equal metric
-    (``MetricSpec.parse(str(m)) == m`` for every k and convention)::
-
-        metric     := "ndcg@" K ":" convention        K an integer >= 1
-        convention := NAME                            a registered convention (ranklib, letor, ...)
-                    | "ndcg(" [KEY=VALUE {"," KEY=VALUE}] ")"   keys of Convention; others default
-
-    e.g. ``ndcg@10:letor`` or ``ndcg@10:ndcg(gain=linear,empty=0.5)``. The convention part alone
-    is what ``ltrconv eval -c`` and :func:`ltrconv.conventions.get` take. ``str`` writes the
-    convention's :attr:`~ltrconv.conventions.Convention.spec`: the name under which the registry
-    holds it (so ``ndcg@10:ndcg(empty=0.5)`` is written ``ndcg@10:yahoo-half``), else its
-    canonical string, which spells out every key.
-    """
-
-    k: int
-    convention: Convention
-
-    def __post_init__(self) -> None:
-        if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) \
-                or self.k < 1:
-            raise LtrconvError(f"metric cutoff {self.k!r} must be an integer >= 1")
-        object.__setattr__(self, "k", int(self.k))
-        object.__setattr__(self, "convention", get(self.convention))
-
-    @classmethod
-    def parse(cls, text: "str | MetricSpec") -> "MetricSpec":
-        """The metric a string of the grammar above names (a MetricSpec is returned as is)."""
-        if isinstance(text, MetricSpec):
-            return text
-        m = _METRIC_RE.match(str(text).strip())
-        if not m or int(m.group(1)) < 1:
-            raise LtrconvError(f"metric {text!r}: expected ndcg@K:CONVENTION, e.g. ndcg@10:ranklib")
-        return cls(int(m.group(1)), get(m.group(2).strip()))
-
-    def __str__(self) -> str:
-        return f"ndcg@{self.k}:{self.convention.spec}"
-
-    def scorer(self, y, offsets, docid=None, max_label: int | None = None) -> NDCGScorer:
-        return NDCGScorer(y, offsets, self.convention, self.k, docid=docid, max_label=max_label)

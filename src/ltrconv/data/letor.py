@@ -6,8 +6,6 @@ of one query are contiguous. Errors name the file and line.
 
 from __future__ import annotations
 
-import io
-import os
 import re
 import warnings
 import zipfile
@@ -19,8 +17,9 @@ from typing import NoReturn
 
 import numpy as np
 
-from .errors import InputError, LtrconvError
-from .outputs import atomic_path
+from ..errors import InputError, LtrconvError
+from ..evaluation.queries import MAX_LABEL, docid_ranks, offsets_from_qid
+from ..outputs import atomic_path
 
 _DOCID_RE = re.compile(r"docid\s*=\s*(\S+)")
 
@@ -28,10 +27,6 @@ MAX_FEATURES = 100_000
 """Largest feature index accepted. Features are held densely (rows x largest index, float64),
 so one stray ``1000000000:0.3`` would ask for gigabytes per row; public LTR datasets have at
 most a few hundred features (MSLR-WEB 136, Yahoo 700, Istella 220)."""
-
-MAX_LABEL = 1_000
-"""Largest relevance label accepted: gain tables are indexed by label, and the ``exp`` gain
-2^l - 1 overflows float64 beyond l = 1023. Public LTR datasets grade 0..4."""
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _QID_RE = re.compile(r"-?[0-9]+")
@@ -198,42 +193,6 @@ def _load_npz(path: Path) -> Dataset:
     return Dataset(X=X.astype(np.float64, copy=False), y=y.astype(np.int64, copy=False),
                    qid=qid, offsets=offsets.astype(np.int64, copy=False),
                    docid=docid.astype(str), source=source)
-
-
-def docid_ranks(docid: np.ndarray | None, n: int) -> np.ndarray:
-    """Rank of each docid in byte order (0 = smallest); zeros when there are none."""
-    if docid is None:
-        return np.zeros(n, dtype=np.int64)
-    docid = np.asarray(docid)
-    if len(docid) != n:
-        raise InputError(f"docid has {len(docid)} entries for {n} documents")
-    # numpy orders str arrays by code point, which is UTF-8 byte order
-    _, inv = np.unique(docid.astype(str), return_inverse=True)
-    return inv.astype(np.int64)
-
-
-def offsets_from_qid(qid: np.ndarray, source: str | None = None) -> np.ndarray:
-    """Query boundaries of a qid vector whose queries are contiguous."""
-    qid = np.asarray(qid)
-    if qid.ndim != 1:
-        raise InputError("qid must be one-dimensional", source)
-    if len(qid) == 0:
-        return np.zeros(1, dtype=np.int64)
-    starts = np.flatnonzero(qid[1:] != qid[:-1]) + 1
-    offsets = np.concatenate(([0], starts, [len(qid)])).astype(np.int64)
-    firsts = np.sort(qid[offsets[:-1]])
-    if np.any(firsts[1:] == firsts[:-1]):
-        seen: set = set()
-        for row in offsets[:-1]:
-            q = qid[row]
-            if q in seen:
-                raise InputError(
-                    f"documents of qid {q} are not contiguous (the query reappears at row "
-                    f"{row + 1})",
-                    source,
-                )
-            seen.add(q)
-    return offsets
 
 
 def _parse_header(path: str, lineno: int, line: str) -> tuple[int, int, str, str]:

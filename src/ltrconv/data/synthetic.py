@@ -12,8 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .data import Dataset, atomic_path
-from .errors import InputError
+from ..errors import InputError
+from ..outputs import atomic_path
+from .letor import Dataset
 
 # MSLR-WEB10K (Microsoft Research, "Microsoft Learning to Rank Datasets", 2010): 10,000 queries,
 # 1,200,192 query-url pairs, 136 features, labels 0 (irrelevant) to 4 (perfectly relevant).

@@ -1,7 +1,7 @@
 """Seed variance of the study: per-seed tables and the convention effects' spread over seeds.
 
 A random ranker (Coordinate Ascent, RankNet) is trained once per seed; the study's tables average
-each query's score over the seeds (:func:`ltrconv.study.seed_averaged`) before any mean or test.
+each query's score over the seeds (:func:`ltrconv.study.tables.seed_averaged`) before any mean or test.
 This module keeps what that average hides: each seed's fold means (:func:`seed_fold_means`),
 each seed's paired t-tests between training conventions (:func:`seed_ttests`), and, for the
 paper's claims on training conventions (claims 3 and 4), a re-test with the Holm family limited
@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .algorithms import ORDER
-from .algorithms import display_name as name
+from ..rankers.registry import ORDER
+from ..rankers.registry import display_name as name
 from .paper import busa_fekete_2012 as paper
 from .stats import holm
-from .study import KEYS, check_per_query, fold_stats, ordered, sort_rows, ttests
+from .tables import KEYS, check_per_query, fold_stats, ordered, sort_rows, ttests
 
 SEED_TTEST_COLUMNS = ["dataset", "algorithm", "eval_convention", "metric", "k", "conv_a",
                       "conv_b", "seed", "n", "diff", "t", "p"]
@@ -41,12 +41,12 @@ def seed_fold_means(per_query: pd.DataFrame, metric: str | None = "NDCG") -> pd.
 
 
 def seed_ttests(per_query: pd.DataFrame, metric: str | None = "NDCG") -> pd.DataFrame:
-    """The paired t-tests of :func:`ltrconv.study.ttests` on each seed's models alone, for
+    """The paired t-tests of :func:`ltrconv.study.tables.ttests` on each seed's models alone, for
     ``metric`` (None: every metric).
 
     Seed s of one training convention is paired with seed s of the other; a deterministic
     algorithm, trained under the first seed only, has that seed's row only. ``diff``, ``t``
-    and ``p`` as in :func:`~ltrconv.study.ttests` (uncorrected).
+    and ``p`` as in :func:`~ltrconv.study.tables.ttests` (uncorrected).
     """
     pq = check_per_query(per_query)
     if metric is not None:

@@ -19,9 +19,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from . import algorithms as registry
-from .algorithms import display_name as name
-from .study import TRAIN_ORDER, ordered
+from ..rankers import registry as registry
+from ..rankers.registry import display_name as name
+from .tables import TRAIN_ORDER, ordered
 
 OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73",
              "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7"}
@@ -381,7 +381,7 @@ def winning_figure(winning: pd.DataFrame, out_stem, eval_conventions=("ranklib",
                    "letor"), train_convention: str = "ranklib", metric: str = "NDCG",
                    algorithms=registry.ORDER) -> Figure:
     """Normalized Winning Number of each algorithm over the cutoffs, one panel per evaluation
-    convention; models trained with ``train_convention`` (a :func:`ltrconv.winning
+    convention; models trained with ``train_convention`` (a :func:`ltrconv.study.winning
     .winning_numbers` table with columns train_convention, eval_convention, metric, k)."""
     w, algs, evs, ks = _trained_with(winning, metric, train_convention, algorithms,
                                      eval_conventions)

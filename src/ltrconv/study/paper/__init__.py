@@ -1,5 +1,5 @@
 """Published results the study checks, one module per paper.
 
-:mod:`ltrconv.paper.busa_fekete_2012`: the claims of Busa-Fekete, Szarvas, Éltető & Kégl (2012),
+:mod:`ltrconv.study.paper.busa_fekete_2012`: the claims of Busa-Fekete, Szarvas, Éltető & Kégl (2012),
 "An apple-to-apple comparison of learning-to-rank algorithms in terms of NDCG".
 """

@@ -13,7 +13,7 @@ A convention fixes every detail on which public NDCG tools disagree:
 * ``pk``: denominator of P@k, ``k`` or ``min`` (= min(k, n)).
 
 Conventions are frozen, hashable and round-trip through their canonical string (the grammar,
-and a metric ``ndcg@K:CONVENTION`` built on it, in :class:`ltrconv.metrics.MetricSpec`)::
+and a metric ``ndcg@K:CONVENTION`` built on it, in :class:`ltrconv.evaluation.spec.MetricSpec`)::
 
     >>> c = get("ranklib")
     >>> parse(c.canonical) == c
@@ -30,8 +30,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .data import MAX_LABEL
-from .errors import LtrconvError
+from ..errors import LtrconvError
+from .queries import MAX_LABEL
 from .ties import POLICIES as TIE_POLICIES
 
 DISCOUNTS = ("log2", "letor")
@@ -159,22 +159,13 @@ class Convention:
             f"short={self.short},ties={self.ties},rel={self.rel},pk={self.pk})"
         )
 
-    @property
-    def spec(self) -> str:
+    def __str__(self) -> str:
         """The shortest string :func:`get` reads back as this convention: its name while the
-        registry holds it under that name, else the name of the registered convention that
-        :func:`parse` finds equal to it, else :attr:`canonical`."""
+        registry holds it under that name, else the name of the registered convention equal to
+        it, else :attr:`canonical`. Result keys, labels and metric strings use it."""
         if self.name is not None and _REGISTRY.get(self.name) == self:
             return self.name
         return next((name for name, reg in _REGISTRY.items() if reg == self), self.canonical)
-
-    @property
-    def key(self) -> str:
-        """Registry name where there is one, else the canonical string."""
-        return self.name or self.canonical
-
-    def __str__(self) -> str:
-        return self.key
 
     # ---- numeric tables used by the kernels -----------------------------------------
     def gain_table(self, max_label: int) -> np.ndarray:
@@ -188,7 +179,7 @@ class Convention:
         missing = [lab for lab in range(max_label + 1) if lab not in table]
         if missing:
             raise ConventionError(
-                f"convention {self.key}: gain map has no value for label(s) {missing}"
+                f"convention {self}: gain map has no value for label(s) {missing}"
             )
         return np.array([table[lab] for lab in range(max_label + 1)], dtype=np.float64)
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .errors import LtrconvError
-from .study import check_per_query, sort_rows
+from ..errors import LtrconvError
+from .tables import check_per_query, sort_rows
 
 PESS, AVG, OPT, INPUT = "ranklib-tiepess", "ranklib-tieavg", "ranklib-tieopt", "ranklib"
 TIE_COLUMNS = ["dataset", "algorithm", "train_convention", "fold", "seed", "k", "n_queries",

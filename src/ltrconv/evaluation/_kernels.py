@@ -4,7 +4,7 @@ Each wrapper exists serial and parallel (``*_parallel``, ``prange`` over queries
 data such as MQ2008 (~1 ms a call) the serial one is faster, and threads only pay off on
 large collections, so callers dispatch on the number of documents (``PARALLEL_MIN_DOCS``).
 
-Tie policies by their codes in :mod:`ltrconv.ties`; ``tiekey`` is the docid's byte-order rank
+Tie policies by their codes in :mod:`ltrconv.evaluation.ties`; ``tiekey`` is the docid's byte-order rank
 (used by ``DOCID_DESC`` only).
 """
 
@@ -183,17 +183,6 @@ def average_in_place(values, ends):
             for p in range(i, j):
                 values[p] = m
         i = j
-
-
-@njit(cache=True)
-def ideal_dcg(gains_q, disc, k):
-    """DCG@k of the ideal order (gains descending)."""
-    g = np.sort(gains_q)[::-1]
-    m = min(k, len(g))
-    total = 0.0
-    for p in range(m):
-        total += g[p] * disc[p]
-    return total
 
 
 @njit(cache=True)
@@ -404,55 +393,3 @@ def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_label
 all_query_metrics = njit(cache=True)(_all_query_metrics)
 all_query_metrics_parallel = njit(parallel=True, cache=True)(_all_query_metrics)
 
-
-@njit(cache=True)
-def query_ndcg(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idcg, fallback):
-    """NDCG@k of one query given 1/IDCG@k (0 when the convention fixes the value)."""
-    if inv_idcg == 0.0:
-        return fallback
-    order = rank_order(scores_q, labels_q, tiekey_q, tie_code)
-    g = gains_q[order]
-    if tie_code == AVERAGE:
-        g = expected_by_position(g, group_ends(scores_q[order], tie_code))
-    m = min(k, len(g))
-    total = 0.0
-    for p in range(m):
-        total += g[p] * disc[p]
-    return total * inv_idcg
-
-
-def _all_query_ndcg(gains, scores, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, fallback):
-    nq = len(offsets) - 1
-    out = np.empty(nq)
-    for q in prange(nq):
-        a, b = offsets[q], offsets[q + 1]
-        out[q] = query_ndcg(gains[a:b], scores[a:b], labels[a:b], tiekey[a:b], disc, k,
-                            tie_code, inv_idcg[q], fallback[q])
-    return out
-
-
-all_query_ndcg = njit(cache=True)(_all_query_ndcg)
-all_query_ndcg_parallel = njit(parallel=True, cache=True)(_all_query_ndcg)
-
-
-@njit(cache=True)
-def rank_discounts(scores_q, labels_q, tiekey_q, disc, k, tie_code):
-    """``d[i]``: the discount of document i's current rank, 0 beyond rank k.
-
-    Ranks come from the scores under the tie policy; ``AVERAGE`` ranks tied documents in input
-    order (a swap moves two documents, not an expectation over their orders).
-    """
-    n = len(scores_q)
-    order = rank_order(scores_q, labels_q, tiekey_q,
-                       INPUT_ORDER if tie_code == AVERAGE else tie_code)
-    d = np.zeros(n)
-    for p in range(min(k, n)):
-        d[order[p]] = disc[p]
-    return d
-
-
-@njit(cache=True)
-def swap_delta(gains_q, d, i, j, inv_idcg):
-    """``|ΔNDCG@k| = |g_i - g_j| |d_i - d_j| / IDCG@k`` of swapping the ranks of documents i and
-    j, with ``d`` from :func:`rank_discounts`; 0 when ``inv_idcg`` = 0 (a fixed query)."""
-    return abs((gains_q[i] - gains_q[j]) * (d[i] - d[j])) * inv_idcg

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..algorithms import ORDER
-from ..algorithms import display_name as name
-from ..study import EVAL_ORDER, TRAIN_ORDER, ordered
+from ...rankers.registry import ORDER
+from ...rankers.registry import display_name as name
+from ..tables import EVAL_ORDER, TRAIN_ORDER, ordered
 
 HOLDS, FAILS, PARTLY, MISSING = ("holds", "does not hold", "partly",
                                   "cannot be checked (missing data)")
@@ -337,8 +337,8 @@ def claims(summary: pd.DataFrame, tests: pd.DataFrame, order: pd.DataFrame,
            audit: dict | None, setting: Setting = PAPER) -> list[dict]:
     """The paper's claims, each with its rule, measured numbers and verdict.
 
-    ``summary``, ``tests`` and ``order`` are the :func:`ltrconv.study.summarise`,
-    :func:`~ltrconv.study.ttests` and :func:`~ltrconv.study.algorithm_order` tables; the two
+    ``summary``, ``tests`` and ``order`` are the :func:`ltrconv.study.tables.summarise`,
+    :func:`~ltrconv.study.tables.ttests` and :func:`~ltrconv.study.tables.algorithm_order` tables; the two
     ranking claims read the training convention, metric and cutoff of the order table, the
     others those of ``setting``. Entries are dicts with keys id, title, claim, rule, measured
     (list of str) and verdict (holds / does not hold / partly / cannot be checked (missing

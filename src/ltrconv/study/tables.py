@@ -6,7 +6,7 @@ eval_convention, metric, k, qid) with the query's score in ``value`` (k = 0 for 
 was trained with (one seed for a deterministic algorithm). :func:`summarise`, :func:`fold_means`,
 :func:`ttests` and :func:`algorithm_order` build the result tables from each query's score
 averaged over seeds (:func:`seed_averaged`). What a paper claims about
-them lives in :mod:`ltrconv.paper`.
+them lives in :mod:`ltrconv.study.paper`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from . import algorithms
-from .errors import LtrconvError
+from ..rankers import registry as algorithms
+from ..errors import LtrconvError
 from .stats import holm, quadrature_stderr, t_from_moments
 
 KEYS = ["dataset", "algorithm", "train_convention", "eval_convention", "metric", "k"]
@@ -65,7 +65,7 @@ def per_query_frame(evaluations: dict, *, dataset: str, fold: int, algorithm: st
                     train_convention: str, seed: int = 0) -> pd.DataFrame:
     """The per-query rows of one model on one fold (trained with ``random_state = seed``).
 
-    ``evaluations`` maps each evaluation convention to its :class:`ltrconv.metrics.Evaluation`;
+    ``evaluations`` maps each evaluation convention to its :class:`ltrconv.evaluation.metrics.Evaluation`;
     its NDCG@k, P@k and MAP columns become rows (metric, k), k = 0 for MAP, query by query.
     """
     frames = []
@@ -181,7 +181,7 @@ def ttests(per_query: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     training conventions, the query scores (each averaged over the model's seeds, so that seed
     variance shrinks the noise instead of multiplying the pairs) are paired by (fold, qid);
     queries missing under either convention are dropped. ``n`` pairs, ``mean_a``/``mean_b`` are the means over the
-    paired queries, ``diff = mean_a - mean_b``, ``t``/``p`` as :func:`ltrconv.stats.paired_ttest`.
+    paired queries, ``diff = mean_a - mean_b``, ``t``/``p`` as :func:`ltrconv.study.stats.paired_ttest`.
     ``p_holm``: Holm adjustment over the family of all tests of one dataset and one metric
     type (NDCG, P or MAP): every algorithm, evaluation convention, cutoff and pair.
     ``significant = p_holm < alpha``.
@@ -252,25 +252,3 @@ def algorithm_order(summary: pd.DataFrame, train_convention: str = "ranklib",
         s.loc[grp.index, "order_differs"] = bool((here != there).any())
     return sort_rows(s[ORDER_COLUMNS], ["dataset", "eval_convention", "rank", "algorithm"])
 
-
-def audit_from_table(table: pd.DataFrame) -> dict:
-    """The audit dict back from its tidy form (columns section, key, value).
-
-    Rows of section ``dataset`` become top-level keys; other sections (``a.b``) become nested
-    dicts, with integer keys where the key is a number (cutoffs, labels, sizes).
-    """
-    missing = {"section", "key", "value"} - set(table.columns)
-    if missing:
-        raise LtrconvError(f"audit table lacks column(s) {sorted(missing)}")
-    out: dict = {}
-    for section, key, value in table[["section", "key", "value"]].itertuples(index=False):
-        node = out
-        if section != "dataset":
-            for part in str(section).split("."):
-                node = node.setdefault(part, {})
-        key = str(key)
-        k = int(key) if key.lstrip("-").isdigit() else key
-        v = float(value)
-        node[k] = int(v) if v.is_integer() and k in ("queries", "documents", "features",
-                                                      "empty_queries") else v
-    return out

@@ -189,7 +189,7 @@ def figure_page(png: bytes, title: str) -> str:
 
 
 def write(text: str, path: str | Path) -> None:
-    from .data import atomic_path
+    from ..outputs import atomic_path
 
     with atomic_path(path) as tmp:
         Path(tmp).write_text(text, encoding="utf-8")

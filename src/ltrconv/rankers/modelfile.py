@@ -35,13 +35,12 @@ import io
 import os
 import pickle
 import re
-from typing import TYPE_CHECKING
 
-from .errors import InputError, LtrconvError
-from .outputs import atomic_path
-
-if TYPE_CHECKING:
-    from .rankers.base import Ranker
+from .._version import __version__
+from ..errors import InputError, LtrconvError
+from ..outputs import atomic_path
+from .registry import REGISTRY as ALGORITHMS
+from .registry import get as get_entry
 
 MAGIC = b"ltrconv-model\n"
 FORMAT = 1
@@ -67,16 +66,8 @@ class ModelFileError(InputError):
     """A model file that is not one, is damaged, or cannot be read."""
 
 
-def _version() -> str:
-    from . import __version__
-
-    return __version__
-
-
-def write_model(path: str | os.PathLike, ranker: "Ranker") -> None:
+def write_model(path: str | os.PathLike, ranker) -> None:
     """Write the fitted ``ranker`` to ``path`` in format 1 (by the rules of :mod:`ltrconv.outputs`)."""
-    from .rankers import ALGORITHMS
-
     if not hasattr(ranker, "n_features_in_"):
         raise LtrconvError(f"{ranker.name}: save called before fit")
     if ranker.name not in ALGORITHMS:
@@ -84,14 +75,14 @@ def write_model(path: str | os.PathLike, ranker: "Ranker") -> None:
                            f"({', '.join(ALGORITHMS)})")
     payload = pickle.dumps(ranker, protocol=5)
     head = MAGIC + "".join(f"{k}: {v}\n" for k, v in (
-        ("format", FORMAT), ("ltrconv", _version()), ("algorithm", ranker.name),
+        ("format", FORMAT), ("ltrconv", __version__), ("algorithm", ranker.name),
         ("payload", "pickle"), ("length", len(payload)))).encode("ascii")
     digest = hashlib.sha256(head + payload).hexdigest()
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         fh.write(head + f"sha256: {digest}\n\n".encode("ascii") + payload)
 
 
-def read_model(path: str | os.PathLike) -> "Ranker":
+def read_model(path: str | os.PathLike):
     """The ranker stored at ``path``; :class:`ModelFileError` if the file fails any check."""
     where = os.fspath(path)
     try:
@@ -148,7 +139,7 @@ def _check_format(value: str, where: str) -> None:
                              where)
     if int(value) > FORMAT:
         raise ModelFileError(f"model file format {value} is newer than this ltrconv "
-                             f"{_version()} reads (format {FORMAT}); upgrade ltrconv", where)
+                             f"{__version__} reads (format {FORMAT}); upgrade ltrconv", where)
 
 
 def _read_payload(fh, length: int, where: str) -> bytes:
@@ -182,9 +173,7 @@ class _RankerUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"refers to {module}.{name}, which no ranker holds")
 
 
-def _unpickle(payload: bytes, fields: dict[str, str], where: str) -> "Ranker":
-    from .rankers import ALGORITHMS, get_class
-
+def _unpickle(payload: bytes, fields: dict[str, str], where: str):
     algorithm, written_by = fields["algorithm"], fields["ltrconv"]
     if fields["payload"] != "pickle":
         raise ModelFileError(f"payload kind {fields['payload']!r} is not one this ltrconv "
@@ -194,7 +183,7 @@ def _unpickle(payload: bytes, fields: dict[str, str], where: str) -> "Ranker":
                              f"{written_by}); known: {', '.join(ALGORITHMS)}", where)
     classes = {}
     for name in ALGORITHMS:
-        cls = get_class(name)
+        cls = get_entry(name).load_class()
         classes[cls.__module__, cls.__qualname__] = cls
     try:
         model = _RankerUnpickler(payload, classes).load()
@@ -202,6 +191,6 @@ def _unpickle(payload: bytes, fields: dict[str, str], where: str) -> "Ranker":
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
         raise ModelFileError(f"cannot load this {algorithm} model written by ltrconv "
                              f"{written_by} ({reason})", where) from None
-    if type(model) is not get_class(algorithm) or not model.__sklearn_is_fitted__():
+    if type(model) is not get_entry(algorithm).load_class() or not model.__sklearn_is_fitted__():
         raise ModelFileError(f"the payload is not a fitted {algorithm} model", where)
     return model

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from .errors import LtrconvError
+from ..errors import LtrconvError
 
 OBJECTIVE, SELECTION = "objective", "selection"
 

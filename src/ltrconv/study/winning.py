@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import LtrconvError
+from ..errors import LtrconvError
 
 WINNING_COLUMNS = ["WN", "IWN", "NWN", "n_units"]
 FLIP_COLUMNS = ["ahead_a", "ahead_b", "nwn_ahead_a", "nwn_behind_a", "nwn_ahead_b", "nwn_behind_b"]
@@ -166,7 +166,7 @@ def flips_markdown(winning: pd.DataFrame, reference: str = "ranklib", *,
              f"algorithms whose NWN order reverses when {reference} evaluation is swapped for:", ""]
     if w.empty or reference not in set(w["eval_convention"]):
         return "\n".join(lines + ["- no winning numbers for this setting"]) + "\n"
-    from .study import EVAL_ORDER, ordered
+    from .tables import EVAL_ORDER, ordered
 
     for ev in ordered([e for e in w["eval_convention"] if e != reference], EVAL_ORDER):
         flips = nwn_flips(w, reference, ev)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .algorithms import display_name as name
+from ..rankers.registry import display_name as name
 from .paper import busa_fekete_2012 as paper
 from .stats import t_from_moments
-from .study import (TTEST_COLUMNS, algorithm_order, holm_per_family, seed_averaged, sort_rows,
-                    summarise)
+from .tables import (TTEST_COLUMNS, algorithm_order, holm_per_family, seed_averaged, sort_rows,
+    summarise)
 
 COLUMNS = ["dataset", "algorithm", "variant", "train_convention", "eval_convention", "metric", "k",
            "mean_base", "stderr_base", "mean_variant", "stderr_variant", "diff", "n", "t", "p",
@@ -30,7 +30,7 @@ def implementation_table(per_query: pd.DataFrame, variants: dict[str, str],
     """Each variant against its base algorithm, per training and evaluation convention.
 
     ``variants`` maps a variant's name to its base algorithm. ``mean_*``/``stderr_*`` are the
-    fold-mean statistics of :func:`ltrconv.study.summarise`; ``diff = variant - base`` over the
+    fold-mean statistics of :func:`ltrconv.study.tables.summarise`; ``diff = variant - base`` over the
     queries paired by (fold, qid); ``t``/``p`` the paired t-test, ``p_holm`` Holm-adjusted over
     all comparisons of one dataset and metric type; ``significant = p_holm < alpha``.
     """
@@ -89,7 +89,7 @@ def implementation_section(summary: pd.DataFrame, table: pd.DataFrame,
 
     The conclusions are the paper's claims about the algorithm order (Coordinate Ascent best;
     RankBoost, RankSVM and LambdaMART close; AdaRank not competitive), checked by
-    :func:`ltrconv.paper.busa_fekete_2012.claims` once on the base algorithms and once with each
+    :func:`ltrconv.study.paper.busa_fekete_2012.claims` once on the base algorithms and once with each
     variant in place of its base. Effects are NDCG@k differences of models trained with
     ``train_convention``: the implementation effect (variant - base, ranklib evaluation), the
     training-convention effect (largest |other training convention - train_convention| of the

@@ -1,4 +1,4 @@
-"""The evaluation kernel in numpy: :func:`all_query_metrics` of :mod:`ltrconv._kernels`,
+"""The evaluation kernel in numpy: :func:`all_query_metrics` of :mod:`ltrconv.evaluation._kernels`,
 bit for bit, without numba's start-up (about a second per process for ``import numba`` and
 loading the compiled kernel, against milliseconds of work on a file such as MQ2008).
 
@@ -6,7 +6,7 @@ Every value is computed by the same floating-point operations in the same order 
 kernel: a running sum over a query's ranks is kept as one accumulator per query, advanced rank
 by rank over the queries still running (queries sorted longest first, so those are a prefix).
 numpy's pairwise ``sum``/``mean``/``reduceat`` would round differently and are not used on
-floats. Tie codes as in :mod:`ltrconv.ties`.
+floats. Tie codes as in :mod:`ltrconv.evaluation.ties`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,3 @@
+"""The package version, written into model files and reports."""
+
+__version__ = "0.1.0"

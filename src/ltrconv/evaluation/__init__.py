@@ -1,0 +1,27 @@
+"""The evaluation engine: NDCG conventions, tie policies, the metric grammar, the kernels,
+:func:`evaluate`, and the scorer that training optimises and selects with.
+
+Arrays in, numbers out: nothing here reads a file or imports another package of ltrconv.
+Modules: ``conventions`` (the conventions and their registry), ``ties`` (tie policies),
+``queries`` (query boundaries, docid tie keys), ``spec`` (``ndcg@K:CONVENTION``), ``metrics``
+(:func:`evaluate`), ``scorer`` (:class:`NDCGScorer` and the numba functions training uses),
+``letor_tool`` (``Eval-Score-4.0.pl``'s report); ``_kernels`` and ``_numpy_kernel`` are the
+engine's own.
+"""
+
+from .conventions import Convention, ConventionError, get, parse
+from .metrics import Evaluation, evaluate, evaluate_dataset, parse_cutoffs
+from .queries import docid_ranks, offsets_from_qid
+from .spec import MetricSpec
+
+__all__ = ["Convention", "ConventionError", "Evaluation", "MetricSpec", "NDCGScorer",
+           "docid_ranks", "evaluate", "evaluate_dataset", "get", "offsets_from_qid", "parse",
+           "parse_cutoffs"]
+
+
+def __getattr__(name: str):
+    if name == "NDCGScorer":  # loads numba
+        from .scorer import NDCGScorer
+
+        return NDCGScorer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

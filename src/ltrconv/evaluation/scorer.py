@@ -1,0 +1,172 @@
+"""NDCG@k under one convention for fixed labels and queries: what training optimises and
+selects with.
+
+:class:`NDCGScorer` scores whole rankings (``per_query``, ``mean``); :attr:`NDCGScorer.arrays`
+and the numba functions below are the interface of training code that scores inside its own
+numba loops (a ranker imports these, never the evaluation kernels)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from ..errors import InputError, LtrconvError
+from . import _kernels
+from ._kernels import expected_by_position, group_ends, precedes, rank_order
+from .conventions import Convention, get
+from .queries import docid_ranks
+from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER
+from .ties import CODES as TIE_CODES
+
+__all__ = ["NDCGScorer", "QueryArrays", "precedes", "query_ndcg", "rank_discounts", "swap_delta"]
+
+
+class QueryArrays(NamedTuple):
+    """A scorer's precomputed arrays, in the argument order of the numba functions below.
+
+    ``gains[i]`` of document i under the convention, ``labels``, ``tiekey`` (docid byte-order
+    rank, used by ``docid-desc`` ties only), query ``offsets``, ``disc[r]`` the discount of rank
+    r + 1, the cutoff ``k``, ``tie_code`` (:data:`ltrconv.evaluation.ties.CODES`), and per
+    query ``inv_idcg`` (1/IDCG@k, 0 when the convention fixes the value) and that fixed
+    ``fallback`` value.
+    """
+
+    gains: np.ndarray
+    labels: np.ndarray
+    tiekey: np.ndarray
+    offsets: np.ndarray
+    disc: np.ndarray
+    k: int
+    tie_code: int
+    inv_idcg: np.ndarray
+    fallback: np.ndarray
+
+
+
+
+@njit(cache=True)
+def ideal_dcg(gains_q, disc, k):
+    """DCG@k of the ideal order (gains descending)."""
+    g = np.sort(gains_q)[::-1]
+    m = min(k, len(g))
+    total = 0.0
+    for p in range(m):
+        total += g[p] * disc[p]
+    return total
+
+
+@njit(cache=True)
+def query_ndcg(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idcg, fallback):
+    """NDCG@k of one query given 1/IDCG@k (0 when the convention fixes the value)."""
+    if inv_idcg == 0.0:
+        return fallback
+    order = rank_order(scores_q, labels_q, tiekey_q, tie_code)
+    g = gains_q[order]
+    if tie_code == AVERAGE:
+        g = expected_by_position(g, group_ends(scores_q[order], tie_code))
+    m = min(k, len(g))
+    total = 0.0
+    for p in range(m):
+        total += g[p] * disc[p]
+    return total * inv_idcg
+
+
+def _all_query_ndcg(gains, scores, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, fallback):
+    nq = len(offsets) - 1
+    out = np.empty(nq)
+    for q in prange(nq):
+        a, b = offsets[q], offsets[q + 1]
+        out[q] = query_ndcg(gains[a:b], scores[a:b], labels[a:b], tiekey[a:b], disc, k,
+                            tie_code, inv_idcg[q], fallback[q])
+    return out
+
+
+all_query_ndcg = njit(cache=True)(_all_query_ndcg)
+
+
+all_query_ndcg_parallel = njit(parallel=True, cache=True)(_all_query_ndcg)
+
+
+@njit(cache=True)
+def rank_discounts(scores_q, labels_q, tiekey_q, disc, k, tie_code):
+    """``d[i]``: the discount of document i's current rank, 0 beyond rank k.
+
+    Ranks come from the scores under the tie policy; ``AVERAGE`` ranks tied documents in input
+    order (a swap moves two documents, not an expectation over their orders).
+    """
+    n = len(scores_q)
+    order = rank_order(scores_q, labels_q, tiekey_q,
+                       INPUT_ORDER if tie_code == AVERAGE else tie_code)
+    d = np.zeros(n)
+    for p in range(min(k, n)):
+        d[order[p]] = disc[p]
+    return d
+
+
+@njit(cache=True)
+def swap_delta(gains_q, d, i, j, inv_idcg):
+    """``|ΔNDCG@k| = |g_i - g_j| |d_i - d_j| / IDCG@k`` of swapping the ranks of documents i and
+    j, with ``d`` from :func:`rank_discounts`; 0 when ``inv_idcg`` = 0 (a fixed query)."""
+    return abs((gains_q[i] - gains_q[j]) * (d[i] - d[j])) * inv_idcg
+
+
+class NDCGScorer:
+    """NDCG@k under one convention for fixed labels and query structure.
+
+    Precomputes gains and 1/IDCG@k; queries whose NDCG the convention fixes regardless of the
+    order (IDCG = 0, or n < k under ``short=zero``) get ``inv_idcg = 0`` and their fixed value.
+    """
+
+    def __init__(self, y, offsets, convention: str | Convention, k: int, docid=None,
+                 max_label: int | None = None):
+        self.convention = get(convention)
+        self.k = int(k)
+        if self.k < 1:
+            raise LtrconvError(f"cutoff must be >= 1, got {k}")
+        y = np.asarray(y).astype(np.int64)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.y = y
+        self.max_label = int(y.max()) if max_label is None else int(max_label)
+        self.gains = self.convention.gain_table(self.max_label)[y]
+        n_max = max(int(np.diff(self.offsets).max()), self.k)
+        self.disc = self.convention.discounts(n_max)
+        self.tie_code = TIE_CODES[self.convention.ties]
+        self.docid = docid
+        self.tiekey = docid_ranks(docid if self.tie_code == DOCID_DESC else None, len(y))
+        sizes = np.diff(self.offsets)
+        nq = len(sizes)
+        self.inv_idcg = np.zeros(nq)
+        self.fallback = np.zeros(nq)
+        for q in range(nq):
+            a, b = self.offsets[q], self.offsets[q + 1]
+            idcg = ideal_dcg(self.gains[a:b], self.disc, self.k)
+            if idcg <= 0:
+                self.fallback[q] = self.convention.empty
+            elif self.convention.short == "zero" and sizes[q] < self.k:
+                self.fallback[q] = 0.0
+            else:
+                self.inv_idcg[q] = 1.0 / idcg
+
+    def per_query(self, scores) -> np.ndarray:
+        scores = np.asarray(scores, dtype=np.float64)
+        if len(scores) != len(self.y):
+            raise InputError(f"{len(scores)} scores for {len(self.y)} documents")
+        kernel = all_query_ndcg_parallel if len(scores) >= _kernels.PARALLEL_MIN_DOCS else all_query_ndcg
+        return kernel(self.gains, scores, self.y, self.tiekey, self.offsets, self.disc,
+                      self.k, self.tie_code, self.inv_idcg, self.fallback)
+
+    def mean(self, scores) -> float:
+        return float(self.per_query(scores).mean())
+
+    @property
+    def arrays(self) -> QueryArrays:
+        """The arrays a numba training loop scores with (see :class:`QueryArrays`)."""
+        return QueryArrays(self.gains, self.y, self.tiekey, self.offsets, self.disc, self.k,
+                           self.tie_code, self.inv_idcg, self.fallback)
+
+    def with_convention(self, convention: "str | Convention") -> "NDCGScorer":
+        """The same labels, queries, cutoff and gain-table width under another convention."""
+        return NDCGScorer(self.y, self.offsets, convention, self.k, docid=self.docid,
+                          max_label=self.max_label)

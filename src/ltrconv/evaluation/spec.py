@@ -1,0 +1,65 @@
+"""The metric grammar: ``ndcg@K:CONVENTION``, the training metric of every ranker."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import LtrconvError
+from .conventions import Convention, get
+
+if TYPE_CHECKING:
+    from .scorer import NDCGScorer
+
+
+_METRIC_RE = re.compile(r"^ndcg@([0-9]+):(.+)$")
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """NDCG@k under a convention: the training metric of every ranker.
+
+    One string form, which ``str`` writes and :meth:`parse` reads back to an equal metric
+    (``MetricSpec.parse(str(m)) == m`` for every k and convention)::
+
+        metric     := "ndcg@" K ":" convention        K an integer >= 1
+        convention := NAME                            a registered convention (ranklib, letor, ...)
+                    | "ndcg(" [KEY=VALUE {"," KEY=VALUE}] ")"   keys of Convention; others default
+
+    e.g. ``ndcg@10:letor`` or ``ndcg@10:ndcg(gain=linear,empty=0.5)``. The convention part alone
+    is what ``ltrconv eval -c`` and :func:`ltrconv.evaluation.conventions.get` take. ``str``
+    writes ``str(convention)``: the name under which the registry holds it (so
+    ``ndcg@10:ndcg(empty=0.5)`` is written ``ndcg@10:yahoo-half``), else its canonical string,
+    which spells out every key.
+    """
+
+    k: int
+    convention: Convention
+
+    def __post_init__(self) -> None:
+        if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) \
+                or self.k < 1:
+            raise LtrconvError(f"metric cutoff {self.k!r} must be an integer >= 1")
+        object.__setattr__(self, "k", int(self.k))
+        object.__setattr__(self, "convention", get(self.convention))
+
+    @classmethod
+    def parse(cls, text: "str | MetricSpec") -> "MetricSpec":
+        """The metric a string of the grammar above names (a MetricSpec is returned as is)."""
+        if isinstance(text, MetricSpec):
+            return text
+        m = _METRIC_RE.match(str(text).strip())
+        if not m or int(m.group(1)) < 1:
+            raise LtrconvError(f"metric {text!r}: expected ndcg@K:CONVENTION, e.g. ndcg@10:ranklib")
+        return cls(int(m.group(1)), get(m.group(2).strip()))
+
+    def __str__(self) -> str:
+        return f"ndcg@{self.k}:{self.convention}"
+
+    def scorer(self, y, offsets, docid=None, max_label: int | None = None) -> NDCGScorer:
+        from .scorer import NDCGScorer
+
+        return NDCGScorer(y, offsets, self.convention, self.k, docid=docid, max_label=max_label)
