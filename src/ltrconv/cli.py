@@ -137,7 +137,8 @@ def cmd_eval_score(args: argparse.Namespace) -> None:
     _check_out(args.output)
     data = Dataset.load(args.test)
     scores = read_scores(args.prediction, data.n_docs)
-    _emit(eval_score_report(data, scores, per_query=args.flag == "1", path=args.test), args.output)
+    _emit(eval_score_report(data, scores, per_query=args.flag == "1", path=args.test,
+                            tool=args.tool), args.output)
 
 
 # --- ttest ------------------------------------------------------------------------------
@@ -420,11 +421,16 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     e.set_defaults(func=cmd_eval)
 
-    es = command("eval-score", "LETOR 4.0's Eval-Score-4.0.pl: same arguments, same output", """
-        Replaces 'perl Eval-Score-4.0.pl TEST PREDICTION OUTPUT FLAG': P@1-10, MAP, NDCG@1-10
-        and MeanNDCG under the letor convention, in the Perl tool's layout.
+    es = command("eval-score", "the LETOR evaluation scripts: same arguments, same output", """
+        Replaces 'perl Eval-Score-4.0.pl TEST PREDICTION OUTPUT FLAG' (--tool letor4, the
+        default: P@1-10, MAP, NDCG@1-10 and MeanNDCG, NDCG under the letor convention),
+        mslr-eval-score-mslr.pl (--tool mslr: the same with labels 0-4, relevant for P@k and
+        MAP meaning label >= 2) or Eval-Score-3.0.pl (--tool letor3: P@k, MAP and NDCG@k for
+        k up to 16, letor convention), in the Perl script's layout.
     """)
-    es.add_argument("test", metavar="TEST", help="LETOR file (labels 0-2)")
+    es.add_argument("--tool", choices=("letor3", "letor4", "mslr"), default="letor4",
+                    help="the script to replace (default: letor4)")
+    es.add_argument("test", metavar="TEST", help="LETOR file (labels 0-2; 0-4 for mslr)")
     es.add_argument("prediction", metavar="PREDICTION",
                     help="one score per line, aligned with TEST")
     es.add_argument("output", metavar="OUTPUT", help="result file ('-' for stdout)")

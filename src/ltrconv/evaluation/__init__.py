@@ -5,8 +5,8 @@ Arrays in, numbers out: nothing here reads a file or imports another package of 
 Modules: ``conventions`` (the conventions and their registry), ``ties`` (tie policies),
 ``queries`` (query boundaries, docid tie keys), ``spec`` (``ndcg@K:CONVENTION``), ``metrics``
 (:func:`evaluate`), ``scorer`` (:class:`NDCGScorer` and the numba functions training uses),
-``letor_tool`` (``Eval-Score-4.0.pl``'s report); ``_kernels`` and ``_numpy_kernel`` are the
-engine's own.
+``letor_tool`` (the reports of the LETOR evaluation scripts); ``_kernels`` and
+``_numpy_kernel`` are the engine's own.
 """
 
 from .conventions import Convention, ConventionError, get, parse
