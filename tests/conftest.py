@@ -12,7 +12,8 @@ MQ2008 = Path(os.environ.get("LTRCONV_MQ2008_DIR")
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
 
 # Markers (registered in pyproject.toml) follow from the fixtures a test uses, directly or not.
-MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow"}
+MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow",
+                   "ci_run": "slow"}
 
 
 def pytest_collection_modifyitems(config, items):
