@@ -177,7 +177,10 @@ class Ranker(BaseEstimator):
     # --- data ---------------------------------------------------------------------------
     @staticmethod
     def check_xyq(X, y, qid, what: str = "training") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Validate and return (X float64 2-D, y int64, query offsets)."""
+        """Validate and return (X float64 2-D, y int64, query offsets). Each problem is one
+        :class:`InputError` (a ``ValueError``) naming it: a missing, sparse, complex, non-2-D,
+        featureless or non-finite ``X``, lengths that disagree, labels that are not non-negative
+        integers, queries that are not contiguous."""
         if y is None:
             raise InputError(f"{what} data: the ranker requires y to be passed, but the target y "
                              "is None")
