@@ -72,13 +72,13 @@ def bless(results: Path, reference: Path = REFERENCE) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mq2008", type=Path, default=os.environ.get("LTRCONV_MQ2008_DIR"),
+    parser.add_argument("--mq2008", type=Path, default=os.environ.get("LTRCONV_MQ2008_DIR") or None,
                         help="MQ2008 directory (Fold1..Fold5); default LTRCONV_MQ2008_DIR, else "
                              "where the configuration finds it")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ltrconv-ci-") as tmp:
         try:
-            results = run(Path(tmp), args.mq2008 and Path(args.mq2008).resolve())
+            results = run(Path(tmp), args.mq2008.resolve() if args.mq2008 else None)
         except RuntimeError as exc:
             print(f"ci_reference: {exc}", file=sys.stderr)
             return 1
