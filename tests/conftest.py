@@ -9,10 +9,16 @@ import pytest
 # The copy beside the checkout; LTRCONV_MQ2008_DIR points elsewhere (e.g. from a git worktree).
 MQ2008 = Path(os.environ.get("LTRCONV_MQ2008_DIR")
               or Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008")
+# RankLib 2.x's outputs on MQ2008 (models, logs, test scores), kept beside the checkout with the
+# data; LTRCONV_RANKLIB_REFERENCE points elsewhere.
+RANKLIB_REFERENCE = Path(os.environ.get("LTRCONV_RANKLIB_REFERENCE")
+                         or Path(__file__).resolve().parents[2] / "shared" / "reference"
+                         / "ranklib-2.x")
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
 
 # Markers (registered in pyproject.toml) follow from the fixtures a test uses, directly or not.
-MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow"}
+MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow",
+                   "ci_run": "slow"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -36,6 +42,16 @@ def mq2008_fold1(mq2008_dir):
     from ltrconv.data.letor import read_letor
 
     return tuple(read_letor(mq2008_dir / "Fold1" / f"{s}.txt") for s in ("train", "vali", "test"))
+
+
+@pytest.fixture(scope="session")
+def ranklib_reference() -> Path:
+    """RankLib 2.x's outputs: one directory per dataset and fold (MQ2008-Fold1/...)."""
+    if not RANKLIB_REFERENCE.is_dir():
+        pytest.skip(f"RankLib 2.x reference outputs not found at {RANKLIB_REFERENCE} (kept "
+                    "beside the checkout with the data; set LTRCONV_RANKLIB_REFERENCE to use "
+                    "another copy)")
+    return RANKLIB_REFERENCE
 
 
 @pytest.fixture(scope="session")

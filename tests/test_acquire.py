@@ -398,8 +398,13 @@ def test_source_edited_after_acquire_is_refused(copy, tmp_path, edit):
 
 def test_published_copy_does_not_follow_later_edits(copy, tmp_path):
     dest, manifest = acquired(copy, tmp_path, mode="copy")
+    published = dest / "Fold1" / "test.txt"
+    before = published.read_bytes()
+    assert not published.is_symlink() and before == (copy / "Fold1" / "test.txt").read_bytes()
     (copy / "Fold1" / "test.txt").write_text("0 qid:1 1:0.5\n")
-    verify.check_unchanged(dest, manifest, LAYOUT.files())
+    rows = verify.check_unchanged(dest, manifest, LAYOUT.files())  # the edit is not seen
+    assert [r["file"] for r in rows] == LAYOUT.files()
+    assert published.read_bytes() == before
 
 
 def test_manifest_without_stamps_hashes_every_file(copy, tmp_path, monkeypatch):
