@@ -27,7 +27,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from ltrconv import evaluate, evaluate_dataset
+from ltrconv import NDCGScorer, evaluate, evaluate_dataset
 
 ENGINES = ("numpy", "numba")
 CUTOFFS = list(range(1, 13))
@@ -139,6 +139,19 @@ def test_every_metric_equals_the_model(seed, engine):
             for k in CUTOFFS:
                 for name, value in truth(ranked, tool, k, l_max).items():
                     assert ev[name][q] == pytest.approx(value, abs=1e-12), (tool, q, name)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_training_scorer_equals_the_model(seed):
+    """NDCGScorer, the rankers' training and selection metric, applies the same rules."""
+    y, s, qid, docid = random_queries(seed)
+    offsets = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1], True])
+    for tool in TOOLS:
+        for k in (1, 3, 5, 10):
+            got = NDCGScorer(y, offsets, tool, k, docid=docid).per_query(s)
+            want = [truth(ranked_labels(y[a:b], s[a:b], TOOLS[tool]["ties"], docid[a:b]),
+                          tool, k, 4)[f"NDCG@{k}"] for a, b in zip(offsets[:-1], offsets[1:])]
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=f"{tool} @{k}")
 
 
 @pytest.mark.parametrize("engine", ENGINES)
