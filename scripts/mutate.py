@@ -18,8 +18,10 @@ searched for the snippet. A snippet that is found nowhere, more than once in its
 more than one file stops the script before anything runs (exit status 2).
 
 Output: one line per mutation (caught, and by which test, or NOT CAUGHT), then
-``caught X of Y``. Exit status 0 when every mutation is caught, 1 otherwise. Tests that need
-MQ2008 find it as the tests do (``LTRCONV_MQ2008_DIR``) and are skipped without it.
+``caught X of Y``. A run longer than ``--timeout`` is stopped and counts as caught (a test
+suite that never ends does not pass), reported as such. Exit status 0 when every mutation is
+caught, 1 otherwise. Tests that need MQ2008 find it as the tests do (``LTRCONV_MQ2008_DIR``)
+and are skipped without it.
 """
 
 from __future__ import annotations
@@ -188,17 +190,23 @@ def copy_tree(dest: Path) -> None:
                     ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
 
 
-def run_tests(copy: Path, tests: list[str], stop_first: bool) -> tuple[int, list[str], float]:
-    """(pytest exit status, failing test ids, seconds) on the source tree at ``copy``."""
+def run_tests(copy: Path, tests: list[str], stop_first: bool,
+              timeout: float) -> tuple[int | None, list[str], float]:
+    """(pytest exit status, failing test ids, seconds) on the source tree at ``copy``; the
+    status is None when the run outlasts ``timeout`` seconds (and is killed)."""
     cache = copy / "numba-cache"
     cache.mkdir()
     env = dict(os.environ, PYTHONPATH=str(copy / "src"), NUMBA_CACHE_DIR=str(cache))
     cmd = [sys.executable, "-m", "pytest", *(["-x"] if stop_first else []), "-q",
            "-p", "no:cacheprovider", *tests]
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return None, [], time.perf_counter() - start
     took = time.perf_counter() - start
-    failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, flags=re.M)
+    failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, flags=re.MULTILINE)
     if proc.returncode not in (0, 1):  # collection errors, interrupts: show why
         failed = failed or [proc.stdout.strip().splitlines()[-1] if proc.stdout.strip()
                             else proc.stderr.strip()[-300:]]
@@ -226,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="run every test (no -x) and list all that fail")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the run on the unmutated copy")
+    ap.add_argument("--timeout", type=float, default=900.0, metavar="SECONDS",
+                    help="a test run taking longer is stopped and the mutation counted as "
+                         "caught, by timeout (default: 900)")
     ap.add_argument("--list", action="store_true", help="list the mutations and exit")
     args = ap.parse_args(argv)
 
@@ -255,32 +266,39 @@ def main(argv: list[str] | None = None) -> int:
                 print("mutate.py: a process with PYTHONPATH on the copy imports another ltrconv",
                       file=sys.stderr)
                 return 2
-            status, failed, took = run_tests(copy, args.tests, stop_first)
+            status, failed, took = run_tests(copy, args.tests, stop_first, args.timeout)
             if status != 0:
-                print(f"mutate.py: the unmutated source fails: {', '.join(failed)}",
+                print("mutate.py: the unmutated source fails: "
+                      + (", ".join(failed) or f"no result after {args.timeout:.0f} s"),
                       file=sys.stderr)
                 return 2
             print(f"{'baseline':26} passes ({took:.0f} s)", flush=True)
-        caught = 0
+        caught = timed_out = 0
         for m in chosen:
             copy = Path(tmp) / m.name
             copy_tree(copy)
             path = copy / places[m.name]
             text = path.read_text(encoding="utf-8")
             path.write_text(text.replace(m.original, m.replacement, 1), encoding="utf-8")
-            status, failed, took = run_tests(copy, order_tests(m.first, args.tests), stop_first)
-            if status not in (0, 1, 2):  # 2: a collection error, which the mutation may cause
+            status, failed, took = run_tests(copy, order_tests(m.first, args.tests), stop_first,
+                                             args.timeout)
+            if status is None:
+                caught += 1
+                timed_out += 1
+                verdict = f"caught by timeout (no result after {args.timeout:.0f} s)"
+            elif status not in (0, 1, 2):  # 2: a collection error, which the mutation may cause
                 print(f"mutate.py: pytest exit status {status} on {m.name}: {', '.join(failed)}",
                       file=sys.stderr)
                 return 2
-            if status != 0:
+            elif status != 0:
                 caught += 1
                 verdict = "caught by " + ", ".join(failed or [f"pytest exit status {status}"])
             else:
                 verdict = "NOT CAUGHT"
             print(f"{m.name:26} {verdict} ({took:.0f} s)  [{m.breaks}]", flush=True)
             shutil.rmtree(copy, ignore_errors=True)
-        print(f"caught {caught} of {len(chosen)}")
+        print(f"caught {caught} of {len(chosen)}"
+              + (f" ({timed_out} by timeout)" if timed_out else ""))
     return 0 if caught == len(chosen) else 1
 
 
