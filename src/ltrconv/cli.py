@@ -298,7 +298,7 @@ def cmd_conventions(args: argparse.Namespace) -> None:
         print(f"{name:19s} {conv_mod.get(name).canonical}")
         lib = conv_mod.library(name)
         if lib is not None:
-            note = f"; float32: {lib.float32}" if lib.float32 else ""
+            note = f" [float32: {lib.float32}]" if lib.float32 else ""
             print(f"{'':19s} {lib.tool}, checked on {lib.checked}: {lib.description}{note}")
 
 
