@@ -93,6 +93,7 @@ def cmd_eval(args: argparse.Namespace) -> None:
     data = Dataset.load(args.data)
     scores = read_scores(args.scores, data.n_docs)
     names = args.convention or list(conv_mod.PAPER_TOOLS)
+    names = [m for n in names for m in (conv_mod.builtin_names() if n == conv_mod.ALL else [n])]
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     results = evaluate_dataset(data, scores, conventions=names, cutoffs=args.cutoffs,
                                rankdcg=args.rankdcg, metrics=metrics)
@@ -102,13 +103,16 @@ def cmd_eval(args: argparse.Namespace) -> None:
     if args.format == "json":
         doc: dict = {"data": str(args.data), "scores": str(args.scores), "conventions": {}}
         for name, ev in results.items():
-            idx = [j for j in keep_idx if not np.all(np.isnan(ev.values[:, j]))]
+            counted = ev.values if ev.skipped is None else ev.values[~ev.skipped]
+            idx = [j for j in keep_idx if not np.all(np.isnan(counted[:, j]))]
             cols = [ev.columns[j] for j in idx]
-            means = ev.values.mean(axis=0)
+            means = ev.mean()
             entry: dict = {
                 "definition": ev.convention.canonical,
-                "mean": {c: _clean(means[j]) for c, j in zip(cols, idx)},
+                "mean": {c: _clean(means[c]) for c in cols},
             }
+            if ev.skipped is not None:  # empty=skip: left out of the means, null per query
+                entry["skipped"] = [str(q) for q in ev.qids[ev.skipped]]
             if args.per_query:
                 entry["per_query"] = {
                     str(q): {c: _clean(v) for c, v in zip(cols, ev.values[i, idx])}
@@ -123,8 +127,8 @@ def cmd_eval(args: argparse.Namespace) -> None:
         if args.per_query:
             for i, q in enumerate(ev.qids):
                 lines.append("\t".join([name, str(q), *(f"{ev.values[i, j]:.6f}" for j in idx)]))
-        means = ev.values.mean(axis=0)
-        lines.append("\t".join([name, "all", *(f"{means[j]:.6f}" for j in idx)]))
+        means = ev.mean()  # skipped queries (nan above) left out
+        lines.append("\t".join([name, "all", *(f"{means[ev.columns[j]]:.6f}" for j in idx)]))
     _emit("\n".join(lines) + "\n", args.output)
 
 
@@ -292,7 +296,11 @@ def cmd_audit(args: argparse.Namespace) -> None:
 def cmd_conventions(args: argparse.Namespace) -> None:
     _load_conventions_file(args.conventions_file)
     for name in conv_mod.names():
-        print(f"{name:18s} {conv_mod.get(name).canonical}")
+        print(f"{name:19s} {conv_mod.get(name).canonical}")
+        lib = conv_mod.library(name)
+        if lib is not None:
+            note = f" [float32: {lib.float32}]" if lib.float32 else ""
+            print(f"{'':19s} {lib.tool}, checked on {lib.checked}: {lib.description}{note}")
 
 
 # --- train / predict --------------------------------------------------------------------
@@ -405,8 +413,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("scores", metavar="SCORES", help="one score per line, aligned with DATA")
     e.add_argument("--convention", "-c", metavar="NAME", action="append",
                    help="convention name (see 'ltrconv conventions') or definition string "
-                        "such as 'ndcg(empty=0.5)'; repeatable (default: ranklib, trec, "
-                        "yahoo, letor)")
+                        "such as 'ndcg(empty=0.5)', or 'all' for every built-in one; "
+                        "repeatable (default: ranklib, trec, yahoo, letor)")
     e.add_argument("--conventions-file", metavar="FILE", help="YAML file defining more conventions")
     e.add_argument("--cutoffs", metavar="K", default="1-10",
                    help="cutoffs, e.g. 1-10 or 1,5,10 (default: 1-10)")
@@ -464,7 +472,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_audit)
 
     c = command("conventions", "list the registered conventions", """
-        Each name with its definition string, which -c accepts in place of the name.
+        Each name with its definition string, which -c accepts in place of the name; for a
+        library's convention also the tool, the version checked and, where the library computes
+        in float32, how far its values agree.
     """, writes=False)
     c.add_argument("--conventions-file", metavar="FILE", help="YAML file defining more conventions")
     c.set_defaults(func=cmd_conventions)

@@ -3,14 +3,30 @@
 A convention fixes every detail on which public NDCG tools disagree:
 
 * ``gain``: ``exp`` (2^l - 1), ``linear`` (l) or an explicit label->gain map;
-* ``disc``: ``log2`` (1/log2(r+1)) or ``letor`` (1 for r <= 2, 1/log2(r) for r >= 3);
-* ``empty``: NDCG of a query without relevant document (IDCG = 0);
+* ``disc``: ``log2`` (1/log2(r+1)), ``letor`` (1 for r <= 2, 1/log2(r) for r >= 3) or
+  ``position`` (1/r);
+* ``empty``: NDCG of a query without relevant document (IDCG = 0), a number in [0, 1], or
+  ``skip``: the query is left out (NaN in per-query values, left out of every mean);
 * ``short``: NDCG@k of a query with n < k documents, ``truncate`` (= NDCG@n) or ``zero``;
 * ``ties``: order of tied scores, ``input-order``, ``docid-desc`` (scores compared as
   float32, ties by docid descending in byte order), or tie-aware ``average`` (expected value
-  over all orders of the tied documents), ``pessimistic`` (worst first), ``optimistic``;
+  over all orders of the tied documents), ``pessimistic`` (worst first), ``optimistic``, or
+  a library's sort artefact, ``numpy-argsort-reversed`` or ``numba-quicksort``
+  (:mod:`ltrconv.evaluation.ties`);
 * ``rel``: label threshold for P@k, MAP, RR;
-* ``pk``: denominator of P@k, ``k`` or ``min`` (= min(k, n)).
+* ``pk``: denominator of P@k, ``k`` or ``min`` (= min(k, n));
+* ``scores``: ``float32`` compares scores rounded to float32, whatever the tie policy
+  (``docid-desc`` always does); ``float64`` otherwise;
+* ``labels``: labels accepted, ``int`` (integers), ``real`` (any real number) or ``trunc``
+  (any real number, truncated toward zero to an integer first);
+* ``negative``: negative labels, ``refuse``d, counted as label 0 (``zero``), or kept with the
+  gain formula's value (``keep``: a query with IDCG <= 0 takes the ``empty`` value;
+  ``keep-divide``: only IDCG = 0 does, IDCG < 0 divides like any other);
+* ``max_label``: the largest label accepted (a tool's limit), or none.
+
+Only the first seven are spelled out in every canonical string; the others appear when they
+differ from their defaults (``scores`` from the tie policy's, ``labels=int``,
+``negative=refuse``, no ``max_label``).
 
 Conventions are frozen, hashable and round-trip through their canonical string (the grammar,
 and a metric ``ndcg@K:CONVENTION`` built on it, in :class:`ltrconv.evaluation.spec.MetricSpec`)::
@@ -22,6 +38,7 @@ and a metric ``ndcg@K:CONVENTION`` built on it, in :class:`ltrconv.evaluation.sp
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from dataclasses import dataclass, field, fields, replace
@@ -31,13 +48,20 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import LtrconvError
+from .libraries import LIBRARIES, Library
 from .queries import MAX_LABEL
 from .ties import POLICIES as TIE_POLICIES
 
-DISCOUNTS = ("log2", "letor")
+DISCOUNTS = ("log2", "letor", "position")
 SHORT_POLICIES = ("truncate", "zero")
 PK_DENOMINATORS = ("k", "min")
 GAIN_KINDS = ("exp", "linear")
+SCORE_PRECISIONS = ("float64", "float32")
+LABEL_KINDS = ("int", "real", "trunc")
+NEGATIVE_POLICIES = ("refuse", "zero", "keep", "keep-divide")
+SKIP = "skip"
+ALL = "all"
+"""Not a convention: ``-c all`` asks for every built-in one, so no convention may take it."""
 
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 
@@ -100,6 +124,56 @@ def _parse_gain(value: Any) -> str | tuple[tuple[int, float], ...]:
     return tuple(items)
 
 
+def _parse_empty(value: Any) -> float | str:
+    """A number in [0, 1] (``"0.5"`` allowed), or ``skip``."""
+    if isinstance(value, str) and value.strip() == SKIP:
+        return SKIP
+    hint = f"empty must be a number in [0, 1] or {SKIP!r}, got {value!r}"
+    try:
+        if isinstance(value, (bool, np.bool_)):
+            raise TypeError
+        empty = float(value)
+    except (TypeError, ValueError):
+        raise ConventionError(hint) from None
+    if not 0.0 <= empty <= 1.0:
+        raise ConventionError(hint)
+    return empty
+
+
+def _parse_scores(value: Any, ties: str) -> str | None:
+    """None where the tie policy's own precision is meant (float32 for ``docid-desc``,
+    float64 otherwise), else ``"float32"``."""
+    if value is None:
+        return None
+    if value not in SCORE_PRECISIONS:
+        raise ConventionError(f"scores must be one of {', '.join(SCORE_PRECISIONS)}; "
+                              f"got {value!r}")
+    if ties == "docid-desc":
+        if value == "float64":
+            raise ConventionError("scores=float64 is not available with ties=docid-desc, which "
+                                  "compares scores as float32 (trec_eval)")
+        return None
+    return None if value == "float64" else value
+
+
+def _parse_max_label(value: Any) -> int | None:
+    """None, ``"none"``, or an integer label in 0..MAX_LABEL."""
+    if value is None or (isinstance(value, str) and value.strip() == "none"):
+        return None
+    hint = f"max_label must be an integer label in 0..{MAX_LABEL} or none, got {value!r}"
+    if isinstance(value, (bool, np.bool_)):
+        raise ConventionError(hint)
+    if isinstance(value, str):
+        if not re.fullmatch(r"\s*[0-9]+\s*", value):
+            raise ConventionError(hint)
+        value = int(value)
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    if not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_LABEL:
+        raise ConventionError(hint)
+    return int(value)
+
+
 @dataclass(frozen=True)
 class Convention:
     """One way of computing NDCG (and the P@k / MAP that tools report beside it)."""
@@ -111,6 +185,10 @@ class Convention:
     ties: str = "input-order"
     rel: int = 1
     pk: str = "min"
+    scores: str | None = None
+    labels: str = "int"
+    negative: str = "refuse"
+    max_label: int | None = None
     name: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -120,20 +198,16 @@ class Convention:
             ("short", SHORT_POLICIES),
             ("ties", TIE_POLICIES),
             ("pk", PK_DENOMINATORS),
+            ("labels", LABEL_KINDS),
+            ("negative", NEGATIVE_POLICIES),
         ):
             if getattr(self, attr) not in allowed:
                 raise ConventionError(
                     f"{attr} must be one of {', '.join(allowed)}; got {getattr(self, attr)!r}"
                 )
-        try:
-            if isinstance(self.empty, (bool, np.bool_)):
-                raise TypeError
-            empty = float(self.empty)
-        except (TypeError, ValueError):
-            raise ConventionError(f"empty must be a number in [0, 1], got {self.empty!r}") from None
-        if not 0.0 <= empty <= 1.0:
-            raise ConventionError(f"empty must be a number in [0, 1], got {self.empty!r}")
-        object.__setattr__(self, "empty", empty)
+        object.__setattr__(self, "empty", _parse_empty(self.empty))
+        object.__setattr__(self, "scores", _parse_scores(self.scores, self.ties))
+        object.__setattr__(self, "max_label", _parse_max_label(self.max_label))
         try:
             if isinstance(self.rel, (bool, np.bool_)):
                 raise TypeError
@@ -146,17 +220,34 @@ class Convention:
         if self.name is not None and not _NAME_RE.fullmatch(self.name):
             raise ConventionError(f"convention name {self.name!r} must match {_NAME_RE.pattern}")
 
+    @property
+    def skips(self) -> bool:
+        """Whether a query without relevant document is left out (``empty=skip``)."""
+        return self.empty == SKIP
+
+    @property
+    def float32_scores(self) -> bool:
+        """Whether scores are compared as float32 (``scores=float32`` or ``docid-desc``)."""
+        return self.scores == "float32" or self.ties == "docid-desc"
+
     # ---- string forms -------------------------------------------------------------
     @property
     def canonical(self) -> str:
-        """Full parameter string, e.g. ``ndcg(gain=exp,disc=log2,empty=0,...)``."""
+        """Full parameter string, e.g. ``ndcg(gain=exp,disc=log2,empty=0,...)``: the first
+        seven parameters always, the others where they differ from their defaults."""
         if isinstance(self.gain, str):
             gain = self.gain
         else:
             gain = ";".join(f"{k}:{_format_number(v)}" for k, v in self.gain)
+        empty = self.empty if self.skips else _format_number(self.empty)
+        extra = "".join(
+            f",{key}={value}" for key, value, default in (
+                ("scores", self.scores, None), ("labels", self.labels, "int"),
+                ("negative", self.negative, "refuse"), ("max_label", self.max_label, None))
+            if value != default)
         return (
-            f"ndcg(gain={gain},disc={self.disc},empty={_format_number(self.empty)},"
-            f"short={self.short},ties={self.ties},rel={self.rel},pk={self.pk})"
+            f"ndcg(gain={gain},disc={self.disc},empty={empty},"
+            f"short={self.short},ties={self.ties},rel={self.rel},pk={self.pk}{extra})"
         )
 
     def __str__(self) -> str:
@@ -170,24 +261,32 @@ class Convention:
     # ---- numeric tables used by the kernels -----------------------------------------
     def gain_table(self, max_label: int) -> np.ndarray:
         """gain[l] for l = 0..max_label."""
-        labels = np.arange(max_label + 1, dtype=np.float64)
+        return self.gains(np.arange(max_label + 1, dtype=np.float64))
+
+    def gains(self, labels: np.ndarray) -> np.ndarray:
+        """The gain of each label value (real or negative ones too, where the formula has
+        one: ``exp`` 2^l - 1, ``linear`` l; a map needs every value as a key)."""
+        labels = np.asarray(labels, dtype=np.float64)
         if self.gain == "exp":
             return np.exp2(labels) - 1.0
         if self.gain == "linear":
             return labels
         table = dict(self.gain)
-        missing = [lab for lab in range(max_label + 1) if lab not in table]
+        missing = [_format_number(v) for v in labels if v not in table]
         if missing:
             raise ConventionError(
-                f"convention {self}: gain map has no value for label(s) {missing}"
+                f"convention {self}: gain map has no value for label(s) "
+                f"[{', '.join(missing)}]"
             )
-        return np.array([table[lab] for lab in range(max_label + 1)], dtype=np.float64)
+        return np.array([table[v] for v in labels], dtype=np.float64)
 
     def discounts(self, n: int) -> np.ndarray:
         """disc(r) for r = 1..n."""
         r = np.arange(1, n + 1, dtype=np.float64)
         if self.disc == "log2":
             return 1.0 / np.log2(r + 1.0)
+        if self.disc == "position":
+            return 1.0 / r
         out = np.ones(n)
         out[2:] = 1.0 / np.log2(r[2:])
         return out
@@ -218,6 +317,7 @@ def register(name: str, convention: Convention, *, overwrite: bool = False) -> C
     """
     if not _NAME_RE.fullmatch(name):
         raise ConventionError(f"convention name {name!r} must match {_NAME_RE.pattern}")
+    _refuse_all(name)
     builtin = reserved(name)
     if builtin is not None and (builtin != name or _REGISTRY[builtin] != convention):
         raise ConventionError(f"convention name {name!r} is reserved for the built-in "
@@ -229,8 +329,24 @@ def register(name: str, convention: Convention, *, overwrite: bool = False) -> C
     return named
 
 
+def _refuse_all(name: str) -> None:
+    if name.casefold() == ALL:
+        raise ConventionError(f"{name!r} cannot name a convention: '-c {ALL}' asks for every "
+                              "built-in convention")
+
+
 def names() -> list[str]:
     return list(_REGISTRY)
+
+
+def builtin_names() -> list[str]:
+    """The built-in conventions in registry order: what ``-c all`` evaluates."""
+    return [n for n in _REGISTRY if n in BUILTIN]
+
+
+def library(name: str) -> Library | None:
+    """The library whose NDCG the built-in convention ``name`` is, if it is one."""
+    return LIBRARIES.get(name)
 
 
 def get(spec: "str | Convention") -> Convention:
@@ -241,7 +357,9 @@ def get(spec: "str | Convention") -> Convention:
         return _REGISTRY[spec]
     if isinstance(spec, str) and spec.startswith("ndcg("):
         return parse(spec)
-    raise ConventionError(f"unknown convention {spec!r}; known: {', '.join(_REGISTRY)}")
+    close = difflib.get_close_matches(str(spec), list(_REGISTRY), n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ConventionError(f"unknown convention {spec!r}; {hint}known: {', '.join(_REGISTRY)}")
 
 
 _CANON_RE = re.compile(r"^ndcg\((.*)\)$")
@@ -327,6 +445,10 @@ def _register_file(conventions: dict, path: Path, out: list[Convention]) -> None
             raise ConventionError(f"{where} must be a mapping")
         if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
             raise ConventionError(f"{where}: convention name {name!r} must match {_NAME_RE.pattern}")
+        try:
+            _refuse_all(name)
+        except ConventionError as exc:
+            raise ConventionError(f"{where}: {exc}") from None
         builtin = reserved(name)
         if builtin is not None:
             whose = ("a built-in convention" if builtin == name
@@ -363,6 +485,9 @@ for _base in (RANKLIB, YAHOO, LETOR):
     register(f"{_base.name}-tieavg", _base.with_(ties="average"))
 register("ranklib-tiepess", RANKLIB.with_(ties="pessimistic"))
 register("ranklib-tieopt", RANKLIB.with_(ties="optimistic"))
+# Today's libraries (tool, version checked and description in ltrconv.evaluation.libraries).
+for _lib in LIBRARIES.values():
+    register(_lib.name, Convention(**_lib.axes))
 BUILTIN = frozenset(_REGISTRY)
 
 PAPER_TOOLS = ("ranklib", "trec", "yahoo", "letor")
