@@ -14,9 +14,9 @@ documents it should beat by the margin and does not) and A-_k = {i: l_i > l_k, s
 or sum over documents of lower (higher) label whose score lies above (below) a threshold: a
 query's documents are sorted by score once per w, and two sweeps over that order with a Fenwick
 tree over the query's label levels give every sum in O(n_q log n_q), never O(pairs)
-(Chapelle & Keerthi 2010, "Efficient algorithms for ranking with SVMs", Inf. Retr. 13(3), Sec. 4;
-Lee & Lin 2014, "Large-scale linear RankSVM", Neural Comput. 26(4), Sec. 3, with order-statistic
-trees for many levels). Scores and directions are centred per query before the sums, which leaves
+(Chapelle & Keerthi 2010, "Efficient algorithms for ranking with SVMs", Inf. Retr. 13(3);
+Lee & Lin 2014, "Large-scale linear RankSVM", Neural Comput. 26(4), with order-statistic trees
+for many levels). Scores and directions are centred per query before the sums, which leaves
 every difference unchanged and keeps the expanded squares from cancelling.
 """
 
