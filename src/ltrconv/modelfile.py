@@ -17,10 +17,11 @@ refused with that reason), each header line, the payload length (a truncated fil
 after the payload, are refused) and the digest, all before the payload is unpickled; any
 failure is one :class:`ModelFileError` line naming the file.
 
-The payload is the fitted ranker, pickled. LambdaMART keeps LightGBM's own text model format
-in it (``model_str_``) and rebuilds the booster from that text. Unpickling resolves only the six
-ranker classes and the few numpy and builtin names that arrays and numbers need, so a file
-cannot ask for any other callable.
+The payload is the fitted ranker, pickled. LambdaMART on LightGBM (``lambdamart_lightgbm``)
+keeps LightGBM's own text model format in it (``model_str_``) and rebuilds the booster from that
+text. Unpickling resolves only the ranker classes (:data:`ltrconv.algorithms.KNOWN`) and the few
+numpy and builtin names that arrays and numbers need, so a file cannot ask for any other
+callable.
 
 The digest guards against corruption (a damaged disk or transfer, a truncated copy), not
 against a malicious file: whoever can write a model file can write a matching digest, and the
@@ -75,7 +76,7 @@ def _version() -> str:
 
 def write_model(path: str | os.PathLike, ranker: "Ranker") -> None:
     """Write the fitted ``ranker`` to ``path`` in format 1 (by the rules of :mod:`ltrconv.outputs`)."""
-    from .rankers import ALGORITHMS
+    from .algorithms import KNOWN as ALGORITHMS
 
     if not hasattr(ranker, "n_features_in_"):
         raise LtrconvError(f"{ranker.name}: save called before fit")
@@ -183,7 +184,8 @@ class _RankerUnpickler(pickle.Unpickler):
 
 
 def _unpickle(payload: bytes, fields: dict[str, str], where: str) -> "Ranker":
-    from .rankers import ALGORITHMS, get_class
+    from .algorithms import KNOWN as ALGORITHMS
+    from .rankers import get_class
 
     algorithm, written_by = fields["algorithm"], fields["ltrconv"]
     if fields["payload"] != "pickle":

@@ -1,4 +1,4 @@
-"""LambdaMART: λ-gradients under the conventions, early stopping on the convention's NDCG."""
+"""LambdaMART on LightGBM: λ-gradients under the conventions, early stopping on the convention's NDCG."""
 
 from pathlib import Path
 
@@ -8,7 +8,8 @@ import pytest
 from ltrconv import NDCGScorer, evaluate_dataset
 from ltrconv import _kernels as K
 from ltrconv.rankers import ParamError, TrainingSelectionWarning, load
-from ltrconv.rankers.lambdamart import LambdaMART, lambda_gradients
+from ltrconv.rankers.lambdamart_lightgbm import LambdaMARTLightGBM as LambdaMART
+from ltrconv.rankers.lambdamart_lightgbm import lambda_gradients
 from ltrconv.synthetic import make_letor, split
 
 FAST = dict(n_estimators=60, early_stopping_rounds=20, min_data_in_leaf=5)
