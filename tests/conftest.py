@@ -10,6 +10,10 @@ import pytest
 MQ2008 = Path(os.environ.get("LTRCONV_MQ2008_DIR")
               or Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008")
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
+# RankLib 2.x's outputs on MQ2008 Fold1, beside the checkout; LTRCONV_REFERENCE_DIR points elsewhere.
+RANKLIB_REFERENCE = Path(os.environ.get("LTRCONV_REFERENCE_DIR")
+                         or Path(__file__).resolve().parents[2] / "shared" / "reference") \
+    / "ranklib-2.x" / "MQ2008-Fold1"
 
 # Markers (registered in pyproject.toml) follow from the fixtures a test uses, directly or not.
 MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow"}
@@ -36,6 +40,15 @@ def mq2008_fold1(mq2008_dir):
     from ltrconv.data import read_letor
 
     return tuple(read_letor(mq2008_dir / "Fold1" / f"{s}.txt") for s in ("train", "vali", "test"))
+
+
+@pytest.fixture(scope="session")
+def ranklib_fold1() -> Path:
+    """The directory of RankLib 2.x's MQ2008 Fold1 models, logs and test scores."""
+    if not RANKLIB_REFERENCE.is_dir():
+        pytest.skip(f"RankLib 2.x reference outputs not found at {RANKLIB_REFERENCE} (set "
+                    "LTRCONV_REFERENCE_DIR to use another copy)")
+    return RANKLIB_REFERENCE
 
 
 @pytest.fixture(scope="session")
