@@ -25,9 +25,10 @@ def grow(X, r, w=None, num_leaves=10, min_leaf=1, n_thresholds=256):
     w = np.ones_like(r) if w is None else np.asarray(w, dtype=np.float64)
     thr, nb = RT.threshold_candidates(X32, n_thresholds)
     bins = RT.bin_index(X32, thr, nb)
+    counts = RT.bin_counts(bins, nb, thr.shape[1])
     perm, work = np.empty(len(r), dtype=np.int64), np.empty(len(r), dtype=np.int64)
-    feature, threshold, left, right, start, size = RT.fit_tree(bins, nb, thr, r, num_leaves,
-                                                               min_leaf, perm, work)
+    feature, threshold, left, right, start, size = RT.fit_tree(bins, nb, thr, counts, r,
+                                                               num_leaves, min_leaf, perm, work)
     value = RT.newton_outputs(feature, start, size, perm, r, w)
     leaves = {int(n): sorted(perm[start[n]:start[n] + size[n]]) for n in np.flatnonzero(feature == -1)}
     return dict(feature=feature, threshold=threshold, left=left, right=right, value=value,

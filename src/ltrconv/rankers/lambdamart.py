@@ -137,12 +137,17 @@ def lambdas(scorer: NDCGScorer, scores: np.ndarray, disc: np.ndarray | None = No
                   scorer.k, scorer.tie_code, idcg)
 
 
-def float32_mean(values: np.ndarray) -> float:
-    """``sum(values) / len(values)``, the running sum and the quotient rounded to float32."""
+@njit(cache=True)
+def _float32_mean(values):
     s = np.float32(0.0)
     for v in values:
-        s = np.float32(np.float64(s) + float(v))
-    return float(np.float32(s / np.float32(len(values))))
+        s = np.float32(np.float64(s) + v)
+    return np.float32(s / np.float32(len(values)))
+
+
+def float32_mean(values: np.ndarray) -> float:
+    """``sum(values) / len(values)``, the running sum and the quotient rounded to float32."""
+    return float(_float32_mean(np.asarray(values, dtype=np.float64)))
 
 
 class LambdaMART(Ranker):
@@ -185,6 +190,7 @@ class LambdaMART(Ranker):
         Xv32 = data.X_val.astype(np.float32)
         thresholds, n_bins = RT.threshold_candidates(X32, int(self.n_thresholds))
         bins = RT.bin_index(X32, thresholds, n_bins)
+        root_counts = RT.bin_counts(bins, n_bins, thresholds.shape[1])
         rate32 = np.float32(self.learning_rate)
         rate = np.float64(rate32)
         scorer, val_scorer = data.scorer, data.val_scorer
@@ -200,8 +206,8 @@ class LambdaMART(Ranker):
         for m in range(int(self.n_estimators)):
             lam, w = lambdas(scorer, scores, disc, idcg)
             feature, threshold, left, right, start, size = RT.fit_tree(
-                bins, n_bins, thresholds, lam, int(self.num_leaves), int(self.min_data_in_leaf),
-                perm, work)
+                bins, n_bins, thresholds, root_counts, lam, int(self.num_leaves),
+                int(self.min_data_in_leaf), perm, work)
             value = RT.newton_outputs(feature, start, size, perm, lam, w)
             for node in np.flatnonzero(feature == -1):
                 docs = perm[start[node]:start[node] + size[node]]

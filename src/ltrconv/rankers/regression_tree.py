@@ -65,41 +65,48 @@ def bin_index(X32: np.ndarray, thresholds: np.ndarray, n_bins: np.ndarray) -> np
 
 
 @njit(cache=True)
-def _root_histogram(bins, n_bins, r, hsum, hcnt):
-    """Fill cumulative sums and counts of all documents; return (sum r, sum r^2) in order."""
+def bin_counts(bins, n_bins, tmax):
+    """Cumulative count of all documents per feature and candidate (the root's, every tree)."""
     n, nf = bins.shape
-    hsum[:, :] = 0.0
-    hcnt[:, :] = 0
+    cnt = np.zeros((nf, tmax), dtype=np.int64)
+    for k in range(n):
+        for f in range(nf):
+            cnt[f, bins[k, f]] += 1
+    for f in range(nf):
+        for t in range(1, n_bins[f]):
+            cnt[f, t] += cnt[f, t - 1]
+    return cnt
+
+
+@njit(cache=True)
+def _root_histogram(bins, n_bins, r, hsum):
+    """Cumulative sums of all documents' responses, each bin summed in document order;
+    return (sum r, sum r^2) in that order."""
+    n, nf = bins.shape
+    for f in range(nf):
+        hsum[f, :n_bins[f]] = 0.0
     s = 0.0
     sq = 0.0
     for k in range(n):
         rk = r[k]
         for f in range(nf):
-            t = bins[k, f]
-            hsum[f, t] += rk
-            hcnt[f, t] += 1
+            hsum[f, bins[k, f]] += rk
         s += rk
         sq += rk * rk
-    _accumulate(n_bins, hsum, hcnt)
+    for f in range(nf):
+        for t in range(1, n_bins[f]):
+            hsum[f, t] += hsum[f, t - 1]
     return s, sq
 
 
 @njit(cache=True)
-def _accumulate(n_bins, hsum, hcnt):
-    for f in range(len(n_bins)):
-        for t in range(1, n_bins[f]):
-            hsum[f, t] += hsum[f, t - 1]
-            hcnt[f, t] += hcnt[f, t - 1]
-
-
-@njit(cache=True)
 def _child_histogram(bins, n_bins, r, docs, hsum, hcnt):
-    """Histogram of the documents ``docs`` (in that order); return (sum r, sum r^2)."""
+    """Cumulative sums and counts of the documents ``docs``, each bin summed in the order of
+    ``docs``; return (sum r, sum r^2) in that order."""
     nf = bins.shape[1]
     for f in range(nf):
-        for t in range(n_bins[f]):
-            hsum[f, t] = 0.0
-            hcnt[f, t] = 0
+        hsum[f, :n_bins[f]] = 0.0
+        hcnt[f, :n_bins[f]] = 0
     s = 0.0
     sq = 0.0
     for k in docs:
@@ -110,7 +117,10 @@ def _child_histogram(bins, n_bins, r, docs, hsum, hcnt):
             hcnt[f, t] += 1
         s += rk
         sq += rk * rk
-    _accumulate(n_bins, hsum, hcnt)
+    for f in range(nf):
+        for t in range(1, n_bins[f]):
+            hsum[f, t] += hsum[f, t - 1]
+            hcnt[f, t] += hcnt[f, t - 1]
     return s, sq
 
 
@@ -138,11 +148,12 @@ def _best_split(hsum, hcnt, n_bins, total_sum, min_leaf):
 
 
 @njit(cache=True)
-def fit_tree(bins, n_bins, thresholds, r, num_leaves, min_leaf, perm, work):
+def fit_tree(bins, n_bins, thresholds, root_counts, r, num_leaves, min_leaf, perm, work):
     """Grow one tree on responses ``r``; return its node arrays
-    ``(feature, threshold, left, right, start, size)`` and the node count.
+    ``(feature, threshold, left, right, start, size)``.
 
-    ``perm`` (length n) ends holding every leaf's documents in ascending order at
+    ``bins`` from :func:`bin_index`, ``root_counts`` from :func:`bin_counts`. ``perm``
+    (length n) ends holding every leaf's documents in ascending order at
     ``perm[start:start + size]``; ``work`` is scratch of the same length.
     """
     n, nf = bins.shape
@@ -167,7 +178,8 @@ def fit_tree(bins, n_bins, thresholds, r, num_leaves, min_leaf, perm, work):
     for k in range(n):
         perm[k] = k
     slot[0] = free.pop()
-    rsum[0], rsq[0] = _root_histogram(bins, n_bins, r, hsum[slot[0]], hcnt[slot[0]])
+    hcnt[slot[0]] = root_counts
+    rsum[0], rsq[0] = _root_histogram(bins, n_bins, r, hsum[slot[0]])
     size[0] = n
     deviance[0] = np.float64(FLT_MAX)
     n_nodes = 1
