@@ -305,7 +305,7 @@ why a ranker misses a target, and what it would need:
     made it 1.02 / 1.06 and 1.5x faster at 100k, with the same models. From 100k to 1.2M
     documents it grows with slope 1.12 (1.10 vs pairs), probably in the weight updates, which
     read 61M pairs through a permutation (not profiled).
-  all pairwise loops (crucial pairs, RankNet's and RankBoost's pairs) are O(n_q^2) per query, fine for MSLR's ~120
+  all pairwise loops (crucial pairs) are O(n_q^2) per query, fine for MSLR's ~120
     documents per query, not for queries of thousands of documents without pair sampling."""
 
 
