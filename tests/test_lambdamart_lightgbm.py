@@ -190,3 +190,13 @@ def test_mq2008_fold1_predictions_equal_recorded(mq2008_fold1, metric):
         docid_val=va.docid)
     rec = np.load(RECORDED / "lambdamart_mq2008_fold1.npz")
     assert np.array_equal(m.predict(te.X), rec[f"mq2008/{metric}"])
+
+
+def test_known_outside_the_study():
+    """A model file and ``make`` know it by name; the study's tables do not list it."""
+    from ltrconv import algorithms
+    from ltrconv.rankers import make
+
+    assert algorithms.get("lambdamart_lightgbm").load_class() is LambdaMART
+    assert "lambdamart_lightgbm" not in algorithms.REGISTRY
+    assert isinstance(make("lambdamart_lightgbm", n_estimators=3), LambdaMART)
