@@ -19,14 +19,16 @@ of one test query's NDCG@10 between our scores and RankLib's.
 in the same run, ``--repeats`` times alternately: ``ltrconv train`` then ``ltrconv predict``
 (each a fresh process), and the jar with the options of the reference (``-ranker 6 -metric2t
 NDCG@10`` with the fold's train, vali and test files, ``-save``; then ``-load -rank -score``);
-the table gives median wall seconds and the ratio, and compares the jar's fresh test scores
-with ours query by query.
+the table gives median wall and CPU seconds (on a shared machine wall time favours the jar,
+whose compiler and collector threads run beside its main one) and their ratios, and compares
+the jar's fresh test scores with ours query by query.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -68,11 +70,14 @@ def ndcg10(d, scores) -> float:
     return float(per_query10(d, scores).mean())
 
 
-def timed(cmd: list[str], **kw) -> float:
-    t0 = time.perf_counter()
+def timed(cmd: list[str], **kw) -> tuple[float, float]:
+    """(wall, CPU) seconds of one command; CPU is user + system of the process and its threads
+    (the JVM's compiler and collector threads run beside its main thread)."""
+    r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     subprocess.run(cmd, check=True, stdout=kw.pop("stdout", subprocess.DEVNULL),
                    stderr=subprocess.DEVNULL, **kw)
-    return time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.perf_counter() - t0, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
 def cli_vs_jar(fold: Path, te, jar: Path, repeats: int) -> None:
@@ -98,12 +103,18 @@ def cli_vs_jar(fold: Path, te, jar: Path, repeats: int) -> None:
         a = np.loadtxt(t / "scores")
         b = np.loadtxt(t / "rl.scores", usecols=2)
     dq = np.abs(per_query10(te, a) - per_query10(te, b)).max()
-    o = [statistics.median(x) for x in zip(*ours)]
-    j = [statistics.median(x) for x in zip(*theirs)]
-    print(f"      end to end: ltrconv train {o[0]:.2f} s + predict {o[1]:.2f} s = {sum(o):.2f} s; "
-          f"RankLib jar train {j[0]:.2f} s + rank {j[1]:.2f} s = {sum(j):.2f} s; ratio "
-          f"{sum(o) / sum(j):.2f}; test NDCG@10 {ndcg10(te, a):.4f} vs {ndcg10(te, b):.4f}, "
-          f"max |dq| {dq:.1e}, max |ds| {np.abs(a - b).max():.1e}", flush=True)
+
+    def medians(runs):  # [(train, predict)] of (wall, CPU) -> wall and CPU of each step
+        return [[statistics.median(r[step][kind] for r in runs) for step in (0, 1)]
+                for kind in (0, 1)]
+
+    (ow, oc), (jw, jc) = medians(ours), medians(theirs)
+    print(f"      end to end, wall (CPU) s: ltrconv train {ow[0]:.2f} ({oc[0]:.2f}) + predict "
+          f"{ow[1]:.2f} ({oc[1]:.2f}) = {sum(ow):.2f} ({sum(oc):.2f}); RankLib jar train "
+          f"{jw[0]:.2f} ({jc[0]:.2f}) + rank {jw[1]:.2f} ({jc[1]:.2f}) = {sum(jw):.2f} "
+          f"({sum(jc):.2f}); ratio wall {sum(ow) / sum(jw):.2f}, CPU {sum(oc) / sum(jc):.2f}; "
+          f"test NDCG@10 {ndcg10(te, a):.4f} vs {ndcg10(te, b):.4f}, max |dq| {dq:.1e}, "
+          f"max |ds| {np.abs(a - b).max():.1e}", flush=True)
 
 
 def main(argv=None) -> int:
