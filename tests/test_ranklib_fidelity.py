@@ -13,14 +13,9 @@ import pytest
 from ltrconv import evaluate
 from ltrconv.rankers import make
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "ranklib-2.x" / "MQ2008-Fold1"
-
-
 @pytest.fixture(scope="module")
-def reference() -> Path:
-    if not (REFERENCE / "adarank.model").exists():
-        pytest.skip(f"RankLib 2.x reference outputs not found at {REFERENCE}")
-    return REFERENCE
+def reference(ranklib_fold1) -> Path:
+    return ranklib_fold1
 
 
 def model_rounds(path: Path) -> list[list[str]]:
