@@ -256,6 +256,16 @@ def test_scores_are_float32_sums_of_tree_outputs(data):
     np.testing.assert_allclose(p, total, rtol=1e-5, atol=1e-5)
 
 
+def test_numpy_and_compiled_scoring_agree(data):
+    _, _, te = data
+    m = fit(data)
+    args = (te.X.astype(np.float32), m.tree_offsets_, m.feature_, m.threshold_, m.left_,
+            m.right_, m.value_, m.rate_)
+    a, b = RT.ensemble_scores_numpy(*args), RT.ensemble_scores(*args)
+    assert np.array_equal(a, b) and np.array_equal(m.predict(te.X), a)
+    assert len(np.unique(a)) > 10
+
+
 def test_deterministic_and_save_load(data, tmp_path):
     _, _, te = data
     a, b = fit(data), fit(data)

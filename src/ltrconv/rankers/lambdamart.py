@@ -49,6 +49,9 @@ from .base import Ranker, TrainingData
 from .params import Integer, Metric, Number
 
 _NO_BEST = 2**31 - 3  # RankLib's initial best round (Integer.MAX_VALUE - 2): never stops early
+# documents x trees up to which predict walks the trees with NumPy: loading the compiled kernel
+# costs ~0.25 s of CPU, more than NumPy takes for an MQ2008 test split (2,874 x 34)
+_NUMPY_PREDICT_MAX = 2_000_000
 
 
 @njit(cache=True)
@@ -238,9 +241,11 @@ class LambdaMART(Ranker):
             np.concatenate([t[i] for t in trees]) for i in range(5))
 
     def _predict(self, X) -> np.ndarray:
-        return RT.ensemble_scores(np.ascontiguousarray(X, dtype=np.float32), self.tree_offsets_,
-                                  self.feature_, self.threshold_, self.left_, self.right_,
-                                  self.value_, self.rate_)
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        small = X32.shape[0] * (len(self.tree_offsets_) - 1) <= _NUMPY_PREDICT_MAX
+        kernel = RT.ensemble_scores_numpy if small else RT.ensemble_scores
+        return kernel(X32, self.tree_offsets_, self.feature_, self.threshold_, self.left_,
+                      self.right_, self.value_, self.rate_)
 
     def trees(self) -> list[dict]:
         """The fitted trees as node arrays (``feature`` 0-based, -1 at leaves; ``left`` /
