@@ -294,9 +294,9 @@ why a ranker misses a target, and what it would need:
   ranknet: 12 architectures x up to 100 epochs of one Adam step per query; cost per epoch is
     linear in documents and pairs, so it is the grid (and the 500-unit layers) that costs:
     at scale a smaller grid, or mini-batches of queries on more cores.
-  lambdamart: with its defaults (min_data_in_leaf=1, min_sum_hessian_in_leaf=0) LightGBM 4.7.0
-    can stop with "Check failed: (best_split_info.left_count) > (0)" (100k documents here);
-    a small Hessian floor per leaf (min_sum_hessian_in_leaf=1e-3) avoids it.
+  lambdamart: RankLib 2.x's trees: per tree a histogram over every document and feature at the
+    root and over the left child of every split (O(features x documents x depth)), right
+    children by subtraction; λ visit O(n_q (k + 2)) pairs of a query. Up to 1000 trees.
   rankboost: meets both on an idle core; per round it walks every feature's values of each
     query in sorted order (O(features x documents)) and updates the pairs' weights (O(pairs)).
     Reading those values in place, one row of X per document, grew faster than linear (1.15
@@ -304,7 +304,7 @@ why a ranker misses a target, and what it would need:
     made it 1.02 / 1.06 and 1.5x faster at 100k, with the same models. From 100k to 1.2M
     documents it grows with slope 1.12 (1.10 vs pairs), probably in the weight updates, which
     read 61M pairs through a permutation (not profiled).
-  all pairwise loops (crucial pairs, lambdas) are O(n_q^2) per query, fine for MSLR's ~120
+  all pairwise loops (crucial pairs) are O(n_q^2) per query, fine for MSLR's ~120
     documents per query, not for queries of thousands of documents without pair sampling."""
 
 

@@ -17,10 +17,11 @@ refused with that reason), each header line, the payload length (a truncated fil
 after the payload, are refused) and the digest, all before the payload is unpickled; any
 failure is one :class:`ModelFileError` line naming the file.
 
-The payload is the fitted ranker, pickled. LambdaMART keeps LightGBM's own text model format
-in it (``model_str_``) and rebuilds the booster from that text. Unpickling resolves only the six
-ranker classes and the few numpy and builtin names that arrays and numbers need, so a file
-cannot ask for any other callable.
+The payload is the fitted ranker, pickled. LambdaMART on LightGBM (``lambdamart_lightgbm``)
+keeps LightGBM's own text model format in it (``model_str_``) and rebuilds the booster from that
+text. Unpickling resolves only the ranker classes (:data:`ltrconv.algorithms.KNOWN`) and the few
+numpy and builtin names that arrays and numbers need, so a file cannot ask for any other
+callable.
 
 The digest guards against corruption (a damaged disk or transfer, a truncated copy), not
 against a malicious file: whoever can write a model file can write a matching digest, and the
@@ -39,7 +40,7 @@ import re
 from .._version import __version__
 from ..errors import InputError, LtrconvError
 from ..outputs import atomic_path
-from .registry import REGISTRY as ALGORITHMS
+from .registry import KNOWN as ALGORITHMS
 from .registry import get as get_entry
 
 MAGIC = b"ltrconv-model\n"
