@@ -194,7 +194,7 @@ def test_output_checked_before_training(files, tmp_path, capsys, monkeypatch):
     for out, message in ((tmp_path, "is a directory"), (ro, "is read-only")):
         fails(capsys, ["train", "--algorithm", "ranksvm", "--train", d / "data.txt", "--out", out],
               message)
-    fails(capsys, ["predict", ro, d / "data.txt", "-o", ro], f"{ro}: is read-only")
+    fails(capsys, ["predict", tmp_path / "m.pkl", d / "data.txt", "-o", ro], f"{ro}: is read-only")
     fails(capsys, ["audit", d / "data.txt", "-o", tmp_path], "is a directory")
     assert not leftovers(tmp_path)
 
@@ -219,3 +219,58 @@ def test_check_output_targets(tmp_path):
         assert check_output("/dev/null").stream
     with pytest.raises(OutputError, match="the output path is empty"):
         check_output("")
+
+
+@pytest.fixture(scope="module")
+def inputs(files, tmp_path_factory):
+    """One copy of every kind of input a command reads, a model and per-query results included."""
+    d, _ = files
+    w = tmp_path_factory.mktemp("inputs")
+    for name in ("data.txt", "s.txt"):
+        (w / name).write_bytes((d / name).read_bytes())
+    assert main(["train", "--algorithm", "ranksvm", "--param", "C_grid=[1.0]", "--train",
+                 str(w / "data.txt"), "--vali", str(w / "data.txt"), "--out", str(w / "m.pkl")]) == 0
+    for name in ("a", "b"):
+        assert main(["eval", str(w / "data.txt"), str(w / "s.txt"), "--per-query", "-c",
+                     "ranklib", "--cutoffs", "1", "-o", str(w / f"{name}.json")]) == 0
+    (w / "c.yaml").write_text("conventions: {mine: {empty: 0.5}}\n")
+    (w / "link.txt").symlink_to(w / "data.txt")
+    os.link(w / "s.txt", w / "hard.txt")
+    return w
+
+
+SAME_AS_INPUT = [
+    ("eval {w}/data.txt {w}/s.txt --format tsv -o {w}/data.txt", "data.txt: is also an input"),
+    ("eval {w}/data.txt {w}/s.txt -o {w}/s.txt", "s.txt: is also an input"),
+    ("eval {w}/data.txt {w}/s.txt -o {w}/link.txt",
+     "link.txt: is the same file as the input {w}/data.txt"),
+    ("eval {w}/data.txt {w}/s.txt -o {w}/hard.txt", "hard.txt: is the same file as the input {w}/s.txt"),
+    ("eval {w}/data.txt {w}/s.txt --conventions-file {w}/c.yaml -o {w}/c.yaml", "c.yaml: is also an input"),
+    ("predict {w}/m.pkl {w}/data.txt -o {w}/m.pkl", "m.pkl: is also an input"),
+    ("predict {w}/m.pkl {w}/data.txt -o {w}/data.txt", "data.txt: is also an input"),
+    ("train --algorithm ranksvm --train {w}/data.txt --out {w}/data.txt", "data.txt: is also an input"),
+    ("train --algorithm ranksvm --train {w}/link.txt --vali {w}/s.txt --out {w}/s.txt", "s.txt: is also"),
+    ("eval-score {w}/data.txt {w}/s.txt {w}/data.txt 1", "data.txt: is also an input"),
+    ("eval-score {w}/data.txt {w}/s.txt {w}/link.txt 0", "link.txt: is the same file as the input"),
+    ("ttest {w}/a.json {w}/b.json -o {w}/a.json", "a.json: is also an input"),
+    ("audit {w}/s.txt {w}/data.txt -o {w}/link.txt", "link.txt: is the same file as the input"),
+]
+
+
+@pytest.mark.parametrize("command, message", SAME_AS_INPUT, ids=[c.split(" -o ")[0].split()[0] + str(i)
+                                                                 for i, (c, _) in enumerate(SAME_AS_INPUT)])
+def test_an_output_that_is_an_input_is_refused_before_any_work(inputs, capsys, monkeypatch,
+                                                               command, message):
+    w = inputs
+    before = {p.name: p.read_bytes() for p in w.iterdir()}
+    monkeypatch.setattr(cli.Dataset, "load", lambda *a, **k: pytest.fail("data was read"))
+    fails(capsys, command.format(w=w).split(), message.format(w=w))
+    assert {p.name: p.read_bytes() for p in w.iterdir()} == before and not leftovers(w)
+
+
+def test_an_output_named_like_no_input_is_written(inputs, tmp_path):
+    """A new path, or an existing file that is no input, passes the check."""
+    w = inputs
+    assert check_output(tmp_path / "new.txt", inputs=[w / "data.txt"]).path == tmp_path / "new.txt"
+    (tmp_path / "other.txt").write_text("x")
+    assert not check_output(tmp_path / "other.txt", inputs=[w / "data.txt", w / "gone"]).stream

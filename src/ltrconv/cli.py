@@ -44,10 +44,11 @@ def _load_conventions_file(path: str | None) -> None:
         conv_mod.load_yaml(path)
 
 
-def _check_out(out: str | None) -> None:
-    """Refuse an unusable output path now, before the work (see OUTPUT_RULES)."""
+def _check_out(out: str | None, *inputs: str | None) -> None:
+    """Refuse an unusable output path now, before the work (see OUTPUT_RULES), in particular
+    one that is the same file as one of the command's ``inputs``."""
     if out is not None and out != "-":
-        check_output(out)
+        check_output(out, inputs=[i for i in inputs if i is not None])
 
 
 @contextlib.contextmanager
@@ -88,7 +89,7 @@ def _clean(x: float) -> float | None:
 
 # --- eval -------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> None:
-    _check_out(args.output)
+    _check_out(args.output, args.data, args.scores, args.conventions_file)
     _load_conventions_file(args.conventions_file)
     data = Dataset.load(args.data)
     scores = read_scores(args.scores, data.n_docs)
@@ -134,7 +135,7 @@ def cmd_eval_score(args: argparse.Namespace) -> None:
 
     if args.flag not in ("0", "1"):
         raise LtrconvError(f"FLAG {args.flag!r}: 1 writes per-query results, 0 the averages only")
-    _check_out(args.output)
+    _check_out(args.output, args.test, args.prediction)
     data = Dataset.load(args.test)
     scores = read_scores(args.prediction, data.n_docs)
     _emit(eval_score_report(data, scores, per_query=args.flag == "1", path=args.test), args.output)
@@ -226,7 +227,7 @@ def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
 def cmd_ttest(args: argparse.Namespace) -> None:
     from .study.stats import paired_ttest
 
-    _check_out(args.output)
+    _check_out(args.output, args.a, args.b)
     a, b = _read_per_query(args.a), _read_per_query(args.b)
     convs = args.convention or [c for c in a if c in b]
     if not convs:
@@ -273,7 +274,7 @@ def cmd_ttest(args: argparse.Namespace) -> None:
 def cmd_audit(args: argparse.Namespace) -> None:
     from .data.audit import audit, format_audit
 
-    _check_out(args.output)
+    _check_out(args.output, *args.data)
     datasets = [Dataset.load(p) for p in args.data]
     if len(datasets) == 1:
         data = datasets[0]
@@ -314,7 +315,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     from . import rankers
     from .evaluation.spec import MetricSpec
 
-    _check_out(args.out)
+    _check_out(args.out, args.train, args.vali, args.conventions_file)
     _load_conventions_file(args.conventions_file)
     MetricSpec.parse(args.metric)
     params = _parse_params(args.param)
@@ -354,7 +355,7 @@ def cmd_train(args: argparse.Namespace) -> None:
 def cmd_predict(args: argparse.Namespace) -> None:
     from . import rankers
 
-    _check_out(args.output)
+    _check_out(args.output, args.model, args.data)
     with _library_output_to_stderr():
         model = rankers.load(args.model)
         width = getattr(model, "n_features_in_", None)
