@@ -274,3 +274,132 @@ def test_an_output_named_like_no_input_is_written(inputs, tmp_path):
     assert check_output(tmp_path / "new.txt", inputs=[w / "data.txt"]).path == tmp_path / "new.txt"
     (tmp_path / "other.txt").write_text("x")
     assert not check_output(tmp_path / "other.txt", inputs=[w / "data.txt", w / "gone"]).stream
+
+
+def run_cli(args, tmp_path, stdout=subprocess.PIPE, preexec_fn=None, env=None):
+    return subprocess.run([sys.executable, "-m", "ltrconv.cli", *map(str, args)], stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, env=env or ENV, cwd=tmp_path,
+                          timeout=120, preexec_fn=preexec_fn)
+
+
+@pytest.mark.parametrize("command", ["eval", "predict", "conventions"])
+def test_standard_output_that_cannot_be_written_is_an_error(inputs, tmp_path, command):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    w = inputs
+    args = {"eval": ["eval", w / "data.txt", w / "s.txt", "--per-query"],
+            "predict": ["predict", w / "m.pkl", w / "data.txt"], "conventions": ["conventions"]}
+    with open("/dev/full", "w") as full:
+        proc = run_cli(args[command], tmp_path, stdout=full)
+    assert proc.returncode == 2
+    assert proc.stderr == "ltrconv: error: standard output: cannot write: No space left on device\n"
+
+
+def test_standard_output_cut_short_by_a_file_size_limit_is_an_error(inputs, tmp_path):
+    """Under ``ulimit -f`` a write stops at the limit: Python's buffered stdout drops the rest
+    without an error (exit 0 with a truncated file); ltrconv reports it."""
+    import resource
+
+    w = inputs
+    limit = 4096
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    with open(tmp_path / "out.json", "w") as out:
+        proc = run_cli(["eval", w / "data.txt", w / "s.txt", "--per-query", "-c", "ranklib"],
+                       tmp_path, stdout=out, preexec_fn=small_files)
+    assert (tmp_path / "out.json").stat().st_size == limit
+    assert proc.returncode == 2
+    assert proc.stderr == "ltrconv: error: standard output: cannot write: File too large\n"
+
+
+def test_short_writes_are_completed_and_a_failed_one_is_an_error(monkeypatch):
+    from ltrconv import outputs
+
+    r, w = os.pipe()
+    real_write = os.write
+    try:
+        monkeypatch.setattr(outputs.os, "write", lambda fd, b: real_write(fd, bytes(b[:3])))
+        outputs.write_all(w, b"0123456789\n", "out")  # four short writes
+        monkeypatch.setattr(outputs.os, "write", lambda fd, b: 0)
+        with pytest.raises(OutputError, match="^out: cannot write: the system accepted no byte"):
+            outputs.write_all(w, b"x", "out")
+        calls = []
+
+        def full_after_three(fd, b):
+            calls.append(len(b))
+            if len(calls) > 1:
+                raise OSError(28, "No space left on device")
+            return real_write(fd, bytes(b[:3]))
+
+        monkeypatch.setattr(outputs.os, "write", full_after_three)
+        with pytest.raises(OutputError, match="^out: cannot write: No space left on device"):
+            outputs.write_all(w, b"abcdef", "out")
+        assert calls == [6, 3]
+    finally:
+        monkeypatch.undo()
+        os.close(w)
+        with os.fdopen(r, "rb") as fh:
+            assert fh.read() == b"0123456789\nabc"
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(inputs, tmp_path):
+    """``ltrconv eval ... | head -c 100``: no traceback, no message, exit 141 (128 + SIGPIPE)."""
+    w = inputs
+    r, wr = os.pipe()
+    os.close(r)
+    try:
+        proc = run_cli(["eval", w / "data.txt", w / "s.txt", "--per-query"], tmp_path, stdout=wr)
+    finally:
+        os.close(wr)
+    assert (proc.returncode, proc.stderr) == (141, "")
+
+
+@pytest.mark.parametrize("sig, code, line", [("SIGTERM", 143, "ltrconv: terminated (SIGTERM)\n"),
+                                             ("SIGINT", 130, "ltrconv: interrupted\n")],
+                         ids=["SIGTERM", "SIGINT"])
+def test_a_signal_leaves_one_line_and_no_temporary_file(inputs, tmp_path, sig, code, line):
+    """Stopped while waiting for a FIFO's reader, the finished output already in its temporary
+    file: the temporary file goes, the FIFO stays, one line on stderr."""
+    import signal
+    import time
+
+    w = inputs
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "ltrconv.cli", "eval", str(w / "data.txt"),
+                             str(w / "s.txt"), "-o", str(fifo)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**ENV, "TMPDIR": str(tmp)})
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp.glob("ltrconv-*.part")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp.glob("ltrconv-*.part")), "the command never reached the FIFO"
+        time.sleep(0.2)  # into the blocking open
+        proc.send_signal(getattr(signal, sig))
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert (proc.returncode, err, out) == (code, line, "")
+    assert list(tmp.iterdir()) == [] and stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+@pytest.mark.parametrize("command", ["eval", "audit", "train", "predict"])
+def test_ctrl_c_in_any_command_is_one_line(inputs, tmp_path, capsys, monkeypatch, command):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    w = inputs
+    monkeypatch.setattr(cli.Dataset, "load", interrupted)
+    out = tmp_path / "out"
+    args = {"eval": ["eval", w / "data.txt", w / "s.txt", "-o", out],
+            "audit": ["audit", w / "data.txt", "-o", out],
+            "train": ["train", "--algorithm", "ranksvm", "--train", w / "data.txt", "--out", out],
+            "predict": ["predict", w / "m.pkl", w / "data.txt", "-o", out]}[command]
+    capsys.readouterr()
+    assert main([str(a) for a in args]) == 130
+    assert capsys.readouterr().err == "ltrconv: interrupted\n"
+    assert list(tmp_path.iterdir()) == []

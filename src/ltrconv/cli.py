@@ -1,7 +1,10 @@
 """Command line: ``ltrconv {eval,ttest,audit,conventions,train,predict}``.
 
 Errors print one line ``ltrconv: error: ...`` naming the file, line or parameter and exit 2.
-Output paths are checked before any work (see :data:`OUTPUT_RULES`).
+Output paths are checked before any work (see :data:`OUTPUT_RULES`). Ctrl-C and SIGTERM stop
+a command with one line and exit 130 and 143 (128 + the signal), temporary files removed; a
+reader that closes standard output early (``ltrconv eval ... | head``) ends the command
+silently with exit 141, as a shell reports a command killed by SIGPIPE.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ import contextlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import textwrap
 import warnings
 from pathlib import Path
@@ -20,12 +25,13 @@ from typing import Sequence
 import numpy as np
 
 from .data.letor import Dataset, read_scores, write_scores
-from .errors import InputError, LtrconvError
+from .errors import InputError, LtrconvError, printable
 from .evaluation import conventions as conv_mod
 from .evaluation.metrics import evaluate_dataset, parse_cutoffs
-from .outputs import atomic_path, check_output
+from .outputs import atomic_path, check_output, write_stdout
 
 EXIT_ERROR = 2
+EXIT_SIGNAL = 128  # plus the signal number, as a shell reports a command a signal ended
 
 OUTPUT_RULES = """\
 output paths (-o/--out, OUTPUT):
@@ -77,7 +83,7 @@ def _library_output_to_stderr():
 
 def _emit(text: str, out: str | None) -> None:
     if out is None or out == "-":
-        sys.stdout.write(text)
+        write_stdout(text)
         return
     with atomic_path(out) as tmp:
         Path(tmp).write_text(text)
@@ -291,8 +297,8 @@ def cmd_audit(args: argparse.Namespace) -> None:
 
 def cmd_conventions(args: argparse.Namespace) -> None:
     _load_conventions_file(args.conventions_file)
-    for name in conv_mod.names():
-        print(f"{name:18s} {conv_mod.get(name).canonical}")
+    write_stdout("".join(f"{name:18s} {conv_mod.get(name).canonical}\n"
+                         for name in conv_mod.names()))
 
 
 # --- train / predict --------------------------------------------------------------------
@@ -365,7 +371,7 @@ def cmd_predict(args: argparse.Namespace) -> None:
     if args.output and args.output != "-":
         write_scores(args.output, scores)
     else:
-        sys.stdout.writelines(f"{float(s)!r}\n" for s in scores)
+        write_stdout("".join(f"{float(s)!r}\n" for s in scores))
 
 
 DESCRIPTION = ("NDCG as each public learning-to-rank tool computes it (RankLib, trec_eval, the "
@@ -373,7 +379,11 @@ DESCRIPTION = ("NDCG as each public learning-to-rank tool computes it (RankLib, 
                "evaluation and training.")
 
 EPILOG = ("Bad input stops with one line, 'ltrconv: error: ...', naming the file and line or "
-          "the parameter, and exit status 2. 'ltrconv COMMAND --help' describes a command.")
+          "the parameter, and exit status 2; so does an output that cannot be written in full "
+          "(a full disk, standard output included). Ctrl-C and SIGTERM stop a command with one "
+          "line and exit status 130 and 143, leaving no temporary file; a reader that closes "
+          "standard output early (| head) ends it silently with exit status 141, as SIGPIPE "
+          "would. 'ltrconv COMMAND --help' describes a command.")
 
 
 def _paragraphs(*texts: str) -> str:
@@ -491,24 +501,73 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that ``finally`` blocks and the output context
+    managers remove their temporary files as they do for Ctrl-C."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """SIGTERM raises :class:`Terminated` meanwhile (only the main thread can set handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _say(text: str) -> None:
+    """One line on stderr, which may itself be gone."""
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr)
+
+
+def _stdout_gone() -> None:
+    """Point standard output at /dev/null once its reader has left, so that the interpreter's
+    final flush does not fail again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:
-            args.func(args)
+            with _sigterm_raises():
+                args.func(args)
         except LtrconvError as exc:
-            print(f"ltrconv: error: {exc}", file=sys.stderr)
+            _say(f"ltrconv: error: {printable(exc)}")
             return EXIT_ERROR
         except BrokenPipeError:
-            return 0
+            _stdout_gone()
+            return EXIT_SIGNAL + signal.SIGPIPE
+        except KeyboardInterrupt:
+            _say("ltrconv: interrupted")
+            return EXIT_SIGNAL + signal.SIGINT
+        except Terminated as exc:
+            _say(f"ltrconv: terminated ({signal.Signals(exc.signum).name})")
+            return EXIT_SIGNAL + exc.signum
     return 0
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings as one line each, like the errors."""
-    print(f"ltrconv: warning: {' '.join(str(message).split())}", file=sys.stderr)
+    _say(f"ltrconv: warning: {printable(' '.join(str(message).split()))}")
 
 
 if __name__ == "__main__":
