@@ -8,6 +8,7 @@ import pytest
 
 from ltrconv.data.letor import MAX_FEATURES, Dataset, DocidWarning, read_letor, read_scores
 from ltrconv.errors import InputError, LtrconvError
+from ltrconv.evaluation.queries import offsets_from_qid
 from ltrconv.data.synthetic import make_letor, split
 
 GOOD = (
@@ -332,6 +333,24 @@ def test_damaged_cache_is_one_clear_error(tmp_path, damage, message):
         Dataset.load(p)
 
 
+def test_cache_offsets_must_follow_the_qids(tmp_path):
+    """Offsets [0, n] over 20 queries would merge them into one; the cache is refused instead."""
+    d = make_letor(n_queries=20, seed=0)
+    p = tmp_path / "c.npz"
+    np.savez(p, X=d.X, y=d.y, qid=d.qid, offsets=np.array([0, d.n_docs]), docid=d.docid)
+    with pytest.raises(InputError, match=rf"c.npz: corrupt dataset cache: the query offsets "
+                                         rf"\(1 queries\) disagree with the qid vector \(20 queries\)"):
+        Dataset.load(p)
+    qid = d.qid.copy()
+    qid[-1] = qid[0]  # the first query reappears at the end
+    np.savez(p, X=d.X, y=d.y, qid=qid, offsets=offsets_from_qid(qid[:-1]).tolist()[:-1]
+             + [d.n_docs - 1, d.n_docs], docid=d.docid)
+    with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: documents of qid "):
+        Dataset.load(p)
+    d.save(p)
+    assert Dataset.load(p).offsets.tolist() == d.offsets.tolist()
+
+
 def test_cache_with_wrong_arrays_is_refused(tmp_path):
     d = read_letor(write(tmp_path, GOOD))
     p = tmp_path / "c.npz"
@@ -343,6 +362,13 @@ def test_cache_with_wrong_arrays_is_refused(tmp_path):
         Dataset.load(p)
     np.savez(p, X=d.X, y=d.y + 10**6, qid=d.qid, offsets=d.offsets, docid=d.docid)
     with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: y must hold"):
+        Dataset.load(p)
+    np.savez(p, X=d.X, y=d.y, qid=d.qid + 0.5, offsets=d.offsets, docid=d.docid)
+    with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: qid must hold integer "
+                                         r"query ids, not float64"):
+        Dataset.load(p)
+    np.savez(p, X=d.X, y=d.y, qid=d.qid[:-1], offsets=d.offsets, docid=d.docid)
+    with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: X has 3 rows, y 3, qid 2"):
         Dataset.load(p)
     with open(tmp_path / "one.npz", "wb") as fh:  # a bare .npy array under an .npz name
         np.save(fh, d.X)

@@ -177,10 +177,23 @@ def _load_npz(path: Path) -> Dataset:
         raise InputError(f"corrupt dataset cache: y must hold integer labels 0..{MAX_LABEL}", where)
     if qid.ndim != 1 or docid.ndim != 1 or docid.dtype.kind not in "US":
         raise InputError("corrupt dataset cache: qid and docid must be vectors, docid strings", where)
+    if qid.dtype.kind not in "iu":
+        raise InputError(f"corrupt dataset cache: qid must hold integer query ids, not {qid.dtype}",
+                         where)
+    if not X.shape[0] == len(y) == len(qid) == len(docid):
+        raise InputError(f"corrupt dataset cache: X has {X.shape[0]} rows, y {len(y)}, qid "
+                         f"{len(qid)} and docid {len(docid)}; they must be equal", where)
     if (offsets.ndim != 1 or offsets.dtype.kind not in "iu" or len(offsets) < 1
             or offsets[0] != 0 or offsets[-1] != len(y) or np.any(np.diff(offsets) <= 0)):
         raise InputError("corrupt dataset cache: query offsets must rise from 0 to the number "
                          "of rows", where)
+    try:
+        expected = offsets_from_qid(qid)
+    except InputError as exc:
+        raise InputError(f"corrupt dataset cache: {exc}", where) from None
+    if len(expected) != len(offsets) or np.any(expected != offsets):
+        raise InputError(f"corrupt dataset cache: the query offsets ({len(offsets) - 1} queries) "
+                         f"disagree with the qid vector ({len(expected) - 1} queries)", where)
     if not np.all(np.isfinite(X)):
         raise InputError("corrupt dataset cache: X has non-finite values", where)
     return Dataset(X=X.astype(np.float64, copy=False), y=y.astype(np.int64, copy=False),
