@@ -402,3 +402,28 @@ def test_every_argument_has_help():
     for name, parser in sub.choices.items():
         for action in parser._actions:
             assert action.help, f"{name} {action.dest}"
+
+
+def test_yaml_bomb_in_a_conventions_file_or_a_param_fails_fast(files, tmp_path):
+    from test_conventions import yaml_bomb
+
+    d, _ = files
+    (tmp_path / "bomb.yaml").write_text(yaml_bomb())
+    inline = "[&l0 [x, x, x, x, x, x, x, x, x], " + ", ".join(
+        f"&l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 9)) + "]"
+    for args in (["eval", d / "data.txt", d / "a.txt", "--conventions-file", "bomb.yaml",
+                  "-o", "r.json"],
+                 ["train", "--algorithm", "ranksvm", "--train", d / "data.txt", "--out", "m.pkl",
+                  "--param", "C_grid=" + inline]):
+        proc = run_limited(args, tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert "expands to more than 10,000 values" in proc.stderr
+        assert len(proc.stderr.splitlines()) == 1 and len(proc.stderr) < 400
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bomb.yaml"]
+
+
+def test_a_key_given_twice_in_a_definition_string(files, tmp_path, capsys):
+    d, _ = files
+    out = tmp_path / "r.json"
+    fails(capsys, ["eval", d / "data.txt", d / "a.txt", "-c", "ndcg(empty=0.5,empty=1)", "-o", out],
+          "cannot parse convention 'ndcg(empty=0.5,empty=1)': empty is given twice", out)

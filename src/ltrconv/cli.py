@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from .data.letor import Dataset, read_scores, write_scores
-from .errors import InputError, LtrconvError, printable
+from .errors import InputError, LtrconvError, printable, shown
 from .evaluation import conventions as conv_mod
 from .evaluation.metrics import evaluate_dataset, parse_cutoffs
 from .outputs import atomic_path, check_output, write_stdout
@@ -140,7 +140,7 @@ def cmd_eval_score(args: argparse.Namespace) -> None:
     from .evaluation.letor_tool import eval_score_report
 
     if args.flag not in ("0", "1"):
-        raise LtrconvError(f"FLAG {args.flag!r}: 1 writes per-query results, 0 the averages only")
+        raise LtrconvError(f"FLAG {shown(args.flag)}: 1 writes per-query results, 0 the averages only")
     _check_out(args.output, args.test, args.prediction)
     data = Dataset.load(args.test)
     scores = read_scores(args.prediction, data.n_docs)
@@ -153,7 +153,7 @@ def _metric_value(v, path: str, where: str) -> float:
     if v is None:
         return math.nan
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise InputError(f"{where}: value {v!r} is not a finite number or null", path)
+        raise InputError(f"{where}: value {shown(v)} is not a finite number or null", path)
     return float(v)
 
 
@@ -210,9 +210,9 @@ def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
                 try:
                     x = float(v)
                 except ValueError:
-                    raise InputError(f"{m} value {v!r} is not a number", path, lineno) from None
+                    raise InputError(f"{m} value {shown(v)} is not a number", path, lineno) from None
                 if math.isinf(x):
-                    raise InputError(f"{m} value {v!r} is not finite", path, lineno)
+                    raise InputError(f"{m} value {shown(v)} is not finite", path, lineno)
                 values[m] = x
             if parts[1] in out.setdefault(parts[0], {}):
                 raise InputError(f"query {parts[1]} appears twice under {parts[0]}", path, lineno)
@@ -244,7 +244,7 @@ def cmd_ttest(args: argparse.Namespace) -> None:
     single = []
     for name in convs:
         if name not in a or name not in b:
-            raise LtrconvError(f"convention {name!r} is not in both {args.a} and {args.b}")
+            raise LtrconvError(f"convention {shown(name)} is not in both {args.a} and {args.b}")
         qa, qb = a[name], b[name]
         if set(qa) != set(qb):
             only = sorted(set(qa) ^ set(qb))[:5]
@@ -305,15 +305,18 @@ def cmd_conventions(args: argparse.Namespace) -> None:
 def _parse_params(items: Sequence[str]) -> dict:
     import yaml
 
+    from .evaluation import safe_yaml
+
     params = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise LtrconvError(f"--param {item!r}: expected KEY=VALUE")
+            raise LtrconvError(f"--param {shown(item)}: expected KEY=VALUE")
         try:
-            params[key] = yaml.safe_load(value)
-        except yaml.YAMLError:
-            raise LtrconvError(f"--param {item!r}: cannot parse the value") from None
+            params[key] = safe_yaml.load(value)
+        except yaml.YAMLError as exc:
+            raise LtrconvError(f"--param {shown(item)}: cannot parse the value: "
+                               f"{safe_yaml.reason(exc)}") from None
     return params
 
 

@@ -19,14 +19,20 @@ _REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple, _REPR.maxset = 3, 
 _REPR.maxstring = _REPR.maxother = _REPR.maxlong = ECHO_LIMIT + 2
 
 
-def printable(text: object) -> str:
+def printable(text: object, limit: int | None = None) -> str:
     """``text`` (a path, a name) with every character that ``str.isprintable`` refuses (line
     breaks, tabs, escape sequences, undecodable bytes of a file name) written as its Python
-    escape, e.g. a newline as ``\\n``; other characters are kept."""
+    escape, e.g. a newline as ``\\n``; other characters are kept. With ``limit``, at most that
+    many characters, a longer text cut and ending in ``…``."""
     s = os.fsdecode(text) if isinstance(text, (bytes, os.PathLike)) else str(text)
-    if s.isprintable():
-        return s
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
+    cut = limit is not None and len(s) > limit
+    if cut:
+        s = s[:limit]
+    if not s.isprintable():
+        s = "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
+    if limit is not None and (cut or len(s) > limit):
+        return s[: limit - 1] + "…"
+    return s
 
 
 def shown(value: object, limit: int = ECHO_LIMIT) -> str:

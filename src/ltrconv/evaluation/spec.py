@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import LtrconvError
+from ..errors import LtrconvError, shown
 from .conventions import Convention, get
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ class MetricSpec:
     def __post_init__(self) -> None:
         if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) \
                 or self.k < 1:
-            raise LtrconvError(f"metric cutoff {self.k!r} must be an integer >= 1")
+            raise LtrconvError(f"metric cutoff {shown(self.k)} must be an integer >= 1")
         object.__setattr__(self, "k", int(self.k))
         object.__setattr__(self, "convention", get(self.convention))
 
@@ -53,7 +53,7 @@ class MetricSpec:
             return text
         m = _METRIC_RE.match(str(text).strip())
         if not m or int(m.group(1)) < 1:
-            raise LtrconvError(f"metric {text!r}: expected ndcg@K:CONVENTION, e.g. ndcg@10:ranklib")
+            raise LtrconvError(f"metric {shown(text)}: expected ndcg@K:CONVENTION, e.g. ndcg@10:ranklib")
         return cls(int(m.group(1)), get(m.group(2).strip()))
 
     def __str__(self) -> str:
