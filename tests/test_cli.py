@@ -349,6 +349,15 @@ def test_ttest_malformed_files(tmp_path, capsys, text, message):
     fails(capsys, ["ttest", tmp_path / "a.json", pb], message)
 
 
+def test_ttest_hand_made_json_repeating_a_query(tmp_path, capsys):
+    """json.loads keeps the last of two equal keys; a query given twice is refused instead."""
+    (tmp_path / "a.json").write_text('{"conventions": {"ranklib": {"per_query": {"1": {"NDCG@1": 0.2}, '
+                                     '"2": {"NDCG@1": 0.1}, "1": {"NDCG@1": 0.9}}}}}')
+    pb = per_query_json(tmp_path / "b.json", {"ranklib": {"1": {"NDCG@1": 0.2}, "2": {"NDCG@1": 0.1}}})
+    fails(capsys, ["ttest", tmp_path / "a.json", pb, "-o", tmp_path / "t.tsv"],
+          f"{tmp_path / 'a.json'}: a JSON object gives the key '1' twice", tmp_path / "t.tsv")
+
+
 def test_docid_warnings_are_one_line(tmp_path, capsys):
     (tmp_path / "d.txt").write_text("1 qid:1 1:0.5 #docid = A\n0 qid:1 1:0.5 #docid = A\n")
     (tmp_path / "s.txt").write_text("0.1\n0.1\n")
@@ -427,3 +436,35 @@ def test_a_key_given_twice_in_a_definition_string(files, tmp_path, capsys):
     out = tmp_path / "r.json"
     fails(capsys, ["eval", d / "data.txt", d / "a.txt", "-c", "ndcg(empty=0.5,empty=1)", "-o", out],
           "cannot parse convention 'ndcg(empty=0.5,empty=1)': empty is given twice", out)
+
+
+def test_audit_names_the_files_that_share_queries(files, tmp_path, capsys):
+    d, data = files
+    out = tmp_path / "r.txt"
+    (tmp_path / "link.txt").symlink_to(d / "data.txt")
+    (tmp_path / "other.txt").write_text(f"0 qid:{data.qid[0]} 1:0.5 #docid = a\n"
+                                        f"1 qid:{data.qid[0]} 1:0.1 #docid = b\n")
+    fails(capsys, ["audit", d / "data.txt", d / "data.txt", "-o", out],
+          f"{d / 'data.txt'} is given twice; audit it once", out)
+    fails(capsys, ["audit", d / "data.txt", tmp_path / "link.txt", "-o", out],
+          f"{d / 'data.txt'} and {tmp_path / 'link.txt'} are the same file; audit it once", out)
+    fails(capsys, ["audit", d / "data.txt", tmp_path / "other.txt", "-o", out],
+          f"{d / 'data.txt'} and {tmp_path / 'other.txt'} share 1 query id(s) (e.g. {data.qid[0]}); "
+          "audit them one at a time", out)
+
+
+def test_control_characters_in_paths_and_names_stay_on_one_line(files, tmp_path, capsys):
+    d, _ = files
+    odd = tmp_path / "new\nline\x1b[31m.txt"
+    odd.write_text("0 qid:1 1:0.5\nx qid:1 1:0.5\n")
+    escaped = str(tmp_path / "new\\nline\\x1b[31m.txt")
+    fails(capsys, ["eval", odd, d / "a.txt"], f"{escaped}:2: label 'x' is not a number")
+    fails(capsys, ["eval", tmp_path / "gone\r.txt", d / "a.txt"], f"{tmp_path}/gone\\r.txt: cannot read")
+    fails(capsys, ["eval", d / "data.txt", d / "a.txt", "-c", "no\npe"], "unknown convention 'no\\npe'")
+    fails(capsys, ["audit", d / "data.txt", "-o", f"{tmp_path}/dir\n/x/"], "dir\\n/x/: names a directory")
+    odd.write_text("1 qid:1 1:0.5 #docid = A\n0 qid:1 1:0.5 #docid = A\n")
+    (tmp_path / "s.txt").write_text("0.1\n0.1\n")
+    capsys.readouterr()
+    assert main(["eval", str(odd), str(tmp_path / "s.txt"), "-c", "trec"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"ltrconv: warning: {escaped}:2: docid A repeats") and err.count("\n") == 1

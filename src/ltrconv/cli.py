@@ -157,6 +157,21 @@ def _metric_value(v, path: str, where: str) -> float:
     return float(v)
 
 
+class _RepeatedKey(Exception):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object as a dict, refusing a repeated key (json.loads keeps the last silently)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
+
+
 def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
     """{convention: {qid: {metric: value}}} from ``eval --per-query`` JSON or TSV output.
 
@@ -173,7 +188,10 @@ def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
     out: dict = {}
     if text.lstrip().startswith("{"):
         try:
-            doc = json.loads(text)
+            doc = json.loads(text, object_pairs_hook=_unique_keys)
+        except _RepeatedKey as exc:
+            raise InputError(f"a JSON object gives the key {shown(exc.key)} twice (a query or "
+                             "metric twice?); each key may appear once", path) from None
         except (json.JSONDecodeError, RecursionError) as exc:
             line = getattr(exc, "lineno", None)
             raise InputError(f"not valid JSON ({getattr(exc, 'msg', exc)}); {expected}", path,
@@ -281,13 +299,26 @@ def cmd_audit(args: argparse.Namespace) -> None:
     from .data.audit import audit, format_audit
 
     _check_out(args.output, *args.data)
+    for i, path in enumerate(args.data):
+        for earlier in args.data[:i]:
+            with contextlib.suppress(OSError):
+                if os.path.samefile(path, earlier):
+                    what = (f"{printable(path)} is given twice" if path == earlier else
+                            f"{printable(earlier)} and {printable(path)} are the same file")
+                    raise LtrconvError(f"{what}; audit it once")
     datasets = [Dataset.load(p) for p in args.data]
     if len(datasets) == 1:
         data = datasets[0]
     else:
+        for i, later in enumerate(datasets):
+            for j, earlier in enumerate(datasets[:i]):
+                shared = np.intersect1d(earlier.query_ids, later.query_ids)
+                if shared.size:
+                    raise LtrconvError(
+                        f"{printable(args.data[j])} and {printable(args.data[i])} share "
+                        f"{shared.size} query id(s) (e.g. {', '.join(map(str, shared[:3]))}); "
+                        "audit them one at a time")
         data = Dataset.concat(datasets, source=",".join(args.data))
-        if len(np.unique(data.query_ids)) != data.n_queries:
-            raise LtrconvError("the files share query ids; audit them one at a time")
     report = audit(data, parse_cutoffs(args.cutoffs).tolist())
     if args.format == "json":
         _emit(json.dumps(report, indent=1) + "\n", args.output)

@@ -17,7 +17,7 @@ from typing import NoReturn
 
 import numpy as np
 
-from ..errors import ECHO_LIMIT, InputError, LtrconvError, shown
+from ..errors import ECHO_LIMIT, InputError, LtrconvError, printable, shown
 from ..evaluation.queries import MAX_LABEL, docid_ranks, offsets_from_qid
 from ..outputs import atomic_path
 from .lines import data_lines, parse_number, split_lines
@@ -404,7 +404,7 @@ def _warn_docids(path: str, docid: np.ndarray, qid: np.ndarray, offsets: np.ndar
     missing = np.flatnonzero(docid == "")
     if missing.size:
         warnings.warn(
-            f"{path}:{linenos[int(missing[0])]}: {missing.size} of {len(docid)} documents have "
+            f"{printable(path)}:{linenos[int(missing[0])]}: {missing.size} of {len(docid)} documents have "
             f"no '#docid = ...' comment (the first is here); {consequence}",
             DocidWarning, stacklevel=3,
         )
@@ -420,7 +420,8 @@ def _warn_docids(path: str, docid: np.ndarray, qid: np.ndarray, offsets: np.ndar
         key = (int(qpos[r]), str(docid[r]))
         if key in seen:
             warnings.warn(
-                f"{path}:{linenos[r]}: docid {docid[r]} repeats within query {qid[r]} (first on "
+                f"{printable(path)}:{linenos[r]}: docid {printable(docid[r], ECHO_LIMIT)} repeats "
+                f"within query {qid[r]} (first on "
                 f"line {linenos[seen[key]]}); {n_dup} docid(s) repeat within a query in this file; "
                 f"{consequence}",
                 DocidWarning, stacklevel=3,
