@@ -239,6 +239,16 @@ def test_train_refuses_data_without_relevant_documents(files, tmp_path, capsys, 
           f"{tmp_path / 'zeros.txt'}: {what} data has no relevant document (every label is 0)", out)
 
 
+def test_train_metric_as_eval_writes_it(files, tmp_path, capsys):
+    d, _ = files
+    assert main(["train", "--algorithm", "ranksvm", "--metric", "NDCG@10:letor", "--train",
+                 str(d / "data.txt"), "--vali", str(d / "data.txt"), "--out", str(tmp_path / "m.pkl"),
+                 "--param", "C_grid=[1.0]"]) == 0
+    from ltrconv.rankers import load
+
+    assert str(load(tmp_path / "m.pkl").metric_spec) == "ndcg@10:letor"
+
+
 def test_train_without_vali_warns_in_one_line(files, tmp_path, capsys):
     d, _ = files
     capsys.readouterr()

@@ -141,6 +141,8 @@ def test_registered_custom_metric_is_written_by_name():
     (" ndcg@10: ndcg( empty = 0.5 ) ", "yahoo-half"),
     ("ndcg@010:letor", "letor"),
     ("ndcg@3:ndcg(disc=letor,short=zero,pk=k)", "letor"),
+    ("NDCG@10:letor", "letor"),  # as eval labels its columns
+    ("Ndcg@5:yahoo-half", "yahoo-half"),
 ])
 def test_accepted_spellings(text, name):
     metric = MetricSpec.parse(text)

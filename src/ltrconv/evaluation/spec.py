@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .scorer import NDCGScorer
 
 
-_METRIC_RE = re.compile(r"^ndcg@([0-9]+):(.+)$")
+_METRIC_RE = re.compile(r"^ndcg@([0-9]+):(.+)$", re.IGNORECASE)  # eval's columns read NDCG@10
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,9 @@ class MetricSpec:
         convention := NAME                            a registered convention (ranklib, letor, ...)
                     | "ndcg(" [KEY=VALUE {"," KEY=VALUE}] ")"   keys of Convention; others default
 
-    e.g. ``ndcg@10:letor`` or ``ndcg@10:ndcg(gain=linear,empty=0.5)``. The convention part alone
+    e.g. ``ndcg@10:letor`` or ``ndcg@10:ndcg(gain=linear,empty=0.5)``; :meth:`parse` takes the
+    ``ndcg@`` prefix in any letter case (``NDCG@10:letor``, as ``ltrconv eval`` labels its
+    columns) and ``str`` writes it in lower case. The convention part alone
     is what ``ltrconv eval -c`` and :func:`ltrconv.evaluation.conventions.get` take. ``str``
     writes ``str(convention)``: the name under which the registry holds it (so
     ``ndcg@10:ndcg(empty=0.5)`` is written ``ndcg@10:yahoo-half``), else its canonical string,
