@@ -254,10 +254,51 @@ def test_train_without_vali_warns_in_one_line(files, tmp_path, capsys):
     capsys.readouterr()
     assert main(["train", "--algorithm", "ranksvm", "--train", str(d / "data.txt"), "--out",
                  str(tmp_path / "m.pkl"), "--param", "C_grid=[1.0]"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (f"ltrconv: warning: no --vali file: model selection (C) runs on the training "
+                      f"data {d / 'data.txt'}")
+    assert err[1].startswith(f"ltrconv: ranksvm selected C = 1 on the training data {d / 'data.txt'}: "
+                             "ndcg@10:ranklib = 0.")
+    assert len(err) == 2 and (tmp_path / "m.pkl").exists()
+
+
+SMALL = {"adarank": ["n_rounds=3"], "coordinate_ascent": ["n_restarts=2", "n_steps=2", "n_jobs=1"],
+         "lambdamart": ["n_estimators=4", "num_threads=1"], "rankboost": ["n_rounds=3"],
+         "ranknet": ["architectures=[[3]]", "max_epochs=2"], "ranksvm": ["C_grid=[0.1, 1.0]"]}
+SELECTED = {"adarank": r"\d+ rounds", "coordinate_ascent": r"restart [12] of 2",
+            "lambdamart": r"[1-4] trees", "rankboost": r"[0-3] rounds",
+            "ranknet": r"hidden layers 3, epoch [0-2]", "ranksvm": r"C = (0.1|1)"}
+
+
+@pytest.mark.parametrize("algorithm", sorted(SMALL))
+def test_train_says_what_it_selected(files, tmp_path, capsys, algorithm):
+    import re
+
+    d, _ = files
+    capsys.readouterr()
+    args = ["train", "--algorithm", algorithm, "--train", str(d / "data.txt"), "--vali",
+            str(d / "data.txt"), "--out", str(tmp_path / "m.pkl")]
+    assert main(args + [a for p in SMALL[algorithm] for a in ("--param", p)]) == 0
     err = capsys.readouterr().err
-    assert err == (f"ltrconv: warning: no --vali file: model selection (C) runs on the training "
-                   f"data {d / 'data.txt'}\n")
-    assert (tmp_path / "m.pkl").exists()
+    assert re.fullmatch(rf"ltrconv: {algorithm} selected {SELECTED[algorithm]} on the validation "
+                        rf"data {re.escape(str(d / 'data.txt'))}: ndcg@10:ranklib = [01]\.\d{{4}}; "
+                        rf"model saved to {re.escape(str(tmp_path / 'm.pkl'))}\n", err), err
+
+
+def test_train_help_lists_every_parameter_with_its_default(capsys, monkeypatch):
+    from ltrconv import rankers
+
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = capsys.readouterr().out
+    for name in rankers.ALGORITHMS:
+        assert f"  {name} (validation data selects {rankers.selects(name)}):" in out
+        for param, default, _ in rankers.param_help(name):
+            if param != "metric":
+                assert f"    {param}=" in out
+    assert "    hess_floor=1.0e-06: a finite number > 0 and < 1" in out  # YAML reads it as a float
+    assert "    architectures=[[10], [50]," in out and "enqueue=true:" in out
 
 
 def write_sparse(data, path, drop_zeros=True):

@@ -390,6 +390,10 @@ def cmd_train(args: argparse.Namespace) -> None:
         except rankers.DegenerateDataError as exc:
             raise InputError(str(exc), args.train if exc.split == "training" else args.vali) from None
     model.save(args.out)
+    on = (f"the validation data {printable(args.vali)}" if vali is not None
+          else f"the training data {printable(args.train)}")
+    _say(f"ltrconv: {args.algorithm} selected {rankers.selected(model)} on {on}: "
+         f"{model.metric_spec} = {model.val_score_:.4f}; model saved to {printable(args.out)}")
 
 
 def cmd_predict(args: argparse.Namespace) -> None:
@@ -423,6 +427,33 @@ EPILOG = ("Bad input stops with one line, 'ltrconv: error: ...', naming the file
 def _paragraphs(*texts: str) -> str:
     """Paragraphs wrapped for an 80-column terminal, a blank line between them."""
     return "\n\n".join(textwrap.fill(" ".join(t.split()), 78) for t in texts)
+
+
+def _as_yaml(value) -> str:
+    """``value`` as --param reads it back (YAML 1.1: a float needs its decimal point)."""
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(map(_as_yaml, value)) + "]"
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, float):
+        text = repr(value)
+        return text.replace("e", ".0e", 1) if "e" in text and "." not in text else text
+    return str(value)
+
+
+def _algorithm_parameters() -> str:
+    """Each algorithm's parameters with their defaults and allowed values, for train's help."""
+    from . import rankers
+
+    out = ["algorithm parameters (--param KEY=VALUE; the default after '='):"]
+    for name in rankers.ALGORITHMS:
+        out.append(f"  {name} (validation data selects {rankers.selects(name)}):")
+        for param, default, allowed in rankers.param_help(name):
+            if param == "metric":
+                continue
+            out.append(textwrap.fill(f"{param}={_as_yaml(default)}: {allowed}", 78,
+                                     initial_indent="    ", subsequent_indent="        "))
+    return "\n".join(out)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -523,6 +554,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="algorithm parameter, VALUE read as YAML; repeatable")
     tr.add_argument("--conventions-file", metavar="FILE", help="YAML file defining more conventions")
     tr.set_defaults(func=cmd_train)
+    plain_help = tr.format_help
+
+    def train_help() -> str:  # the rankers (scikit-learn) load only when this help is asked for
+        tr.epilog = _algorithm_parameters() + "\n\n" + OUTPUT_RULES
+        return plain_help()
+
+    tr.format_help = train_help
 
     pr = command("predict", "score a data file with a trained model", """
         Writes one score per line, in the order of the documents of DATA (the SCORES of 'ltrconv
