@@ -1,4 +1,5 @@
-"""Command line: ``ltrconv {eval,ttest,audit,conventions,train,predict}``.
+"""Command line: ``ltrconv COMMAND``, one of eval, eval-score, ttest, audit, conventions, train,
+predict and check-reference.
 
 Errors print one line ``ltrconv: error: ...`` naming the file, line or parameter and exit 2.
 Output paths are checked before any work (see :data:`OUTPUT_RULES`). Ctrl-C and SIGTERM stop
@@ -332,6 +333,22 @@ def cmd_conventions(args: argparse.Namespace) -> None:
                          for name in conv_mod.names()))
 
 
+# --- check-reference --------------------------------------------------------------------
+def cmd_check_reference(args: argparse.Namespace) -> int:
+    from .study.reference import compare, skipped_files
+
+    names, differences = compare(args.results, args.reference)
+    skipped = skipped_files(args.reference)
+    lines = [f"{printable(args.results)} against {printable(args.reference)}: {len(names)} files "
+             "compared byte for byte"
+             + (f"; not compared (wall times): {', '.join(skipped)}" if skipped else "")]
+    lines += [f"  differs: {d.name}: {d.detail}" for d in differences]
+    lines.append(f"{len(differences)} of {len(names)} differ" if differences
+                 else "every compared file equals the reference")
+    write_stdout("\n".join(lines) + "\n")
+    return 1 if differences else 0
+
+
 # --- train / predict --------------------------------------------------------------------
 def _parse_params(items: Sequence[str]) -> dict:
     import yaml
@@ -570,6 +587,18 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("data", metavar="DATA", help="LETOR file to score")
     pr.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     pr.set_defaults(func=cmd_predict)
+
+    cr = command("check-reference", "compare a run's results with the reference result", """
+        Compares claims.md, every table and every figure (PNG and PDF) that REFERENCE holds
+        with the file of the same name under RESULTS, byte for byte, and prints each that
+        differs or is missing; exit status 1 if any does. The runtime table and figures hold
+        wall times and are not compared.
+    """, writes=False)
+    cr.add_argument("results", metavar="RESULTS", nargs="?", default="results/MQ2008",
+                    help="the run's results directory (default: results/MQ2008)")
+    cr.add_argument("reference", metavar="REFERENCE", nargs="?", default="reference/MQ2008",
+                    help="the reference result (default: reference/MQ2008)")
+    cr.set_defaults(func=cmd_check_reference)
     return p
 
 
@@ -621,7 +650,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.showwarning = _show_warning
         try:
             with _sigterm_raises():
-                args.func(args)
+                status = args.func(args)
         except LtrconvError as exc:
             _say(f"ltrconv: error: {printable(exc)}")
             return EXIT_ERROR
@@ -634,7 +663,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except Terminated as exc:
             _say(f"ltrconv: terminated ({signal.Signals(exc.signum).name})")
             return EXIT_SIGNAL + exc.signum
-    return 0
+    return status or 0
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
