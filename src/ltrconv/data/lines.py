@@ -84,7 +84,7 @@ def data_lines(text: str, path: str, error: type[Exception] = InputError) -> Ite
             qid = _qid(parts, path, lineno, error)
             seen = first_spelling.setdefault(qid, (q_text, lineno))
             if seen[0] != q_text:
-                raise _error(error, f"qid {qid} is written {q_text!r} here but {seen[0]!r} on "
+                raise _error(error, f"qid {qid} is written {shown(q_text)} here but {shown(seen[0])} on "
                                     f"line {seen[1]}: RankLib and trec_eval would read two "
                                     "queries, ltrconv one; write each qid one way", path, lineno)
             previous = q_text

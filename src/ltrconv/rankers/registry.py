@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from ..errors import LtrconvError
+from ..errors import LtrconvError, shown
 
 OBJECTIVE, SELECTION = "objective", "selection"
 
@@ -105,7 +105,7 @@ def get(name: str) -> Algorithm:
         return REGISTRY[name]
     except (KeyError, TypeError):
         known = ", ".join(sorted(REGISTRY))
-        raise UnknownAlgorithm(f"unknown algorithm {name!r}; known: {known}") from None
+        raise UnknownAlgorithm(f"unknown algorithm {shown(name)}; known: {known}") from None
 
 
 def names(convention: str | None = None) -> tuple[str, ...]:
