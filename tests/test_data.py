@@ -338,8 +338,8 @@ def test_cache_offsets_must_follow_the_qids(tmp_path):
     d = make_letor(n_queries=20, seed=0)
     p = tmp_path / "c.npz"
     np.savez(p, X=d.X, y=d.y, qid=d.qid, offsets=np.array([0, d.n_docs]), docid=d.docid)
-    with pytest.raises(InputError, match=rf"c.npz: corrupt dataset cache: the query offsets "
-                                         rf"\(1 queries\) disagree with the qid vector \(20 queries\)"):
+    with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: the query offsets "
+                                         r"\(1 queries\) disagree with the qid vector \(20 queries\)"):
         Dataset.load(p)
     qid = d.qid.copy()
     qid[-1] = qid[0]  # the first query reappears at the end

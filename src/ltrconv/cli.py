@@ -141,7 +141,8 @@ def cmd_eval_score(args: argparse.Namespace) -> None:
     from .evaluation.letor_tool import eval_score_report
 
     if args.flag not in ("0", "1"):
-        raise LtrconvError(f"FLAG {shown(args.flag)}: 1 writes per-query results, 0 the averages only")
+        raise LtrconvError(f"FLAG {shown(args.flag)}: 1 writes per-query results, 0 the "
+                           "averages only")
     _check_out(args.output, args.test, args.prediction)
     data = Dataset.load(args.test)
     scores = read_scores(args.prediction, data.n_docs)
@@ -229,7 +230,8 @@ def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
                 try:
                     x = float(v)
                 except ValueError:
-                    raise InputError(f"{m} value {shown(v)} is not a number", path, lineno) from None
+                    raise InputError(f"{m} value {shown(v)} is not a "
+                                     "number", path, lineno) from None
                 if math.isinf(x):
                     raise InputError(f"{m} value {shown(v)} is not finite", path, lineno)
                 values[m] = x

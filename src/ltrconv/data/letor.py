@@ -404,7 +404,8 @@ def _warn_docids(path: str, docid: np.ndarray, qid: np.ndarray, offsets: np.ndar
     missing = np.flatnonzero(docid == "")
     if missing.size:
         warnings.warn(
-            f"{printable(path)}:{linenos[int(missing[0])]}: {missing.size} of {len(docid)} documents have "
+            f"{printable(path)}:{linenos[int(missing[0])]}: {missing.size} of {len(docid)} "
+            "documents have "
             f"no '#docid = ...' comment (the first is here); {consequence}",
             DocidWarning, stacklevel=3,
         )

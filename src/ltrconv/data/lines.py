@@ -84,13 +84,15 @@ def data_lines(text: str, path: str, error: type[Exception] = InputError) -> Ite
             qid = _qid(parts, path, lineno, error)
             seen = first_spelling.setdefault(qid, (q_text, lineno))
             if seen[0] != q_text:
-                raise _error(error, f"qid {qid} is written {shown(q_text)} here but {shown(seen[0])} on "
-                                    f"line {seen[1]}: RankLib and trec_eval would read two "
+                raise _error(error, f"qid {qid} is written {shown(q_text)} here but "
+                                    f"{shown(seen[0])} on line {seen[1]}: RankLib and "
+                                    "trec_eval would read two "
                                     "queries, ltrconv one; write each qid one way", path, lineno)
             previous = q_text
         m = _DOCID.search(comment) if comment else None
         rest = parts[2] if len(parts) > 2 else ""
-        feats = " ".join(rest.split()) if fields is None else " ".join(fields(rest.strip(ASCII_SPACE)))
+        tokens = rest.split() if fields is None else fields(rest.strip(ASCII_SPACE))
+        feats = " ".join(tokens)
         yield DataLine(lineno, label, qid, q_text, m.group(1) if m else "", feats)
 
 

@@ -63,7 +63,8 @@ def _gain_label(k: Any, value: Any) -> int:
         return int(k)
     if isinstance(k, (float, np.floating)) and float(k).is_integer():
         return int(k)
-    raise ConventionError(f"gain map label {shown(k)} is not a non-negative integer, in {shown(value)}")
+    raise ConventionError(f"gain map label {shown(k)} is not a non-negative integer, in "
+                          f"{shown(value)}")
 
 
 def _gain_value(v: Any, value: Any) -> float:
@@ -73,9 +74,11 @@ def _gain_value(v: Any, value: Any) -> float:
     try:
         g = float(v)
     except ValueError:
-        raise ConventionError(f"gain map value {shown(v)} is not a number, in {shown(value)}") from None
+        raise ConventionError(f"gain map value {shown(v)} is not a number, in "
+                              f"{shown(value)}") from None
     if not math.isfinite(g) or g < 0:
-        raise ConventionError(f"gain map values must be finite and >= 0, got {shown(v)} in {shown(value)}")
+        raise ConventionError(f"gain map values must be finite and >= 0, got {shown(v)} in "
+                              f"{shown(value)}")
     if g > MAX_GAIN:
         raise ConventionError(f"gain map value {shown(v)} is above 2^{MAX_LABEL} (about "
                               f"{MAX_GAIN:.3g}, the exp gain's bound at the largest label): a "
@@ -140,7 +143,8 @@ class Convention:
                 raise TypeError
             empty = float(self.empty)
         except (TypeError, ValueError):
-            raise ConventionError(f"empty must be a number in [0, 1], got {shown(self.empty)}") from None
+            raise ConventionError("empty must be a number in [0, 1], got "
+                                  f"{shown(self.empty)}") from None
         if not 0.0 <= empty <= 1.0:
             raise ConventionError(f"empty must be a number in [0, 1], got {shown(self.empty)}")
         object.__setattr__(self, "empty", empty)
@@ -151,10 +155,12 @@ class Convention:
         except (TypeError, ValueError, OverflowError):
             raise ConventionError(f"rel must be a label >= 1, got {shown(self.rel)}") from None
         if rel < 1 or rel > MAX_LABEL or (isinstance(self.rel, (float, np.floating)) and rel != self.rel):
-            raise ConventionError(f"rel must be an integer label in 1..{MAX_LABEL}, got {shown(self.rel)}")
+            raise ConventionError(f"rel must be an integer label in 1..{MAX_LABEL}, got "
+                                  f"{shown(self.rel)}")
         object.__setattr__(self, "rel", rel)
         if self.name is not None and not _NAME_RE.fullmatch(self.name):
-            raise ConventionError(f"convention name {shown(self.name)} must match {_NAME_RE.pattern}")
+            raise ConventionError(f"convention name {shown(self.name)} must match "
+                                  f"{_NAME_RE.pattern}")
 
     # ---- string forms -------------------------------------------------------------
     @property
@@ -261,16 +267,19 @@ def parse(text: str) -> Convention:
     """Parse a canonical string ``ndcg(k=v,...)``; missing keys take their defaults."""
     m = _CANON_RE.match(text.strip())
     if not m:
-        raise ConventionError(f"cannot parse convention {shown(text)}: expected ndcg(key=value,...)")
+        raise ConventionError(f"cannot parse convention {shown(text)}: expected "
+                              "ndcg(key=value,...)")
     params: dict[str, Any] = {}
     body = m.group(1).strip()
     for part in body.split(",") if body else []:
         key, sep, value = part.partition("=")
         key = key.strip()
         if not sep or key not in PARAMS:
-            raise ConventionError(f"cannot parse convention {shown(text)}: bad parameter {shown(part)}")
+            raise ConventionError(f"cannot parse convention {shown(text)}: bad parameter "
+                                  f"{shown(part)}")
         if key in params:
-            twice = " and ".join(f"{key}={printable(v, ECHO_LIMIT)}" for v in (params[key], value.strip()))
+            twice = " and ".join(f"{key}={printable(v, ECHO_LIMIT)}"
+                                 for v in (params[key], value.strip()))
             raise ConventionError(f"cannot parse convention {shown(text)}: {key} is given twice "
                                   f"({twice}); give each key once")
         params[key] = value.strip()
@@ -318,11 +327,13 @@ def load_yaml(path: str | Path) -> list[Convention]:
     except OSError as exc:
         raise ConventionError(f"{name}: cannot read conventions: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise ConventionError(f"{name}: cannot read conventions: not UTF-8 text (byte {exc.start})") from None
+        raise ConventionError(f"{name}: cannot read conventions: not UTF-8 text (byte "
+                              f"{exc.start})") from None
     try:
         doc = safe_yaml.load(text)
     except yaml.YAMLError as exc:
-        raise ConventionError(f"{_yaml_where(name, exc)}: not valid YAML: {_yaml_reason(exc)}") from None
+        raise ConventionError(f"{_yaml_where(name, exc)}: not valid YAML: "
+                              f"{_yaml_reason(exc)}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("conventions"), dict):
         raise ConventionError(f"{name}: expected a mapping with key 'conventions'")
     out = []
@@ -343,7 +354,8 @@ def _register_file(conventions: dict, path: Path, out: list[Convention]) -> None
         if not isinstance(params, dict):
             raise ConventionError(f"{where} must be a mapping")
         if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
-            raise ConventionError(f"{where}: convention name {shown(name)} must match {_NAME_RE.pattern}")
+            raise ConventionError(f"{where}: convention name {shown(name)} must match "
+                                  f"{_NAME_RE.pattern}")
         builtin = reserved(name)
         if builtin is not None:
             whose = ("a built-in convention" if builtin == name
@@ -352,7 +364,8 @@ def _register_file(conventions: dict, path: Path, out: list[Convention]) -> None
                 f"{where}: {shown(name)} is the name of {whose}, reserved: a conventions file "
                 f"cannot redefine it; name yours differently, e.g. '{builtin}-custom'")
         if any(not isinstance(k, str) for k in params):
-            raise ConventionError(f"{where}: keys must be names, got {shown(sorted(map(repr, params)))}")
+            raise ConventionError(f"{where}: keys must be names, got "
+                                  f"{shown(sorted(map(repr, params)))}")
         conv = from_mapping(params, where=where)
         out.append(register(name, conv, overwrite=True))
 

@@ -55,7 +55,8 @@ class MetricSpec:
             return text
         m = _METRIC_RE.match(str(text).strip())
         if not m or int(m.group(1)) < 1:
-            raise LtrconvError(f"metric {shown(text)}: expected ndcg@K:CONVENTION, e.g. ndcg@10:ranklib")
+            raise LtrconvError(f"metric {shown(text)}: expected ndcg@K:CONVENTION, e.g. "
+                               "ndcg@10:ranklib")
         return cls(int(m.group(1)), get(m.group(2).strip()))
 
     def __str__(self) -> str:

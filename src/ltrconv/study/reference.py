@@ -69,7 +69,8 @@ def compare(results: str | Path, reference: str | Path) -> tuple[list[str], list
             continue
         a, b = mine.read_bytes(), ref.read_bytes()
         if a != b:
-            differences.append(Difference(name, _first_difference(a, b, ref.suffix in (".md", ".tsv"))))
+            text = ref.suffix in (".md", ".tsv")
+            differences.append(Difference(name, _first_difference(a, b, text)))
     if not names:
         raise LtrconvError(f"{printable(reference)}: holds no claims.md, tables or figures to "
                            "compare with")
