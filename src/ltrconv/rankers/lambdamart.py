@@ -180,6 +180,9 @@ class LambdaMART(Ranker):
     }
     _selects = "the number of trees (early stopping)"
 
+    def _selected(self) -> str:
+        return f"{self.best_iteration_} trees"
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", n_estimators: int = 1000,
                  learning_rate: float = 0.1, num_leaves: int = 10, n_thresholds: int = 256,
                  min_data_in_leaf: int = 1, early_stopping_rounds: int = 100):

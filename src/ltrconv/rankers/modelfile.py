@@ -38,7 +38,7 @@ import pickle
 import re
 
 from .._version import __version__
-from ..errors import InputError, LtrconvError
+from ..errors import InputError, LtrconvError, shown
 from ..outputs import atomic_path
 from .registry import KNOWN as ALGORITHMS
 from .registry import get as get_entry
@@ -125,7 +125,7 @@ def _read_header(fh, where: str) -> tuple[bytes, dict[str, str]]:
         if key != "sha256":
             head += line
     if not _LENGTH_RE.fullmatch(fields["length"]):
-        raise ModelFileError(f"damaged model file: length {fields['length']!r} is not a "
+        raise ModelFileError(f"damaged model file: length {shown(fields['length'])} is not a "
                              "byte count", where)
     if not _DIGEST_RE.fullmatch(fields["sha256"]):
         raise ModelFileError("damaged model file: sha256 is not 64 lowercase hex digits", where)
@@ -136,7 +136,7 @@ def _read_header(fh, where: str) -> tuple[bytes, dict[str, str]]:
 
 def _check_format(value: str, where: str) -> None:
     if not re.fullmatch(r"[1-9][0-9]{0,5}", value):
-        raise ModelFileError(f"damaged model file: format {value!r} is not a version number",
+        raise ModelFileError(f"damaged model file: format {shown(value)} is not a version number",
                              where)
     if int(value) > FORMAT:
         raise ModelFileError(f"model file format {value} is newer than this ltrconv "
@@ -177,10 +177,10 @@ class _RankerUnpickler(pickle.Unpickler):
 def _unpickle(payload: bytes, fields: dict[str, str], where: str):
     algorithm, written_by = fields["algorithm"], fields["ltrconv"]
     if fields["payload"] != "pickle":
-        raise ModelFileError(f"payload kind {fields['payload']!r} is not one this ltrconv "
+        raise ModelFileError(f"payload kind {shown(fields['payload'])} is not one this ltrconv "
                              "reads (pickle)", where)
     if algorithm not in ALGORITHMS:
-        raise ModelFileError(f"unknown algorithm {algorithm!r} (written by ltrconv "
+        raise ModelFileError(f"unknown algorithm {shown(algorithm)} (written by ltrconv "
                              f"{written_by}); known: {', '.join(ALGORITHMS)}", where)
     classes = {}
     for name in ALGORITHMS:

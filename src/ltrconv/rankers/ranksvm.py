@@ -84,6 +84,9 @@ class RankSVM(Ranker):
     }
     _selects = "C"
 
+    def _selected(self) -> str:
+        return f"C = {self.best_C_:g}"
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", C_grid=DEFAULT_C_GRID, tol: float = 1e-3,
                  loss: str = "squared_hinge", max_iter: int = 1000,
                  random_state: int | np.random.RandomState | None = 0, solver: str = "auto"):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from ..errors import LtrconvError
+from ..errors import LtrconvError, shown
 
 OBJECTIVE, SELECTION = "objective", "selection"
 
@@ -117,7 +117,7 @@ def get(name: str) -> Algorithm:
         return KNOWN[name]
     except (KeyError, TypeError):
         known = ", ".join(sorted(KNOWN))
-        raise UnknownAlgorithm(f"unknown algorithm {name!r}; known: {known}") from None
+        raise UnknownAlgorithm(f"unknown algorithm {shown(name)}; known: {known}") from None
 
 
 def names(convention: str | None = None) -> tuple[str, ...]:
