@@ -42,11 +42,12 @@ SEEDS = [0, 1]
 RANDOM = {"coordinate_ascent", "ranknet"}
 N_MODELS = len(ALGORITHMS) + len(VARIANTS) + len(RANDOM) * (len(SEEDS) - 1)  # per fold, convention
 
-pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not on PATH")
+# Snakemake is a dependency: run the one installed with this interpreter, whatever PATH holds.
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 
 def snakemake(workdir: Path, configfile: Path, *args: str, timeout: int = 600, env=None):
-    cmd = ["snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+    cmd = [*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(configfile), "--cores", "2", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
@@ -437,14 +438,17 @@ def test_data_edited_after_acquire_is_refused_by_prepare(tmp_path):
     assert not list((work / "resources" / "SYN").glob("cache/**/*.npz"))
 
 
-MQ2008 = Path(__file__).resolve().parents[2] / "shared/data/MQ2008"
+def local_copies(tmp_path: Path, **copies: Path) -> Path:
+    """A configuration merged on top that reads each dataset from the given directory."""
+    overlay = tmp_path / "local.yaml"
+    overlay.write_text(yaml.safe_dump({"datasets": {d: {"local": str(p)} for d, p in copies.items()}}))
+    return overlay
 
 
-@pytest.mark.mq2008
-@pytest.mark.skipif(not MQ2008.is_dir(), reason=f"no MQ2008 copy at {MQ2008}")
-def test_full_config_dry_run(tmp_path):
-    proc = subprocess.run(["snakemake", "-s", str(REPO / "Snakefile"), "--directory",
-                           str(tmp_path), "-n", "--quiet", "rules"],
+def test_full_config_dry_run(mq2008_dir, tmp_path):
+    overlay = local_copies(tmp_path, MQ2008=mq2008_dir)
+    proc = subprocess.run([*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory",
+                           str(tmp_path), "-n", "--quiet", "rules", "--configfile", str(overlay)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout + proc.stderr
@@ -665,16 +669,14 @@ def test_report_checker_sees_a_cut_off_figure_and_a_download(report, tmp_path):
     assert found["audit.tsv"].problems == ["offered as a download (text/tab-separated-values), not shown"]
 
 
-OHSUMED = Path(__file__).resolve().parents[2] / "shared/data/OHSUMED"
-
-
-@pytest.mark.mq2008
-@pytest.mark.skipif(not (MQ2008.is_dir() and OHSUMED.is_dir()),
-                    reason=f"no MQ2008 and OHSUMED copies at {MQ2008.parent}")
-def test_extended_config_dry_run(tmp_path):
-    proc = subprocess.run(["snakemake", "-s", str(REPO / "Snakefile"), "--directory",
+def test_extended_config_dry_run(mq2008_dir, tmp_path):
+    ohsumed = mq2008_dir.parent / "OHSUMED"  # kept beside MQ2008
+    if not (ohsumed / "Fold1" / "train.txt").exists():
+        pytest.skip(f"OHSUMED not found at {ohsumed}, beside MQ2008")
+    overlay = local_copies(tmp_path, MQ2008=mq2008_dir, OHSUMED=ohsumed)
+    proc = subprocess.run([*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory",
                            str(tmp_path), "-n", "--quiet", "rules", "--configfile",
-                           str(REPO / "config" / "extended.yaml")],
+                           str(REPO / "config" / "extended.yaml"), str(overlay)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout + proc.stderr
