@@ -1,4 +1,7 @@
-"""Configuration: validation, paths, target lists (the only file that reads config)."""
+"""Configuration: validation, paths, parameter values, target lists.
+
+The only file that reads ``config``: the other rule files and every job script get what they
+need through the names and functions defined here, or through their rule's ``params``."""
 
 import hashlib
 import os
@@ -16,8 +19,6 @@ min_version("8.20")
 REPO = Path(workflow.basedir)
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 SPLITS = ("train", "vali", "test")
-# The tie conventions the ties table and figures read: worst-first, expected, best-first order.
-TIE_CONVENTIONS = ("ranklib-tiepess", "ranklib-tieavg", "ranklib-tieopt", "ranklib")
 
 # The ltrconv of this checkout, whatever else is installed (the job scripts do the same, see
 # _job.py).
@@ -28,9 +29,19 @@ if str(REPO / "workflow/scripts") not in sys.path:
     sys.path.append(str(REPO / "workflow/scripts"))
 
 import openblas_kernels  # noqa: E402
+from untracked import Untracked  # noqa: E402
 
 # RankSVM's models depend on OpenBLAS's CPU kernels: the jobs run the AVX2 ones (see the module).
 openblas_kernels.pin()
+
+from ltrconv.rankers import registry as algorithms  # noqa: E402
+from ltrconv.study import tie_ranges  # noqa: E402
+from ltrconv.study.paper.busa_fekete_2012 import Setting as PaperSetting  # noqa: E402
+
+# The tie conventions the ties table and figures read: worst-first, expected, best-first, input.
+TIE_CONVENTIONS = (tie_ranges.PESS, tie_ranges.AVG, tie_ranges.OPT, tie_ranges.INPUT)
+# The evaluation convention winning numbers and the audit's predictions are set against.
+REFERENCE_CONVENTION = PaperSetting.reference
 
 
 def _readable_config_errors(cfg, schema):
@@ -90,8 +101,6 @@ def _check_config(cfg):
             raise WorkflowError(
                 f"config key 'folds': fold(s) {bad} exceed datasets.{d}.layout.n_folds = {n}"
             )
-    from ltrconv.rankers import registry as algorithms
-
     for a in cfg["algorithms"]:
         if a not in algorithms.REGISTRY:
             raise WorkflowError(
@@ -133,10 +142,9 @@ def _check_config(cfg):
         raise WorkflowError("config key 'datasets.study': the name is reserved for results over "
                             "every dataset")
     if ext["winning"] or ext["audit"]:
-        ref = "ranklib"
-        if ref not in cfg["eval_conventions"]:
-            raise WorkflowError("config key 'extensions': winning and audit need ranklib in "
-                                "eval_conventions")
+        if REFERENCE_CONVENTION not in cfg["eval_conventions"]:
+            raise WorkflowError(f"config key 'extensions': winning and audit need "
+                                f"{REFERENCE_CONVENTION} in eval_conventions")
     from ltrconv.errors import LtrconvError
     from ltrconv.evaluation.metrics import parse_cutoffs
 
@@ -184,7 +192,16 @@ CONVENTIONS_SHA256 = (
     if config["conventions_file"]
     else None
 )
-CONVENTIONS_PARAMS = {"conventions_sha256": CONVENTIONS_SHA256} if CONVENTIONS_SHA256 else {}
+# The path goes to the jobs untracked, for them to check the file still has that digest.
+CONVENTIONS_PARAMS = ({"conventions_sha256": CONVENTIONS_SHA256,
+                       "conventions_file": Untracked(config["conventions_file"])}
+                      if CONVENTIONS_SHA256 else {})
+CUTOFFS = config["cutoffs"]
+TRAIN_CUTOFF = config["train_cutoff"]
+# The official training convention: Figure 2, the algorithm order, the claims.
+OFFICIAL = config["figures"]["official_convention"]
+FIGURE1_EVAL_CONVENTIONS = list(config["figures"]["figure1_eval_conventions"])
+FIGURE2_EVAL_CONVENTIONS = list(config["figures"]["figure2_eval_conventions"])
 # One software environment for every job: the runtime dependencies of environment.yml.
 CONDA_ENV = "../envs/ltrconv.yml"
 
@@ -219,11 +236,36 @@ def dataset_identity(name):
     )
 
 
-def dataset_source(name):
-    """Keyword arguments of ltrconv.data.acquire.Source: the identity plus where to look."""
+def dataset_locations(name):
+    """Where to look for dataset ``name`` (ltrconv.data.acquire.locations)."""
     from ltrconv.data.acquire import locations
 
-    return {**dataset_identity(name), **locations(config["datasets"][name], name, REPO)}
+    return locations(config["datasets"][name], name, REPO)
+
+
+def dataset_source(name):
+    """Keyword arguments of ltrconv.data.acquire.Source: the identity plus where to look."""
+    return {**dataset_identity(name), **dataset_locations(name)}
+
+
+def acquire_settings(wc):
+    """Where to look, whether to download and how: untracked (changing them redoes nothing)."""
+    return Untracked(dict(locations=dataset_locations(wc.dataset), offline=config["offline"],
+                          download=dict(config["download"])))
+
+
+def dataset_labels(wc):
+    """The label scale of the job's dataset."""
+    return list(config["datasets"][wc.dataset]["labels"])
+
+
+def dataset_max_label(wc):
+    return max(config["datasets"][wc.dataset]["labels"])
+
+
+def dataset_n_features(wc):
+    """The dataset's number of features, None when config does not fix it."""
+    return config["datasets"][wc.dataset].get("n_features")
 
 
 def _check_reachable(name):
@@ -317,8 +359,6 @@ def hyperparams(algorithm):
 
 def is_random(algorithm):
     """Whether the algorithm's fit draws random numbers with its configured hyperparameters."""
-    from ltrconv.rankers import registry as algorithms
-
     return algorithms.is_random(base_algorithm(algorithm), hyperparams(algorithm))
 
 
@@ -379,7 +419,7 @@ def variant_label(name):
 
 
 def train_metric(convention):
-    return f"ndcg@{config['train_cutoff']}:{convention}"
+    return f"ndcg@{TRAIN_CUTOFF}:{convention}"
 
 
 def cache(dataset, fold, split):
@@ -412,6 +452,8 @@ EXTENDED_TABLES = (("seed_fold_means", "seed_ttests") if MULTI_SEED else ()) + (
 # Results over every dataset (winning numbers) live in RESULTS/STUDY, never a dataset's name.
 STUDY = "study"
 FIGURE1_ALGORITHMS = [a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS]
+# The trained algorithms whose scores take few distinct values (registry order).
+FEW_SCORES = [a for a in algorithms.ORDER if algorithms.get(a).few_scores and a in BASE_ALGORITHMS]
 
 
 def figure_output(name):
@@ -467,22 +509,21 @@ def caption_facts():
     """What the captions (workflow/report/*.rst, Jinja) say about this configuration."""
     from ltrconv.rankers.registry import display_name as name
 
-    figures = config["figures"]
     names = lambda items: [_rst(name(a)) for a in items]  # noqa: E731
     return dict(
-        cutoffs=_rst(config["cutoffs"]),
-        train_cutoff=config["train_cutoff"],
+        cutoffs=_rst(CUTOFFS),
+        train_cutoff=TRAIN_CUTOFF,
         train_conventions=names(TRAIN_CONVENTIONS),
-        official=_rst(figures["official_convention"]),
+        official=_rst(OFFICIAL),
         figure1_algorithms=names(FIGURE1_ALGORITHMS),
-        figure1_eval_conventions=names(figures["figure1_eval_conventions"]),
+        figure1_eval_conventions=names(FIGURE1_EVAL_CONVENTIONS),
         figure2_algorithms=names(BASE_ALGORITHMS),
-        figure2_eval_conventions=names(figures["figure2_eval_conventions"]),
+        figure2_eval_conventions=names(FIGURE2_EVAL_CONVENTIONS),
         variants=[_rst(f"{v} ({name(VARIANTS[v]['of'])}: {variant_label(v)})") for v in VARIANTS],
         seeds=[str(s) for s in SEEDS],
         random_algorithms=names(a for a in BASE_ALGORITHMS if is_random(a)),
         deterministic_algorithms=names(a for a in BASE_ALGORITHMS if not is_random(a)),
-        few_scores=names(a for a in ("rankboost", "adarank") if a in BASE_ALGORITHMS),
+        few_scores=names(FEW_SCORES),
         datasets=[_rst(d) for d in DATASETS],
         folds=[str(f) for f in FOLDS],
     )
@@ -517,3 +558,4 @@ def all_targets():
     if STUDY_PAGES:
         out.append(f"{RESULTS}/{STUDY}/figures/winning.pdf")
     return out
+

@@ -1,5 +1,6 @@
 """Shared plumbing of the workflow scripts: this checkout's ltrconv, the rule's thread budget,
-the configured conventions file, logging to the rule's log file, clean failures."""
+the configured conventions file, logging to the rule's log file, clean failures, the TSV
+writer."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ sys.path.insert(0, str(SRC))
 
 import ltrconv  # noqa: E402
 from ltrconv.errors import LtrconvError  # noqa: E402
+from ltrconv.outputs import atomic_path  # noqa: E402
 
 if Path(ltrconv.__file__).resolve().parent != SRC / "ltrconv":
     sys.exit(f"job imported ltrconv from {Path(ltrconv.__file__).parent}, not from this "
@@ -69,12 +71,13 @@ def load_conventions(smk) -> list[str]:
     """Register the conventions of config key ``conventions_file``; their names.
 
     Rules whose results depend on the definitions declare ``params.conventions_sha256`` (the
-    file's digest when the job was scheduled, None without a file); the file must still have
-    it, so that no output is recorded under definitions other than those it was made with."""
+    file's digest when the job was scheduled) and ``params.conventions_file`` (its path,
+    untracked); the file must still have that digest, so that no output is recorded under
+    definitions other than those it was made with."""
     expected = smk.params.get("conventions_sha256")
-    path = smk.config.get("conventions_file")
-    if not expected or not path:
+    if not expected:
         return []
+    path = smk.params.get("conventions_file").value
     from ltrconv.evaluation import conventions
 
     try:
@@ -86,6 +89,12 @@ def load_conventions(smk) -> list[str]:
         raise LtrconvError(f"config key 'conventions_file': {path} changed after the workflow "
                            "started; run it again")
     return [c.name for c in conventions.load_yaml(path)]
+
+
+def write_tsv(frame, path, float_format: str = "%.10g") -> None:
+    """``frame`` as a tab-separated table at ``path``, written whole or not at all."""
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, sep="\t", index=False, float_format=float_format)
 
 
 def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:

@@ -2,14 +2,8 @@
 
 import pandas as pd
 
-from _job import run
+from _job import run, write_tsv
 from ltrconv.study import tables as study
-from ltrconv.outputs import atomic_path
-
-
-def write_tsv(frame: pd.DataFrame, path) -> None:
-    with atomic_path(path) as tmp:
-        frame.to_csv(tmp, sep="\t", index=False, float_format="%.10g")
 
 
 def main(smk, log):

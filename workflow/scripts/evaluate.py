@@ -14,7 +14,7 @@ from ltrconv.study.tables import per_query_frame
 
 def main(smk, log):
     tests = [Dataset.load(path) for path in smk.input.tests]  # one per fold
-    seed = smk.params.get("seed", smk.config["seeds"][0])
+    seed = smk.params.seed
     models = product(smk.params.train_conventions, zip(smk.params.folds, tests))
     for (convention, (fold, test)), scores_path, out in zip(models, smk.input.scores, smk.output):
         evals = evaluate_dataset(test, np.load(scores_path), conventions=smk.params.conventions,

@@ -2,16 +2,14 @@
 
 import pandas as pd
 
-from _job import run
+from _job import run, write_tsv
 from ltrconv.study import figures, variants as implementation
-from ltrconv.outputs import atomic_path
 
 
 def main(smk, log):
     p = smk.params
     table = implementation.implementation_table(pd.read_parquet(smk.input.per_query), dict(p.variants))
-    with atomic_path(smk.output.table) as tmp:
-        table.to_csv(tmp, sep="\t", index=False, float_format="%.10g")
+    write_tsv(table, smk.output.table)
     pairs = [(v, b, p.labels[v]) for v, b in p.variants.items()]
     figures.implementation_figure(pd.read_csv(smk.input.summary, sep="\t"),
                                   str(smk.output.png)[: -len(".png")], pairs,

@@ -5,8 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from _job import run
-from ltrconv.outputs import atomic_path
+from _job import run, write_tsv
 
 
 def main(smk, log):
@@ -23,8 +22,7 @@ def main(smk, log):
     keys = ["algorithm", "train_convention", "fold"] + (["seed"] if seeded else [])
     table = pd.concat(frames, ignore_index=True)[keys + ["s", "max_rss"]]
     table = table.sort_values(keys, ignore_index=True)
-    with atomic_path(smk.output[0]) as tmp:
-        table.to_csv(tmp, sep="\t", index=False, float_format="%.4f")
+    write_tsv(table, smk.output[0], float_format="%.4f")
     log.info(f"{len(table)} models")
 
 
