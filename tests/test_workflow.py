@@ -364,6 +364,77 @@ def test_bad_hyperparameter_or_cutoffs_names_key(tmp_path, change, key, message)
     assert proc.returncode != 0
     assert f"config key '{key}': " in out and message in out, out[-2000:]
     assert not (tmp_path / "w" / "out").exists()
+def rename_dataset(name):
+    def change(cfg, tmp_path):
+        cfg["datasets"][name] = cfg["datasets"].pop("SYN")
+    return change
+
+
+def set_dataset(**values):
+    def change(cfg, tmp_path):
+        cfg["datasets"]["SYN"].update(values)
+    return change
+
+
+def set_layout(**values):
+    def change(cfg, tmp_path):
+        cfg["datasets"]["SYN"]["layout"] = values
+    return change
+
+
+def set_key(**values):
+    def change(cfg, tmp_path):
+        cfg.update(values)
+    return change
+
+
+def gain_map_without_label_3(cfg, tmp_path):
+    conv = tmp_path / "conventions.yaml"
+    conv.write_text("conventions:\n  gain012: {base: ranklib, gain: '0:0;1:1;2:3'}\n")
+    cfg["conventions_file"] = str(conv)
+    cfg["eval_conventions"] = [*cfg["eval_conventions"], "gain012"]
+    cfg["datasets"]["SYN"]["labels"] = [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("change, key, message", [
+    (set_key(results_dir=""), "results_dir", "'' is empty"),
+    (set_key(results_dir="/"), "results_dir", "'/' is the filesystem root"),
+    (set_key(resources_dir=""), "resources_dir", "'' is empty"),
+    (rename_dataset(".."), "datasets...", "'..' is not a plain name"),
+    (rename_dataset("a/b"), "datasets.a/b", "'a/b' is not a plain name"),
+    (rename_dataset("../x"), "datasets.../x", "'../x' is not a plain name"),
+    (rename_dataset(""), "datasets.", "'' is not a plain name"),
+    (set_layout(train="../../x.txt"), "datasets.SYN.layout.train",
+     "'../../x.txt' must name a file or directory inside its directory"),
+    (set_layout(fold_dir="/data/Fold{k}"), "datasets.SYN.layout.fold_dir",
+     "'/data/Fold{k}' is an absolute path"),
+    (set_layout(fold_dir="Fold{j}"), "datasets.SYN.layout.fold_dir",
+     "'Fold{j}' has the unknown placeholder(s) {j} (allowed: {k})"),
+    (set_dataset(search=["{datasett}"]), "datasets.SYN.search",
+     "entry 0 '{datasett}' has the unknown placeholder(s) {datasett} (allowed: {dataset})"),
+    (set_dataset(n_features=200000), "datasets.SYN.n_features",
+     "200000 is above 100000, the most features the LETOR reader accepts"),
+    (set_dataset(labels=[0, 1, 2, 5000]), "datasets.SYN.labels",
+     "[5000] above 1000, the largest label the evaluation accepts"),
+    (gain_map_without_label_3, "eval_conventions",
+     "gain map has no value for label(s) [3], a label of datasets.SYN.labels [0, 1, 2, 3]"),
+    (set_key(folds=[1.0]), "folds.0", "1.0 is not of type 'integer'"),
+])
+def test_config_error_stops_the_dry_run_naming_the_key(tmp_path, change, key, message):
+    """Refused while the configuration is read: one line names the key, no job runs."""
+    cfg = base_config(tmp_path / "absent")
+    change(cfg, tmp_path)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert any(f"config key '{key}': " in line and message in line for line in out.splitlines()), \
+        out[-2000:]
+    assert "Traceback" not in out
+    assert not [p for p in (tmp_path / "w").rglob("*") if ".snakemake" not in p.parts]
+
+
 def test_unknown_algorithm_names_key(tmp_path):
     cfg = base_config(tmp_path / "SYN")
     write_dataset(tmp_path / "SYN")

@@ -6,6 +6,7 @@ need through the names and functions defined here, or through their rule's ``par
 import hashlib
 import os
 import re
+import string
 import sys
 from pathlib import Path
 
@@ -44,9 +45,20 @@ TIE_CONVENTIONS = (tie_ranges.PESS, tie_ranges.AVG, tie_ranges.OPT, tie_ranges.I
 REFERENCE_CONVENTION = PaperSetting.reference
 
 
+# JSON Schema counts 1.0 as an integer; a fold, seed or count written 1.0 would then become
+# part of a path ("Fold1.0") or a float where a count is meant.
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)),
+)
+# A dataset name is a directory name under results_dir and resources_dir.
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
 def _readable_config_errors(cfg, schema):
     """One line per schema violation, naming the config key and what it should be."""
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _Validator(schema)
     lines = []
     for err in sorted(validator.iter_errors(cfg), key=lambda e: [str(p) for p in e.absolute_path]):
         key = ".".join(str(p) for p in err.absolute_path) or "(top level)"
@@ -70,12 +82,96 @@ def _check_hyperparams(algorithm, params, key):
         raise WorkflowError(f"config key '{where}': {exc}") from None
 
 
+def _check_directory(key, value):
+    """A directory the workflow writes under: not empty, not the filesystem root."""
+    path = Path(os.path.abspath(value)) if value.strip() else None
+    if path is None or path == path.parent:
+        raise WorkflowError(f"config key '{key}': {value!r} is "
+                            f"{'empty' if path is None else 'the filesystem root'}; name a "
+                            "directory of the workflow's own (relative to the working directory)")
+
+
+def _relative_path_error(path):
+    """Why ``path`` is not a relative path that stays inside its directory, or None."""
+    if path.startswith("/"):
+        return "is an absolute path"
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        return "must name a file or directory inside its directory (no '..', '.' or empty part)"
+    return None
+
+
+def _template_error(template, placeholders):
+    """Why ``template`` is not a str.format template of ``placeholders`` only, or None."""
+    try:
+        fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    except ValueError as exc:
+        return f"is not a template ({exc})"
+    unknown = sorted(fields - set(placeholders))
+    if unknown:
+        allowed = ", ".join(f"{{{p}}}" for p in placeholders) or "none"
+        return (f"has the unknown placeholder(s) {', '.join(f'{{{u}}}' for u in unknown)} "
+                f"(allowed: {allowed})")
+    try:
+        template.format(**{p: 1 for p in placeholders})
+    except (ValueError, KeyError, IndexError, AttributeError) as exc:
+        return f"is not a template ({exc})"
+    return None
+
+
+def _check_dataset(name, spec):
+    """The dataset's name, layout templates, search templates, label scale and width."""
+    from ltrconv.data.letor import MAX_FEATURES
+    from ltrconv.evaluation.queries import MAX_LABEL
+
+    key = f"datasets.{name}"
+    if not PLAIN_NAME.fullmatch(name):
+        raise WorkflowError(f"config key '{key}': {name!r} is not a plain name (letters, digits, "
+                            "'.', '_', '-', not starting with '.'): it names a directory")
+    layout = spec["layout"]
+    for part, placeholders in (("fold_dir", ("k",)),) + tuple((s, ()) for s in SPLITS):
+        value = layout[part]
+        why = _template_error(value, placeholders)
+        if why is None:
+            why = _relative_path_error(value.format(k=1) if placeholders else value)
+        if why:
+            raise WorkflowError(f"config key '{key}.layout.{part}': {value!r} {why}")
+    for i, value in enumerate(spec["search"]):
+        why = _template_error(value, ("dataset",))
+        if why:
+            raise WorkflowError(f"config key '{key}.search': entry {i} {value!r} {why}")
+    if spec.get("n_features") is not None and spec["n_features"] > MAX_FEATURES:
+        raise WorkflowError(f"config key '{key}.n_features': {spec['n_features']} is above "
+                            f"{MAX_FEATURES}, the most features the LETOR reader accepts")
+    above = [lab for lab in spec["labels"] if lab > MAX_LABEL]
+    if above:
+        raise WorkflowError(f"config key '{key}.labels': {above} above {MAX_LABEL}, the largest "
+                            "label the evaluation accepts")
+
+
+def _check_gains(cfg, name):
+    """Every training and evaluation convention has a gain for each label of dataset ``name``."""
+    from ltrconv.evaluation import conventions
+
+    labels = cfg["datasets"][name]["labels"]
+    for key in ("train_conventions", "eval_conventions"):
+        for conv in cfg[key]:
+            try:
+                conventions.get(conv).gain_table(max(labels))
+            except conventions.ConventionError as exc:
+                raise WorkflowError(f"config key '{key}': {exc}, a label of datasets.{name}.labels "
+                                    f"{labels}") from None
+
+
 def _check_config(cfg):
     schema = yaml.safe_load(SCHEMA.read_text())
     errors = _readable_config_errors(cfg, schema)
     if errors:
         raise WorkflowError("Invalid configuration:\n  " + "\n  ".join(errors))
     validate(cfg, str(SCHEMA))  # fills in the schema defaults
+    for key in ("results_dir", "resources_dir", "logs_dir"):
+        _check_directory(key, cfg[key])
+    for name, spec in cfg["datasets"].items():
+        _check_dataset(name, spec)
     from ltrconv.evaluation import conventions
     from ltrconv.errors import LtrconvError
 
@@ -94,6 +190,8 @@ def _check_config(cfg):
     enabled = [d for d, spec in cfg["datasets"].items() if spec["enabled"]]
     if not enabled:
         raise WorkflowError("config key 'datasets': no dataset has enabled: true")
+    for d in enabled:
+        _check_gains(cfg, d)
     for d in enabled:
         n = cfg["datasets"][d]["layout"]["n_folds"]
         bad = [k for k in cfg["folds"] if k > n]
