@@ -204,6 +204,71 @@ def test_rerun_has_nothing_to_do(workflow_run):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
+@pytest.fixture
+def run_copy(workflow_run, tmp_path):
+    """A copy of the finished run to damage: outputs, their records, Snakemake's metadata."""
+    work = tmp_path / "work"
+    shutil.copytree(workflow_run["work"], work, symlinks=True)
+    return work
+
+
+def truncate(path: Path, size: int) -> None:
+    with open(path, "r+b") as fh:
+        fh.truncate(size)
+
+
+def cut_mid_row(path: Path) -> None:
+    """Cut a text table inside a row, as a write interrupted there leaves it."""
+    text = path.read_bytes()
+    end = text.rindex(b"\n", 0, len(text) - 1) + 3  # two bytes into the last row
+    path.write_bytes(text[:end])
+
+
+def test_a_truncated_model_is_made_again(run_copy, workflow_run):
+    """Each job records its outputs' bytes; a model changed since is found when the workflow
+    starts (a dry run says so and changes nothing), removed by a run and made again by its
+    train job, though nothing reads the model."""
+    model = "out/SYN/models/adarank/yahoo/seed0/fold1.pkl"
+    written = (run_copy / model).read_bytes()
+    truncate(run_copy / model, 50)
+    proc = snakemake(run_copy, workflow_run["config"], "-n")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-2000:]
+    assert (f"{model}: 50 bytes where its job wrote {len(written)}; a run removes it and rule "
+            "train makes it again") in out
+    assert (run_copy / model).stat().st_size == 50
+    proc = snakemake(run_copy, workflow_run["config"], model)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-2000:]
+    assert f"{model}: 50 bytes where its job wrote {len(written)}; removed: rule train" in out
+    assert (run_copy / model).read_bytes() == written  # AdaRank is deterministic
+    proc = snakemake(run_copy, workflow_run["config"], model, "-n")
+    out = proc.stdout + proc.stderr
+    assert "Nothing to be done" in out and "makes it again" not in out
+
+
+@pytest.mark.parametrize("damaged, damage, target", [
+    ("out/SYN/eval/adarank/yahoo/seed0/fold1.parquet", lambda p: truncate(p, 100),
+     "out/SYN/per_query.parquet"),
+    ("out/SYN/models/adarank/yahoo/seed0/fold1.test_scores.npy", lambda p: truncate(p, 100),
+     "out/SYN/eval/adarank/yahoo/seed0/fold1.parquet"),
+    ("out/SYN/tables/summary.tsv", cut_mid_row, "out/SYN/figures/figure1.png"),
+    ("out/SYN/models/adarank/yahoo/seed0/fits.tsv", cut_mid_row, "out/SYN/tables/runtime.tsv"),
+])
+def test_a_job_refuses_a_damaged_input_naming_it(run_copy, workflow_run, damaged, damage, target):
+    """Without records of what the jobs wrote, the job reading a damaged file fails on one line
+    naming it, instead of a traceback or a table with holes."""
+    for record in run_copy.rglob("*.outputs.json"):
+        record.unlink()
+    damage(run_copy / damaged)
+    proc = snakemake(run_copy, workflow_run["config"], target)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert any(f"{damaged}: " in line and "remove it and run the workflow again" in line
+               for line in out.splitlines()), out[-3000:]
+    assert "Traceback" not in out
+
+
 def test_going_offline_or_moving_the_copy_invalidates_nothing(workflow_run, tmp_path):
     moved = tmp_path / "elsewhere" / "SYN"
     shutil.copytree(workflow_run["root"] / "SYN", moved)
@@ -642,7 +707,8 @@ def test_failed_data_step_leaves_only_its_log(tmp_path, step, change, message):
             if ".snakemake" not in p.parts and "data" not in p.relative_to(work).parts}
     kept = {"logs", "logs/SYN", f"logs/SYN/{step}.log"}
     if step == "prepare":  # what the successful acquire made stays
-        kept |= {"logs/SYN/acquire.log", "resources", "resources/SYN", "resources/SYN/manifest.tsv",
+        kept |= {"logs/SYN/acquire.log", "logs/SYN/acquire.outputs.json", "resources",
+                 "resources/SYN", "resources/SYN/manifest.tsv",
                  "out", "out/SYN", "out/SYN/bench", "out/SYN/bench/acquire.tsv"}
     assert left == kept
     assert message in (work / "logs" / "SYN" / f"{step}.log").read_text()

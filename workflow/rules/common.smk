@@ -30,6 +30,7 @@ if str(REPO / "workflow/scripts") not in sys.path:
     sys.path.append(str(REPO / "workflow/scripts"))
 
 import openblas_kernels  # noqa: E402
+import output_records  # noqa: E402
 from untracked import Untracked  # noqa: E402
 
 # RankSVM's models depend on OpenBLAS's CPU kernels: the jobs run the AVX2 ones (see the module).
@@ -551,7 +552,8 @@ EXTENDED_TABLES = (("seed_fold_means", "seed_ttests") if MULTI_SEED else ()) + (
 STUDY = "study"
 FIGURE1_ALGORITHMS = [a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS]
 # The trained algorithms whose scores take few distinct values (registry order).
-FEW_SCORES = [a for a in algorithms.ORDER if algorithms.get(a).few_scores and a in BASE_ALGORITHMS]
+FEW_SCORES = [a for a in algorithms.ORDER
+              if algorithms.get(a).few_scores and a in BASE_ALGORITHMS]
 
 
 def figure_output(name):
@@ -644,6 +646,7 @@ def claims_extra_inputs(dataset):
 def all_targets():
     out = []
     for d in DATASETS:
+        out += _model_files(d, "models", ".pkl")
         out += [f"{RESULTS}/{d}/{page['source']}" for page in REPORT_PAGES.values()]
         out += [f"{RESULTS}/{d}/report/{key}.html" for key in REPORT_PAGES]
         out += [f"{RESULTS}/{d}/figures/{f}.pdf" for f in FIGURES]
@@ -657,3 +660,39 @@ def all_targets():
         out.append(f"{RESULTS}/{STUDY}/figures/winning.pdf")
     return out
 
+
+def _made_here(damage):
+    """Whether the configured workflow makes ``damage.path`` by the recorded job: its rule,
+    wildcard values and output pattern are still configured (not a leftover of another
+    configuration, which is left alone)."""
+    wc = damage.wildcards
+    configured = {"dataset": DATASETS, "algorithm": ALGORITHMS,
+                  "train_convention": TRAIN_CONVENTIONS}
+    if any(key in wc and wc[key] not in values for key, values in configured.items()):
+        return False
+    if "seed" in wc and not (SEED_DIR and int(wc["seed"]) in model_seeds(wc["algorithm"])):
+        return False
+    try:
+        return damage.path in {str(p).format(**wc) for p in getattr(rules, damage.rule).output}
+    except (AttributeError, KeyError, IndexError, ValueError):
+        return False
+
+
+def remake_damaged_outputs():
+    """Remove each output whose bytes are no longer those its job recorded
+    (workflow/scripts/output_records.py), so that Snakemake makes it again as it makes a
+    missing output: a truncated model or table is redone instead of being taken as done. A dry
+    run only says which. Outputs the configured workflow does not make are left alone; only the
+    main Snakemake process checks. Called once every rule is defined."""
+    from snakemake.logging import logger
+
+    if not workflow.is_main_process:
+        return
+    dry_run = workflow.output_settings.dryrun
+    for d in output_records.damaged(LOGS):
+        if not _made_here(d):
+            continue
+        if not dry_run:
+            os.remove(d.path)
+        done = "a run removes it and" if dry_run else "removed:"
+        logger.warning(f"{d.path}: {d.why}; {done} rule {d.rule} makes it again")

@@ -1,13 +1,11 @@
 """Summary, fold means, paired t-tests and the algorithm order (rule aggregate)."""
 
-import pandas as pd
-
-from _job import run, write_tsv
+from _job import read_parquet, run, write_tsv
 from ltrconv.study import tables as study
 
 
 def main(smk, log):
-    per_query = pd.read_parquet(smk.input[0])
+    per_query = read_parquet(smk.input[0])
     folds = study.fold_stats(per_query)
     summary = study.summarise(folds=folds)
     write_tsv(summary, smk.output.summary)

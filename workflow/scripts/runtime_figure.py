@@ -1,13 +1,11 @@
 """Training time of every model (rule runtime_figure)."""
 
-import pandas as pd
-
-from _job import run
+from _job import read_tsv, run
 from ltrconv.study import figures
 
 
 def main(smk, log):
-    figures.runtime_figure(pd.read_csv(smk.input.runtime, sep="\t"),
+    figures.runtime_figure(read_tsv(smk.input.runtime),
                            str(smk.output.png)[: -len(".png")])
 
 

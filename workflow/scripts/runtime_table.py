@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from _job import run, write_tsv
+from _job import read_tsv, run, write_tsv
 
 
 def main(smk, log):
@@ -15,7 +15,7 @@ def main(smk, log):
         # RESULTS/DATASET/models/ALGORITHM/CONVENTION/[seedS/]fits.tsv
         parts = Path(path).parent.parts
         algorithm, convention = parts[-3:-1] if seeded else parts[-2:]
-        fits = pd.read_csv(path, sep="\t").assign(algorithm=algorithm, train_convention=convention)
+        fits = read_tsv(path).assign(algorithm=algorithm, train_convention=convention)
         if seeded:
             fits["seed"] = int(parts[-1].removeprefix("seed"))
         frames.append(fits)

@@ -1,13 +1,11 @@
 """Each seed's fold means and paired t-tests (rule seed_tables)."""
 
-import pandas as pd
-
-from _job import run, write_tsv
+from _job import read_parquet, run, write_tsv
 from ltrconv.study import seeds
 
 
 def main(smk, log):
-    per_query = pd.read_parquet(smk.input[0])
+    per_query = read_parquet(smk.input[0])
     write_tsv(seeds.seed_fold_means(per_query), smk.output.fold_means)
     write_tsv(seeds.seed_ttests(per_query), smk.output.ttests)
 

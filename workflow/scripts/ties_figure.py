@@ -1,13 +1,11 @@
 """One algorithm's NDCG@k band over tie orders (rule ties_figure)."""
 
-import pandas as pd
-
-from _job import run
+from _job import read_tsv, run
 from ltrconv.study import figures
 
 
 def main(smk, log):
-    summary = pd.read_csv(smk.input.summary, sep="\t")
+    summary = read_tsv(smk.input.summary)
     figures.ties_figure(summary, str(smk.output.png)[: -len(".png")], smk.wildcards.algorithm,
                         train_conventions=smk.params.train_conventions)
 

@@ -3,7 +3,7 @@ winning)."""
 
 import pandas as pd
 
-from _job import run, write_tsv
+from _job import read_tsv, run, write_tsv
 from ltrconv.study import figures, tables as study, winning
 
 BY = ["train_convention", "eval_convention", "metric", "k"]
@@ -11,7 +11,7 @@ BY = ["train_convention", "eval_convention", "metric", "k"]
 
 def main(smk, log):
     p = smk.params
-    folds = pd.concat([pd.read_csv(f, sep="\t") for f in smk.input], ignore_index=True)
+    folds = pd.concat([read_tsv(f) for f in smk.input], ignore_index=True)
     folds = folds[folds["algorithm"].isin(p.algorithms)]
     table = study.sort_rows(winning.winning_numbers(folds, by=BY), BY)
     write_tsv(table, smk.output.table)
