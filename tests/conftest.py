@@ -9,10 +9,16 @@ import pytest
 # The copy beside the checkout; LTRCONV_MQ2008_DIR points elsewhere (e.g. from a git worktree).
 MQ2008 = Path(os.environ.get("LTRCONV_MQ2008_DIR")
               or Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008")
+# RankLib 2.x's outputs on MQ2008 (models, logs, test scores), kept beside the checkout with the
+# data; LTRCONV_RANKLIB_REFERENCE points elsewhere.
+RANKLIB_REFERENCE = Path(os.environ.get("LTRCONV_RANKLIB_REFERENCE")
+                         or Path(__file__).resolve().parents[2] / "shared" / "reference"
+                         / "ranklib-2.x")
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
 
 # Markers (registered in pyproject.toml) follow from the fixtures a test uses, directly or not.
-MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow"}
+MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow",
+                   "ci_run": "slow"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -39,6 +45,16 @@ def mq2008_fold1(mq2008_dir):
 
 
 @pytest.fixture(scope="session")
+def ranklib_reference() -> Path:
+    """RankLib 2.x's outputs: one directory per dataset and fold (MQ2008-Fold1/...)."""
+    if not RANKLIB_REFERENCE.is_dir():
+        pytest.skip(f"RankLib 2.x reference outputs not found at {RANKLIB_REFERENCE} (kept "
+                    "beside the checkout with the data; set LTRCONV_RANKLIB_REFERENCE to use "
+                    "another copy)")
+    return RANKLIB_REFERENCE
+
+
+@pytest.fixture(scope="session")
 def worked_example():
     """Three queries: q1 (12 documents, tied scores), q2 (6 documents), q3 (no relevant document)."""
     y = np.array([2, 0, 1, 0, 0, 1, 0, 0, 0, 2, 0, 0] + [0, 1, 0, 0, 2, 0] + [0] * 8)
@@ -58,16 +74,26 @@ def run_notebook(monkeypatch):
     import nbformat
     from nbclient import NotebookClient
 
-    def run(results_dir: Path, out_dir: Path):
-        monkeypatch.setenv("LTRCONV_RESULTS_DIR", str(results_dir))
+    def run(results_dir: Path | None, out_dir: Path, notebook: Path = NOTEBOOK):
+        """``results_dir`` None: the notebook's own choice (LTRCONV_RESULTS_DIR unset)."""
+        if results_dir is None:
+            monkeypatch.delenv("LTRCONV_RESULTS_DIR", raising=False)
+        else:
+            monkeypatch.setenv("LTRCONV_RESULTS_DIR", str(results_dir))
         monkeypatch.setenv("LTRCONV_NOTEBOOK_OUT", str(out_dir))
         monkeypatch.setenv("LTRCONV_NOTEBOOK_DPI", "50")
-        nb = nbformat.read(NOTEBOOK, as_version=4)
+        nb = nbformat.read(notebook, as_version=4)
         NotebookClient(nb, timeout=120, kernel_name="python3",
-                       resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+                       resources={"metadata": {"path": str(notebook.parent)}}).execute()
         for cell in nb.cells:
             for o in cell.get("outputs", []):
                 assert o.output_type != "error", o.get("evalue")
         return nb
 
     return run
+
+
+@pytest.fixture(scope="session")
+def ranklib_fold1(ranklib_reference) -> Path:
+    """The directory of RankLib 2.x's MQ2008 Fold1 models, logs and test scores."""
+    return ranklib_reference / "MQ2008-Fold1"

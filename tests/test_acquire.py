@@ -13,6 +13,7 @@ import re
 import shutil
 import socket
 import struct
+import sys
 import subprocess
 import tarfile
 import threading
@@ -324,6 +325,10 @@ def test_offline_message_names_places_urls_and_ways_out(tmp_path):
     assert f"{tmp_path / 'empty'}: unusable: dataset MQ2008: {tmp_path / 'empty'} lacks 5" in msg
     assert "http://127.0.0.1:9/MQ2008.zip" in msg and "http://x.invalid/M.rar" in msg
     assert "Set config key datasets.MQ2008.local to a directory holding Fold1/train.txt" in msg
+    # the command shown works: snakemake --config cannot set datasets.MQ2008.local
+    echo = next(line for line in msg.splitlines() if "> local.yaml" in line)
+    assert yaml.safe_load(echo.split("'")[1]) == {"datasets": {"MQ2008": {"local": "/path/to/MQ2008"}}}
+    assert "       snakemake --cores 2 --configfile local.yaml" in msg.splitlines()
     assert "Download the archive by hand from https://example.org/letor4" in msg
     assert not (tmp_path / "w").exists() and not (tmp_path / "d").exists()
 
@@ -398,8 +403,13 @@ def test_source_edited_after_acquire_is_refused(copy, tmp_path, edit):
 
 def test_published_copy_does_not_follow_later_edits(copy, tmp_path):
     dest, manifest = acquired(copy, tmp_path, mode="copy")
+    published = dest / "Fold1" / "test.txt"
+    before = published.read_bytes()
+    assert not published.is_symlink() and before == (copy / "Fold1" / "test.txt").read_bytes()
     (copy / "Fold1" / "test.txt").write_text("0 qid:1 1:0.5\n")
-    verify.check_unchanged(dest, manifest, LAYOUT.files())
+    rows = verify.check_unchanged(dest, manifest, LAYOUT.files())  # the edit is not seen
+    assert [r["file"] for r in rows] == LAYOUT.files()
+    assert published.read_bytes() == before
 
 
 def test_manifest_without_stamps_hashes_every_file(copy, tmp_path, monkeypatch):
@@ -536,6 +546,27 @@ def test_http_error_not_retried(server, tmp_path):
         download.download([server.url("/gone.zip")], tmp_path / "g.zip", retries=3, backoff=0,
                    log=lines.append)
     assert server.hits == ["/gone.zip"]
+
+
+def test_unresolvable_host_is_not_retried_and_the_next_url_is_tried(server, tmp_path, monkeypatch):
+    """No network or no such host: one attempt, no backoff, then the next URL."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host == "no-such-host.invalid":
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    server.routes["/DS.zip"] = (b"z" * 100, "ok")
+    lines = []
+    t0 = time.monotonic()
+    out = download.download(["http://no-such-host.invalid/DS.zip", server.url("/DS.zip")],
+                            tmp_path / "DS.zip", retries=9, backoff=5, log=lines.append)
+    assert time.monotonic() - t0 < 5 and out.read_bytes() == b"z" * 100
+    failed = [line for line in lines if "failed" in line]
+    assert failed == ["download of http://no-such-host.invalid/DS.zip failed: attempt 1/9: cannot "
+                      "resolve the host name, no network? (Name or service not known); not retried"]
 
 
 def test_hanging_server_times_out_naming_the_url(server, tmp_path):
@@ -700,7 +731,6 @@ def test_mq2008_changed_label_refused(mq2008_archives, server, tmp_path):
 
 
 @pytest.mark.mq2008
-@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not on PATH")
 def test_mq2008_acquire_rule_downloads(mq2008_dir, mq2008_archives, server, tmp_path):
     good = mq2008_archives["zip"]
     server.routes["/cut/MQ2008.zip"] = (good[: len(good) // 3], "ok")
@@ -714,7 +744,7 @@ def test_mq2008_acquire_rule_downloads(mq2008_dir, mq2008_archives, server, tmp_
     env = dict(os.environ)  # the jobs import this checkout's ltrconv
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
     proc = subprocess.run(
-        ["snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work), "--configfile",
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work), "--configfile",
          str(cfg), "--cores", "1", "resources/MQ2008/manifest.tsv"],
         capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]

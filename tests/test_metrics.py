@@ -12,9 +12,6 @@ from ltrconv.errors import LtrconvError
 from ltrconv.evaluation.metrics import MAX_CUTOFF, MAX_CUTOFFS, parse_cutoffs
 from ltrconv.evaluation.scorer import NDCGScorer
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
-
-
 def random_queries(seed, n_queries=40, tie_heavy=True):
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 25, n_queries)
@@ -29,6 +26,7 @@ def random_queries(seed, n_queries=40, tie_heavy=True):
 
 @pytest.mark.parametrize("seed,tie_heavy", [(0, True), (1, True), (2, False), (3, True)])
 def test_trec_matches_pytrec_eval(seed, tie_heavy):
+    pytrec_eval = pytest.importorskip("pytrec_eval")  # the only test that needs it
     y, s, qid, docid = random_queries(seed, tie_heavy=tie_heavy)
     ev = evaluate(y, s, qid, conventions=["trec"], docid=docid)["trec"]
     remap = {0: 0, 1: 1, 2: 3}

@@ -53,8 +53,20 @@ def test_fast_parameters_cover_the_registry():
     ("val_features", InputError, "validation X has 2 features"),
     ("val_short_y", InputError, "validation y has"),
     ("split_query", InputError, "not contiguous"),
+    ("inf_X", InputError, r"non-finite values \(NaN or inf\), the first X\[2, 0\] = inf"),
+    ("complex_X", InputError, "Complex data not supported: training X has dtype complex128"),
+    ("complex_y", InputError, "Complex data not supported: training y has dtype complex128"),
+    ("sparse_X", InputError, "training X is a sparse csr_matrix: sparse input is not supported"),
+    ("no_features", InputError, r"training X has 0 feature\(s\) \(shape=\(\d+, 0\)\)"),
+    ("vector_X", InputError, r"training X must be 2-D, got shape \(\d+,\)\. Reshape your data"),
+    ("y_none", InputError, "requires y to be passed, but the target y is None"),
+    ("y_scalar", InputError, r"training y has 1 labels for \d+ rows"),
+    ("y_strings", InputError, "non-negative integer labels \\(dtype <U"),
+    ("one_row", DegenerateDataError, "training data has 1 sample"),
 ])
 def test_bad_training_inputs(parts, name, case, error, match):
+    """One error, an InputError (a ValueError, as scikit-learn's checks expect), names what is
+    wrong before any ranker code runs."""
     tr, va = parts
     X, y, qid = tr.X.copy(), tr.y.copy(), tr.qid.copy()
     kw = {}
@@ -72,6 +84,28 @@ def test_bad_training_inputs(parts, name, case, error, match):
         kw = dict(X_val=va.X, y_val=va.y[:-1], qid_val=va.qid)
     elif case == "split_query":
         qid = np.concatenate([qid[-1:], qid[:-1]])
+    elif case == "inf_X":
+        X[2, 0] = np.inf
+    elif case == "complex_X":
+        X = X + 1j
+    elif case == "complex_y":
+        y = y + 1j
+    elif case == "sparse_X":
+        import scipy.sparse
+
+        X = scipy.sparse.csr_matrix(X)
+    elif case == "no_features":
+        X = X[:, :0]
+    elif case == "vector_X":
+        X = X[:, 0]
+    elif case == "y_none":
+        y = None
+    elif case == "y_scalar":
+        y = np.int64(1)
+    elif case == "y_strings":
+        y = y.astype(str)
+    elif case == "one_row":
+        X, y, qid = X[:1], y[:1], qid[:1]
     with pytest.raises(error, match=match):
         _fit(name, tr, X=X, y=y, qid=qid, **kw)
 
@@ -145,6 +179,15 @@ def test_predict_checks(parts, name):
     with pytest.raises(NotFittedError, match="before fit"):
         make(name).predict(va.X)
     model = _fit(name, tr)
-    with pytest.raises(InputError, match="fitted on 5 features"):
+    with pytest.raises(InputError, match=f"X has 3 features, but {name} is expecting 5 features "
+                                         "as input \\(the model was fitted on 5 features\\)"):
         model.predict(va.X[:, :3])
+    X = va.X.copy()
+    X[1, 4] = -np.inf
+    with pytest.raises(InputError, match=f"^{name}: X has non-finite values .* X\\[1, 4\\] = -inf"):
+        model.predict(X)
+    with pytest.raises(InputError, match=f"^{name}: X must be 2-D, got shape \\(5,\\)"):
+        model.predict(va.X[0])
+    with pytest.raises(InputError, match="Complex data not supported"):
+        model.predict(va.X + 0j)
     assert model.predict(va.X).shape == (va.n_docs,)

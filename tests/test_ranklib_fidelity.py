@@ -1,7 +1,8 @@
 """AdaRank and RankBoost against RankLib 2.x's own models of MQ2008 Fold1.
 
 The reference outputs (models, per-round logs, test scores of RankLib 2.x trained with
-``-metric2t NDCG@10`` and default parameters) are kept beside the checkout with the data.
+``-metric2t NDCG@10`` and default parameters) are kept beside the checkout with the data, or
+where LTRCONV_RANKLIB_REFERENCE points (conftest's ``ranklib_reference``; skipped without them).
 """
 
 import re
@@ -13,14 +14,16 @@ import pytest
 from ltrconv import evaluate
 from ltrconv.rankers import make
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "ranklib-2.x" / "MQ2008-Fold1"
-
 
 @pytest.fixture(scope="module")
-def reference() -> Path:
-    if not (REFERENCE / "adarank.model").exists():
-        pytest.skip(f"RankLib 2.x reference outputs not found at {REFERENCE}")
-    return REFERENCE
+def reference(ranklib_reference) -> Path:
+    """RankLib 2.x's outputs on MQ2008 Fold1 (conftest's ``ranklib_reference``)."""
+    fold = ranklib_reference / "MQ2008-Fold1"
+    missing = [f for f in ("adarank.model", "adarank.log", "adarank.test-scores.txt",
+                           "rankboost.model", "rankboost.log", "rankboost.test-scores.txt")
+               if not (fold / f).exists()]
+    assert not missing, f"{fold}: missing {missing}"
+    return fold
 
 
 def model_rounds(path: Path) -> list[list[str]]:

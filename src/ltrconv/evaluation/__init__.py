@@ -2,11 +2,13 @@
 :func:`evaluate`, and the scorer that training optimises and selects with.
 
 Arrays in, numbers out: nothing here reads a file or imports another package of ltrconv.
-Modules: ``conventions`` (the conventions and their registry), ``ties`` (tie policies),
-``queries`` (query boundaries, docid tie keys), ``spec`` (``ndcg@K:CONVENTION``), ``metrics``
-(:func:`evaluate`), ``scorer`` (:class:`NDCGScorer` and the numba functions training uses),
-``letor_tool`` (the reports of the LETOR evaluation scripts); ``_kernels`` and
-``_numpy_kernel`` are the engine's own.
+Modules: ``conventions`` (the conventions and their registry), ``libraries`` (today's
+libraries' NDCG: tool, version checked, parameters), ``ties`` (tie policies), ``artefacts``
+(the sort-artefact tie orders), ``labels`` (the labels a convention accepts, and how it reads
+them), ``queries`` (query boundaries, docid tie keys), ``spec`` (``ndcg@K:CONVENTION``),
+``metrics`` (:func:`evaluate`), ``scorer`` (:class:`NDCGScorer` and the numba functions training
+uses), ``letor_tool`` (the reports of the LETOR evaluation scripts); ``_kernels``,
+``_numpy_kernel`` and ``_artefact_kernels`` are the engine's own.
 """
 
 from .conventions import Convention, ConventionError, get, parse

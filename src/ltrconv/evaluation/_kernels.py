@@ -5,7 +5,8 @@ data such as MQ2008 (~1 ms a call) the serial one is faster, and threads only pa
 large collections, so callers dispatch on the number of documents (``PARALLEL_MIN_DOCS``).
 
 Tie policies by their codes in :mod:`ltrconv.evaluation.ties`; ``tiekey`` is the docid's byte-order rank
-(used by ``DOCID_DESC`` only).
+under ``DOCID_DESC`` (highest first), a document's place in a sort artefact's order under the
+``KEYED`` codes (lowest first), and unused otherwise.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, OPTIMISTIC, PESSIMISTIC
+from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, KEYED, OPTIMISTIC, PESSIMISTIC
 
 PARALLEL_MIN_DOCS = 500_000
 
@@ -36,6 +37,8 @@ def precedes(si, sj, li, lj, ki, kj, tie_code):
         return li < lj
     if tie_code == OPTIMISTIC:
         return li > lj
+    if tie_code >= KEYED:
+        return ki < kj
     return False
 
 
@@ -100,6 +103,8 @@ def sort_tied_runs(order, scores, labels, tiekey, tie_code):
             run = order[i:j].copy()
             if tie_code == DOCID_DESC:
                 key = -tiekey[run]
+            elif tie_code >= KEYED:
+                key = tiekey[run]
             elif tie_code == PESSIMISTIC:
                 key = labels[run].astype(np.int64)
             else:
@@ -187,7 +192,7 @@ def average_in_place(values, ends):
 
 @njit(cache=True)
 def sorted_query_metrics(ls, n, counts, ends, gain_table, ideal_labels, disc, cutoffs, tie_code,
-                         empty, short_zero, rel, pk_k, err_stop, g, r, out):
+                         empty, short_zero, divide_negative, rel, pk_k, err_stop, g, r, out):
     """All metrics of one query of ``n`` documents, given the labels of its first m ranks in
     ranked order (``ls``, m <= n) and the number of documents of each label (``counts``).
 
@@ -197,7 +202,8 @@ def sorted_query_metrics(ls, n, counts, ends, gain_table, ideal_labels, disc, cu
     with C = len(cutoffs): NDCG[C], DCG[C], P[C], ERR[C], AP, RR. The cutoff metrics need m >=
     min(n, last cutoff) and whole tie groups; AP and RR need the whole ranking (m = n) and are
     NaN otherwise. Under ``AVERAGE`` every value is the expectation over the orders of tied
-    documents; ERR is NaN there (it has no closed form).
+    documents; ERR is NaN there (it has no closed form). NDCG@k is ``empty`` where IDCG@k <= 0,
+    or only where IDCG@k = 0 with ``divide_negative`` (a negative IDCG needs negative gains).
     """
     m = len(ls)
     C = len(cutoffs)
@@ -233,7 +239,7 @@ def sorted_query_metrics(ls, n, counts, ends, gain_table, ideal_labels, disc, cu
         ideal_left -= 1
         while c < C and (cutoffs[c] == p + 1 or (p == n - 1 and cutoffs[c] > n)):
             k = cutoffs[c]
-            if acc_i <= 0.0:
+            if acc_i == 0.0 or (acc_i < 0.0 and not divide_negative):
                 out[c] = empty
             elif short_zero and n < k:
                 out[c] = 0.0
@@ -329,14 +335,16 @@ def sorted_query_rankdcg(ls, ends, tie_code, empty, counts, relp, disc, g):
 
 def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels, discs, cutoffs,
                        tie_codes, empties, short_zeros, rels, pk_ks, err_stop, rankdcg, top_only,
-                       n_chunks):
+                       n_chunks, divides=None):
     """Metrics of every query under every convention: out[convention, query, metric].
 
     Per-convention parameters are arrays with one row/entry per convention, sorted by tie
     code; conventions that share a tie policy share one sort of each query. ``rankdcg`` adds a
     last column, :func:`sorted_query_rankdcg`. ``top_only`` ranks only as far as the last
     cutoff (:func:`top_order_into`), leaving AP and RR NaN. Queries are split into
-    ``n_chunks`` runs, each with its own scratch buffers (the parallel unit).
+    ``n_chunks`` runs, each with its own scratch buffers (the parallel unit). ``divides``
+    (default: none) marks the conventions whose negative IDCG divides (see
+    :func:`sorted_query_metrics`).
     """
     nq = len(offsets) - 1
     nc = len(tie_codes)
@@ -378,10 +386,14 @@ def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_label
                     group_ends_into(ends[:m], scores[a:b], order[:m])
                 c = first
                 while c < nc and tie_codes[c] == code:
+                    if divides is None:
+                        divide = False
+                    else:
+                        divide = divides[c]
                     sorted_query_metrics(ls[:m], n, counts, ends[:m], gain_tables[c],
                                          ideal_labels[c], discs[c], cutoffs, code, empties[c],
-                                         short_zeros[c], rels[c], pk_ks[c], err_stop, g, r,
-                                         out[c, q])
+                                         short_zeros[c], divide, rels[c], pk_ks[c],
+                                         err_stop, g, r, out[c, q])
                     if rankdcg:
                         out[c, q, width] = sorted_query_rankdcg(ls[:n], ends[:n], code,
                                                                 empties[c], counts, relp, rdisc, g)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ties import AVERAGE, DOCID_DESC, OPTIMISTIC, PESSIMISTIC
+from .ties import AVERAGE, DOCID_DESC, KEYED, OPTIMISTIC, PESSIMISTIC
 
 
 def rank_order(scores: np.ndarray, labels: np.ndarray, tiekey: np.ndarray, qpos: np.ndarray,
@@ -29,6 +29,8 @@ def rank_order(scores: np.ndarray, labels: np.ndarray, tiekey: np.ndarray, qpos:
         return np.lexsort((labels, neg, qpos))
     if code == OPTIMISTIC:
         return np.lexsort((-labels, neg, qpos))
+    if code >= KEYED:  # a sort artefact's place, lowest first
+        return np.lexsort((tiekey, neg, qpos))
     return np.lexsort((neg, qpos))
 
 
@@ -49,9 +51,12 @@ def sequential_sums(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray)
 
 
 def all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels, discs, cutoffs,
-                      tie_codes, empties, short_zeros, rels, pk_ks, err_stop):
-    """out[convention, query, metric], the layout and arguments of the numba kernel."""
+                      tie_codes, empties, short_zeros, rels, pk_ks, err_stop, divides=None):
+    """out[convention, query, metric], the layout and arguments of the numba kernel (without its
+    ``rankdcg``, ``top_only`` and ``n_chunks``)."""
     nq, nc, C = len(offsets) - 1, len(tie_codes), len(cutoffs)
+    if divides is None:
+        divides = np.zeros(nc, dtype=bool)
     out = np.empty((nc, nq, 4 * C + 2))
     sizes = np.diff(offsets)
     qpos = np.repeat(np.arange(nq), sizes)
@@ -76,7 +81,7 @@ def all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels
             vals = np.empty((nq, 4 * C + 2))
             vals[by_size, :4 * C] = cutoff_metrics(
                 q, ranked, ideal, groups, gain_tables[c], discs[c], cutoffs, code == AVERAGE,
-                empties[c], short_zeros[c], rels[c], pk_ks[c], err_stop)
+                empties[c], short_zeros[c], divides[c], rels[c], pk_ks[c], err_stop)
             vals[:, 4 * C], vals[:, 4 * C + 1] = ap_rr(ranked, groups, rels[c], nq, qpos)
             out[c] = vals
     return out
@@ -107,7 +112,7 @@ class TieGroups:
 
 
 def cutoff_metrics(q: Queries, ranked, ideal, groups: TieGroups, gain_table, disc, cutoffs, avg,
-                   empty, short_zero, rel, pk_k, err_stop) -> np.ndarray:
+                   empty, short_zero, divide_negative, rel, pk_k, err_stop) -> np.ndarray:
     """NDCG, DCG, P and ERR at each cutoff for the queries of ``q`` (longest first)."""
     C = len(cutoffs)
     g = gain_table[ranked]
@@ -129,7 +134,8 @@ def cutoff_metrics(q: Queries, ranked, ideal, groups: TieGroups, gain_table, dis
         d, i, n = acc_d[lo:hi, None], acc_i[lo:hi, None], q.size[lo:hi, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = d / i
-        res[lo:hi, c_lo:c_hi] = np.where(i <= 0.0, empty, np.where(short_zero & (n < k), 0.0, ratio))
+        fixed = (i == 0.0) | ((i < 0.0) & (not divide_negative))
+        res[lo:hi, c_lo:c_hi] = np.where(fixed, empty, np.where(short_zero & (n < k), 0.0, ratio))
         res[lo:hi, C + c_lo:C + c_hi] = d
         res[lo:hi, 2 * C + c_lo:2 * C + c_hi] = acc_r[lo:hi, None] / (k if pk_k else np.minimum(k, n))
         res[lo:hi, 3 * C + c_lo:3 * C + c_hi] = np.nan if avg else acc_e[lo:hi, None]

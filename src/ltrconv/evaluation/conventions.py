@@ -3,14 +3,30 @@
 A convention fixes every detail on which public NDCG tools disagree:
 
 * ``gain``: ``exp`` (2^l - 1), ``linear`` (l) or an explicit label->gain map;
-* ``disc``: ``log2`` (1/log2(r+1)) or ``letor`` (1 for r <= 2, 1/log2(r) for r >= 3);
-* ``empty``: NDCG of a query without relevant document (IDCG = 0);
+* ``disc``: ``log2`` (1/log2(r+1)), ``letor`` (1 for r <= 2, 1/log2(r) for r >= 3) or
+  ``position`` (1/r);
+* ``empty``: NDCG of a query without relevant document (IDCG = 0), a number in [0, 1], or
+  ``skip``: the query is left out (NaN in per-query values, left out of every mean);
 * ``short``: NDCG@k of a query with n < k documents, ``truncate`` (= NDCG@n) or ``zero``;
 * ``ties``: order of tied scores, ``input-order``, ``docid-desc`` (scores compared as
   float32, ties by docid descending in byte order), or tie-aware ``average`` (expected value
-  over all orders of the tied documents), ``pessimistic`` (worst first), ``optimistic``;
+  over all orders of the tied documents), ``pessimistic`` (worst first), ``optimistic``, or
+  a library's sort artefact, ``numpy-argsort-reversed`` or ``numba-quicksort``
+  (:mod:`ltrconv.evaluation.ties`);
 * ``rel``: label threshold for P@k, MAP, RR;
-* ``pk``: denominator of P@k, ``k`` or ``min`` (= min(k, n)).
+* ``pk``: denominator of P@k, ``k`` or ``min`` (= min(k, n));
+* ``scores``: ``float32`` compares scores rounded to float32, whatever the tie policy
+  (``docid-desc`` always does); ``float64`` otherwise;
+* ``labels``: labels accepted, ``int`` (integers), ``real`` (any real number) or ``trunc``
+  (any real number, truncated toward zero to an integer first);
+* ``negative``: negative labels, ``refuse``d, counted as label 0 (``zero``), or kept with the
+  gain formula's value (``keep``: a query with IDCG <= 0 takes the ``empty`` value;
+  ``keep-divide``: only IDCG = 0 does, IDCG < 0 divides like any other);
+* ``max_label``: the largest label accepted (a tool's limit), or none.
+
+Only the first seven are spelled out in every canonical string; the others appear when they
+differ from their defaults (``scores`` from the tie policy's, ``labels=int``,
+``negative=refuse``, no ``max_label``).
 
 Conventions are frozen, hashable and round-trip through their canonical string (the grammar,
 and a metric ``ndcg@K:CONVENTION`` built on it, in :class:`ltrconv.evaluation.spec.MetricSpec`)::
@@ -22,6 +38,7 @@ and a metric ``ndcg@K:CONVENTION`` built on it, in :class:`ltrconv.evaluation.sp
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from dataclasses import dataclass, field, fields, replace
@@ -30,16 +47,28 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import LtrconvError
+from ..errors import ECHO_LIMIT, LtrconvError, printable, shown
+from .libraries import LIBRARIES, Library
 from .queries import MAX_LABEL
 from .ties import POLICIES as TIE_POLICIES
 
-DISCOUNTS = ("log2", "letor")
+DISCOUNTS = ("log2", "letor", "position")
 SHORT_POLICIES = ("truncate", "zero")
 PK_DENOMINATORS = ("k", "min")
 GAIN_KINDS = ("exp", "linear")
+SCORE_PRECISIONS = ("float64", "float32")
+LABEL_KINDS = ("int", "real", "trunc")
+NEGATIVE_POLICIES = ("refuse", "zero", "keep", "keep-divide")
+SKIP = "skip"
+ALL = "all"
+"""Not a convention: ``-c all`` asks for every built-in one, so no convention may take it."""
 
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+
+MAX_GAIN = 2.0 ** MAX_LABEL
+"""Largest gain a label map may give: the ``exp`` gain's bound at the largest label. With it a
+query's DCG stays finite for up to 16 million documents (2^1000 x 16.7e6 < 1.8e308), while a
+gain near the float64 maximum makes the DCG of two documents inf and NDCG nan."""
 
 
 class ConventionError(LtrconvError):
@@ -58,19 +87,27 @@ def _gain_label(k: Any, value: Any) -> int:
         return int(k)
     if isinstance(k, (float, np.floating)) and float(k).is_integer():
         return int(k)
-    raise ConventionError(f"gain map label {k!r} is not a non-negative integer, in {value!r}")
+    raise ConventionError(f"gain map label {shown(k)} is not a non-negative integer, in "
+                          f"{shown(value)}")
 
 
 def _gain_value(v: Any, value: Any) -> float:
     """A gain: a finite number >= 0 (``"3"`` allowed, bools not)."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number, str)):
-        raise ConventionError(f"gain map value {v!r} is not a number, in {value!r}")
+        raise ConventionError(f"gain map value {shown(v)} is not a number, in {shown(value)}")
     try:
         g = float(v)
     except ValueError:
-        raise ConventionError(f"gain map value {v!r} is not a number, in {value!r}") from None
+        raise ConventionError(f"gain map value {shown(v)} is not a number, in "
+                              f"{shown(value)}") from None
     if not math.isfinite(g) or g < 0:
-        raise ConventionError(f"gain map values must be finite and >= 0, got {v!r} in {value!r}")
+        raise ConventionError(f"gain map values must be finite and >= 0, got {shown(v)} in "
+                              f"{shown(value)}")
+    if g > MAX_GAIN:
+        raise ConventionError(f"gain map value {shown(v)} is above 2^{MAX_LABEL} (about "
+                              f"{MAX_GAIN:.3g}, the exp gain's bound at the largest label): a "
+                              f"query's DCG could overflow to inf and its NDCG be nan, in "
+                              f"{shown(value)}")
     return g
 
 
@@ -84,20 +121,70 @@ def _parse_gain(value: Any) -> str | tuple[tuple[int, float], ...]:
     elif isinstance(value, (tuple, list)):
         pairs = list(value)
         if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
-            raise ConventionError(f"{hint} or a list of [label, gain] pairs, got {value!r}")
+            raise ConventionError(f"{hint} or a list of [label, gain] pairs, got {shown(value)}")
     elif isinstance(value, str):
         pairs = [p.split(":") for p in value.split(";")]
         if not all(len(p) == 2 for p in pairs):
-            raise ConventionError(f"{hint}, got {value!r}")
+            raise ConventionError(f"{hint}, got {shown(value)}")
     else:
-        raise ConventionError(f"{hint}, got {value!r}")
+        raise ConventionError(f"{hint}, got {shown(value)}")
     if not pairs:
         raise ConventionError(f"{hint}; the label map is empty")
     items = sorted((_gain_label(k, value), _gain_value(v, value)) for k, v in pairs)
     labels = [k for k, _ in items]
     if len(set(labels)) != len(labels) or any(k < 0 for k in labels):
-        raise ConventionError(f"gain map needs distinct non-negative labels, got {value!r}")
+        raise ConventionError(f"gain map needs distinct non-negative labels, got {shown(value)}")
     return tuple(items)
+
+
+def _parse_empty(value: Any) -> float | str:
+    """A number in [0, 1] (``"0.5"`` allowed), or ``skip``."""
+    if isinstance(value, str) and value.strip() == SKIP:
+        return SKIP
+    hint = f"empty must be a number in [0, 1] or {SKIP!r}, got {shown(value)}"
+    try:
+        if isinstance(value, (bool, np.bool_)):
+            raise TypeError
+        empty = float(value)
+    except (TypeError, ValueError):
+        raise ConventionError(hint) from None
+    if not 0.0 <= empty <= 1.0:
+        raise ConventionError(hint)
+    return empty
+
+
+def _parse_scores(value: Any, ties: str) -> str | None:
+    """None where the tie policy's own precision is meant (float32 for ``docid-desc``,
+    float64 otherwise), else ``"float32"``."""
+    if value is None:
+        return None
+    if value not in SCORE_PRECISIONS:
+        raise ConventionError(f"scores must be one of {', '.join(SCORE_PRECISIONS)}; "
+                              f"got {shown(value)}")
+    if ties == "docid-desc":
+        if value == "float64":
+            raise ConventionError("scores=float64 is not available with ties=docid-desc, which "
+                                  "compares scores as float32 (trec_eval)")
+        return None
+    return None if value == "float64" else value
+
+
+def _parse_max_label(value: Any) -> int | None:
+    """None, ``"none"``, or an integer label in 0..MAX_LABEL."""
+    if value is None or (isinstance(value, str) and value.strip() == "none"):
+        return None
+    hint = f"max_label must be an integer label in 0..{MAX_LABEL} or none, got {shown(value)}"
+    if isinstance(value, (bool, np.bool_)):
+        raise ConventionError(hint)
+    if isinstance(value, str):
+        if not re.fullmatch(r"\s*[0-9]+\s*", value):
+            raise ConventionError(hint)
+        value = int(value)
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    if not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_LABEL:
+        raise ConventionError(hint)
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -111,6 +198,10 @@ class Convention:
     ties: str = "input-order"
     rel: int = 1
     pk: str = "min"
+    scores: str | None = None
+    labels: str = "int"
+    negative: str = "refuse"
+    max_label: int | None = None
     name: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -120,43 +211,58 @@ class Convention:
             ("short", SHORT_POLICIES),
             ("ties", TIE_POLICIES),
             ("pk", PK_DENOMINATORS),
+            ("labels", LABEL_KINDS),
+            ("negative", NEGATIVE_POLICIES),
         ):
             if getattr(self, attr) not in allowed:
                 raise ConventionError(
-                    f"{attr} must be one of {', '.join(allowed)}; got {getattr(self, attr)!r}"
+                    f"{attr} must be one of {', '.join(allowed)}; got {shown(getattr(self, attr))}"
                 )
-        try:
-            if isinstance(self.empty, (bool, np.bool_)):
-                raise TypeError
-            empty = float(self.empty)
-        except (TypeError, ValueError):
-            raise ConventionError(f"empty must be a number in [0, 1], got {self.empty!r}") from None
-        if not 0.0 <= empty <= 1.0:
-            raise ConventionError(f"empty must be a number in [0, 1], got {self.empty!r}")
-        object.__setattr__(self, "empty", empty)
+        object.__setattr__(self, "empty", _parse_empty(self.empty))
+        object.__setattr__(self, "scores", _parse_scores(self.scores, self.ties))
+        object.__setattr__(self, "max_label", _parse_max_label(self.max_label))
         try:
             if isinstance(self.rel, (bool, np.bool_)):
                 raise TypeError
             rel = int(self.rel)
         except (TypeError, ValueError, OverflowError):
-            raise ConventionError(f"rel must be a label >= 1, got {self.rel!r}") from None
+            raise ConventionError(f"rel must be a label >= 1, got {shown(self.rel)}") from None
         if rel < 1 or rel > MAX_LABEL or (isinstance(self.rel, (float, np.floating)) and rel != self.rel):
-            raise ConventionError(f"rel must be an integer label in 1..{MAX_LABEL}, got {self.rel!r}")
+            raise ConventionError(f"rel must be an integer label in 1..{MAX_LABEL}, got "
+                                  f"{shown(self.rel)}")
         object.__setattr__(self, "rel", rel)
         if self.name is not None and not _NAME_RE.fullmatch(self.name):
-            raise ConventionError(f"convention name {self.name!r} must match {_NAME_RE.pattern}")
+            raise ConventionError(f"convention name {shown(self.name)} must match "
+                                  f"{_NAME_RE.pattern}")
+
+    @property
+    def skips(self) -> bool:
+        """Whether a query without relevant document is left out (``empty=skip``)."""
+        return self.empty == SKIP
+
+    @property
+    def float32_scores(self) -> bool:
+        """Whether scores are compared as float32 (``scores=float32`` or ``docid-desc``)."""
+        return self.scores == "float32" or self.ties == "docid-desc"
 
     # ---- string forms -------------------------------------------------------------
     @property
     def canonical(self) -> str:
-        """Full parameter string, e.g. ``ndcg(gain=exp,disc=log2,empty=0,...)``."""
+        """Full parameter string, e.g. ``ndcg(gain=exp,disc=log2,empty=0,...)``: the first
+        seven parameters always, the others where they differ from their defaults."""
         if isinstance(self.gain, str):
             gain = self.gain
         else:
             gain = ";".join(f"{k}:{_format_number(v)}" for k, v in self.gain)
+        empty = self.empty if self.skips else _format_number(self.empty)
+        extra = "".join(
+            f",{key}={value}" for key, value, default in (
+                ("scores", self.scores, None), ("labels", self.labels, "int"),
+                ("negative", self.negative, "refuse"), ("max_label", self.max_label, None))
+            if value != default)
         return (
-            f"ndcg(gain={gain},disc={self.disc},empty={_format_number(self.empty)},"
-            f"short={self.short},ties={self.ties},rel={self.rel},pk={self.pk})"
+            f"ndcg(gain={gain},disc={self.disc},empty={empty},"
+            f"short={self.short},ties={self.ties},rel={self.rel},pk={self.pk}{extra})"
         )
 
     def __str__(self) -> str:
@@ -170,24 +276,32 @@ class Convention:
     # ---- numeric tables used by the kernels -----------------------------------------
     def gain_table(self, max_label: int) -> np.ndarray:
         """gain[l] for l = 0..max_label."""
-        labels = np.arange(max_label + 1, dtype=np.float64)
+        return self.gains(np.arange(max_label + 1, dtype=np.float64))
+
+    def gains(self, labels: np.ndarray) -> np.ndarray:
+        """The gain of each label value (real or negative ones too, where the formula has
+        one: ``exp`` 2^l - 1, ``linear`` l; a map needs every value as a key)."""
+        labels = np.asarray(labels, dtype=np.float64)
         if self.gain == "exp":
             return np.exp2(labels) - 1.0
         if self.gain == "linear":
             return labels
         table = dict(self.gain)
-        missing = [lab for lab in range(max_label + 1) if lab not in table]
+        missing = [_format_number(v) for v in labels if v not in table]
         if missing:
             raise ConventionError(
-                f"convention {self}: gain map has no value for label(s) {missing}"
+                f"convention {self}: gain map has no value for label(s) "
+                f"[{', '.join(missing)}]"
             )
-        return np.array([table[lab] for lab in range(max_label + 1)], dtype=np.float64)
+        return np.array([table[v] for v in labels], dtype=np.float64)
 
     def discounts(self, n: int) -> np.ndarray:
         """disc(r) for r = 1..n."""
         r = np.arange(1, n + 1, dtype=np.float64)
         if self.disc == "log2":
             return 1.0 / np.log2(r + 1.0)
+        if self.disc == "position":
+            return 1.0 / r
         out = np.ones(n)
         out[2:] = 1.0 / np.log2(r[2:])
         return out
@@ -217,20 +331,37 @@ def register(name: str, convention: Convention, *, overwrite: bool = False) -> C
     ``overwrite`` allows redefining a name, except a built-in one.
     """
     if not _NAME_RE.fullmatch(name):
-        raise ConventionError(f"convention name {name!r} must match {_NAME_RE.pattern}")
+        raise ConventionError(f"convention name {shown(name)} must match {_NAME_RE.pattern}")
+    _refuse_all(name)
     builtin = reserved(name)
     if builtin is not None and (builtin != name or _REGISTRY[builtin] != convention):
-        raise ConventionError(f"convention name {name!r} is reserved for the built-in "
-                              f"convention {builtin!r}; choose another name")
+        raise ConventionError(f"convention name {shown(name)} is reserved for the built-in "
+                              f"convention {shown(builtin)}; choose another name")
     if name in _REGISTRY and not overwrite and _REGISTRY[name] != convention:
-        raise ConventionError(f"convention {name!r} is already registered differently")
+        raise ConventionError(f"convention {shown(name)} is already registered differently")
     named = replace(convention, name=name)
     _REGISTRY[name] = named
     return named
 
 
+def _refuse_all(name: str) -> None:
+    if name.casefold() == ALL:
+        raise ConventionError(f"{name!r} cannot name a convention: '-c {ALL}' asks for every "
+                              "built-in convention")
+
+
 def names() -> list[str]:
     return list(_REGISTRY)
+
+
+def builtin_names() -> list[str]:
+    """The built-in conventions in registry order: what ``-c all`` evaluates."""
+    return [n for n in _REGISTRY if n in BUILTIN]
+
+
+def library(name: str) -> Library | None:
+    """The library whose NDCG the built-in convention ``name`` is, if it is one."""
+    return LIBRARIES.get(name)
 
 
 def get(spec: "str | Convention") -> Convention:
@@ -241,7 +372,9 @@ def get(spec: "str | Convention") -> Convention:
         return _REGISTRY[spec]
     if isinstance(spec, str) and spec.startswith("ndcg("):
         return parse(spec)
-    raise ConventionError(f"unknown convention {spec!r}; known: {', '.join(_REGISTRY)}")
+    close = difflib.get_close_matches(str(spec), list(_REGISTRY), n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ConventionError(f"unknown convention {shown(spec)}; {hint}known: {', '.join(_REGISTRY)}")
 
 
 _CANON_RE = re.compile(r"^ndcg\((.*)\)$")
@@ -251,16 +384,23 @@ def parse(text: str) -> Convention:
     """Parse a canonical string ``ndcg(k=v,...)``; missing keys take their defaults."""
     m = _CANON_RE.match(text.strip())
     if not m:
-        raise ConventionError(f"cannot parse convention {text!r}: expected ndcg(key=value,...)")
+        raise ConventionError(f"cannot parse convention {shown(text)}: expected "
+                              "ndcg(key=value,...)")
     params: dict[str, Any] = {}
     body = m.group(1).strip()
     for part in body.split(",") if body else []:
         key, sep, value = part.partition("=")
         key = key.strip()
         if not sep or key not in PARAMS:
-            raise ConventionError(f"cannot parse convention {text!r}: bad parameter {part!r}")
+            raise ConventionError(f"cannot parse convention {shown(text)}: bad parameter "
+                                  f"{shown(part)}")
+        if key in params:
+            twice = " and ".join(f"{key}={printable(v, ECHO_LIMIT)}"
+                                 for v in (params[key], value.strip()))
+            raise ConventionError(f"cannot parse convention {shown(text)}: {key} is given twice "
+                                  f"({twice}); give each key once")
         params[key] = value.strip()
-    conv = from_mapping(params, where=repr(text))
+    conv = from_mapping(params, where=shown(text))
     for reg in _REGISTRY.values():
         if reg == conv:
             return reg
@@ -279,7 +419,7 @@ def from_mapping(params: Mapping[str, Any], where: str = "convention") -> Conven
         if "base" in params:
             name = params.pop("base")
             if not isinstance(name, str):
-                raise ConventionError(f"base must be a convention name, got {name!r}")
+                raise ConventionError(f"base must be a convention name, got {shown(name)}")
             base = get(name)
         return base.with_(**params)
     except ConventionError as exc:
@@ -295,19 +435,24 @@ def load_yaml(path: str | Path) -> list[Convention]:
     """
     import yaml
 
+    from . import safe_yaml
+
     path = Path(path)
+    name = printable(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConventionError(f"{path}: cannot read conventions: {exc.strerror or exc}") from None
+        raise ConventionError(f"{name}: cannot read conventions: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise ConventionError(f"{path}: cannot read conventions: not UTF-8 text (byte {exc.start})") from None
+        raise ConventionError(f"{name}: cannot read conventions: not UTF-8 text (byte "
+                              f"{exc.start})") from None
     try:
-        doc = yaml.safe_load(text)
+        doc = safe_yaml.load(text)
     except yaml.YAMLError as exc:
-        raise ConventionError(f"{_yaml_where(path, exc)}: not valid YAML: {_yaml_reason(exc)}") from None
+        raise ConventionError(f"{_yaml_where(name, exc)}: not valid YAML: "
+                              f"{_yaml_reason(exc)}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("conventions"), dict):
-        raise ConventionError(f"{path}: expected a mapping with key 'conventions'")
+        raise ConventionError(f"{name}: expected a mapping with key 'conventions'")
     out = []
     before = dict(_REGISTRY)  # a refused file registers nothing
     try:
@@ -322,33 +467,39 @@ def load_yaml(path: str | Path) -> list[Convention]:
 def _register_file(conventions: dict, path: Path, out: list[Convention]) -> None:
     """Register a file's conventions in order (a later one may name an earlier one as base)."""
     for name, params in conventions.items():
-        where = f"{path}: conventions.{name}"
+        where = f"{printable(path)}: conventions.{printable(name, ECHO_LIMIT)}"
         if not isinstance(params, dict):
             raise ConventionError(f"{where} must be a mapping")
         if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
-            raise ConventionError(f"{where}: convention name {name!r} must match {_NAME_RE.pattern}")
+            raise ConventionError(f"{where}: convention name {shown(name)} must match "
+                                  f"{_NAME_RE.pattern}")
+        try:
+            _refuse_all(name)
+        except ConventionError as exc:
+            raise ConventionError(f"{where}: {exc}") from None
         builtin = reserved(name)
         if builtin is not None:
             whose = ("a built-in convention" if builtin == name
-                     else f"the built-in convention {builtin!r} in other letter case")
+                     else f"the built-in convention {shown(builtin)} in other letter case")
             raise ConventionError(
-                f"{where}: {name!r} is the name of {whose}, reserved: a conventions file "
+                f"{where}: {shown(name)} is the name of {whose}, reserved: a conventions file "
                 f"cannot redefine it; name yours differently, e.g. '{builtin}-custom'")
         if any(not isinstance(k, str) for k in params):
-            raise ConventionError(f"{where}: keys must be names, got {sorted(map(repr, params))}")
+            raise ConventionError(f"{where}: keys must be names, got "
+                                  f"{shown(sorted(map(repr, params)))}")
         conv = from_mapping(params, where=where)
         out.append(register(name, conv, overwrite=True))
 
 
-def _yaml_where(path: Path, exc: Exception) -> str:
+def _yaml_where(path: str, exc: Exception) -> str:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return f"{path}:{mark.line + 1}" if mark is not None else str(path)
 
 
 def _yaml_reason(exc: Exception) -> str:
-    parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
-    reason = "; ".join(p for p in parts if p) or str(exc)
-    return " ".join(reason.split())
+    from .safe_yaml import reason
+
+    return reason(exc)
 
 
 # The four public tools as Busa-Fekete et al. (2012), Sec. 3, tell them apart (RankLib 2.x
@@ -363,6 +514,9 @@ for _base in (RANKLIB, YAHOO, LETOR):
     register(f"{_base.name}-tieavg", _base.with_(ties="average"))
 register("ranklib-tiepess", RANKLIB.with_(ties="pessimistic"))
 register("ranklib-tieopt", RANKLIB.with_(ties="optimistic"))
+# Today's libraries (tool, version checked and description in ltrconv.evaluation.libraries).
+for _lib in LIBRARIES.values():
+    register(_lib.name, Convention(**_lib.axes))
 BUILTIN = frozenset(_REGISTRY)
 
 PAPER_TOOLS = ("ranklib", "trec", "yahoo", "letor")

@@ -21,16 +21,20 @@ view (fixed labels, many score vectors) and always runs on numba.
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import InputError, LtrconvError
+from ..errors import InputError, LtrconvError, shown
 from ._numpy_kernel import all_query_metrics as numpy_all_query_metrics
+from .artefacts import sort_places
 from .conventions import Convention, get
+from .labels import Labels, convention_labels
 from .queries import MAX_LABEL, docid_ranks, offsets_from_qid
 from .ties import CODES as TIE_CODES
+from .ties import KEYED
 
 MAX_CUTOFF = 100_000
 """Largest cutoff k: discount tables are sized max(k, largest query), one float per rank."""
@@ -45,7 +49,7 @@ def parse_cutoffs(spec: str | int | Iterable[int]) -> np.ndarray:
 
     At most :data:`MAX_CUTOFFS` distinct cutoffs, each at most :data:`MAX_CUTOFF`.
     """
-    where = f"cutoffs {spec!r}"
+    where = f"cutoffs {shown(spec)}"
 
     def check(k: int) -> int:
         if k < 1:
@@ -82,7 +86,7 @@ def parse_cutoffs(spec: str | int | Iterable[int]) -> np.ndarray:
             if isinstance(k, (float, np.floating)) and float(k).is_integer():
                 k = int(k)
             if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-                raise LtrconvError(f"{where}: cutoff {k!r} is not an integer")
+                raise LtrconvError(f"{where}: cutoff {shown(k)} is not an integer")
             ks.add(check(int(k)))
     if not ks:
         raise LtrconvError(f"{where}: need at least one cutoff")
@@ -93,6 +97,8 @@ def parse_cutoffs(spec: str | int | Iterable[int]) -> np.ndarray:
 
 
 def _validate(y, scores, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Labels as given (numbers, finite, |l| <= MAX_LABEL; what else a convention accepts is
+    :func:`ltrconv.evaluation.labels.convention_labels`' business), scores as float64, offsets as int64."""
     y = np.asarray(y)
     scores = np.asarray(scores, dtype=np.float64)
     offsets = np.asarray(offsets, dtype=np.int64)
@@ -103,15 +109,16 @@ def _validate(y, scores, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if not np.all(np.isfinite(scores)):
         bad = int(np.flatnonzero(~np.isfinite(scores))[0])
         raise InputError(f"score of document {bad + 1} is {scores[bad]} (not finite)")
-    if len(y) and (not np.issubdtype(y.dtype, np.integer)):
-        if not np.all(np.mod(y, 1) == 0):
-            raise InputError("labels must be integers")
-    if len(y) and y.min() < 0:
-        raise InputError("labels must be >= 0")
+    if y.dtype == np.bool_ or not np.issubdtype(y.dtype, np.number):
+        raise InputError(f"labels must be numbers, got {y.dtype} values")
+    if len(y) and not np.issubdtype(y.dtype, np.integer) and not np.all(np.isfinite(y)):
+        bad = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise InputError(f"label of document {bad + 1} is {y[bad]} (not finite)")
     if len(y) and y.max() > MAX_LABEL:
         raise InputError(f"label {y.max()} is above {MAX_LABEL}, the largest accepted "
                          "(gains are tabulated per label)")
-    y = y.astype(np.int64)
+    if len(y) and y.min() < -MAX_LABEL:
+        raise InputError(f"label {y.min()} is below -{MAX_LABEL}, the smallest accepted")
     if len(offsets) < 1 or offsets[0] != 0 or offsets[-1] != len(y) or np.any(np.diff(offsets) <= 0):
         raise InputError("query offsets must rise strictly from 0 to the number of documents")
     return y, scores, offsets
@@ -156,12 +163,18 @@ def metric_names(cutoffs: Sequence[int], rankdcg: bool = False,
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Per-query values of every metric under one convention."""
+    """Per-query values of every metric under one convention.
+
+    Under ``empty=skip`` a query without relevant document (IDCG@k = 0 at every cutoff) is left
+    out: ``skipped`` marks it, its row is NaN, and :meth:`mean` leaves it out of every column
+    (NDCG@k is also NaN, and left out, wherever IDCG@k alone is 0, which needs negative gains).
+    """
 
     convention: Convention
     qids: np.ndarray
     columns: tuple[str, ...]
     values: np.ndarray  # (n_queries, n_metrics)
+    skipped: np.ndarray | None = None  # (n_queries,) bool; None: nothing skipped
 
     def __getitem__(self, metric: str) -> np.ndarray:
         try:
@@ -169,9 +182,20 @@ class Evaluation:
         except ValueError:
             raise KeyError(f"no metric {metric!r}; have {', '.join(self.columns)}") from None
 
+    @property
+    def n_counted(self) -> int:
+        """Queries the means count (all but the skipped ones)."""
+        return len(self.qids) - (int(self.skipped.sum()) if self.skipped is not None else 0)
+
     def mean(self) -> dict[str, float]:
-        """Arithmetic mean over all queries (empty ones included)."""
-        return dict(zip(self.columns, self.values.mean(axis=0).tolist()))
+        """Arithmetic mean over the queries (empty ones included, unless skipped)."""
+        if not self.convention.skips:
+            return dict(zip(self.columns, self.values.mean(axis=0).tolist()))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a column with no value: NaN
+            means = np.nanmean(self.values, axis=0) if len(self.values) else \
+                np.full(len(self.columns), np.nan)
+        return dict(zip(self.columns, means.tolist()))
 
 
 def evaluate(
@@ -188,6 +212,7 @@ def evaluate(
     rankdcg: bool = False,
     metrics: Iterable[str] = METRICS,
     engine: str = "auto",
+    source: str | None = None,
 ) -> dict[str, Evaluation]:
     """Evaluate ``scores`` under each convention; returns ``{convention key: Evaluation}``.
 
@@ -201,9 +226,13 @@ def evaluate(
     :data:`METRICS`; without MAP, RR and RankDCG the numba kernel ranks each query only as deep
     as the last cutoff (same values, less work). ``engine`` is ``"numba"``, ``"numpy"`` or
     ``"auto"`` (see :func:`_use_numba`); both give the same values to the last bit.
+
+    Each convention reads the labels its own way (``labels``, ``negative``, ``max_label``) and
+    refuses those it does not accept, naming the document (and ``source``, a file name, if
+    given); see :class:`Evaluation` for ``empty=skip``.
     """
     if engine not in ENGINES:
-        raise LtrconvError(f"engine {engine!r}: expected one of {', '.join(ENGINES)}")
+        raise LtrconvError(f"engine {shown(engine)}: expected one of {', '.join(ENGINES)}")
     metrics = tuple(metrics) if not isinstance(metrics, str) else (metrics,)
     unknown = [m for m in metrics if m not in METRICS]
     if unknown or not metrics:
@@ -214,14 +243,12 @@ def evaluate(
             raise LtrconvError("evaluate needs qid or offsets")
         offsets = offsets_from_qid(np.asarray(qid))
     y, scores, offsets = _validate(y, scores, offsets)
-    qids = np.asarray(qid)[offsets[:-1]] if qid is not None else np.arange(len(offsets) - 1)
+    doc_qid = np.asarray(qid) if qid is not None else None
+    qids = doc_qid[offsets[:-1]] if doc_qid is not None else np.arange(len(offsets) - 1)
     ks = parse_cutoffs(cutoffs)
     convs = [get(c) for c in conventions]
-    top = int(y.max()) if max_label is None else int(max_label)
-    if not 0 <= top <= MAX_LABEL:
+    if max_label is not None and not 0 <= int(max_label) <= MAX_LABEL:
         raise InputError(f"max_label {max_label} must lie in 0..{MAX_LABEL}")
-    if len(y) and y.max() > top:
-        raise InputError(f"label {int(y.max())} exceeds max_label {top}")
     n_max = int(np.diff(offsets).max())
     disc_len = max(n_max, int(ks.max()))
     if docid_rank is None:
@@ -233,49 +260,78 @@ def evaluate(
     every = metric_names(ks.tolist(), rankdcg)
     columns = tuple(metric_names(ks.tolist(), rankdcg, metrics))
     top_only = not rankdcg and not set(metrics) & set(WHOLE_LIST_METRICS)
-    # group conventions by tie policy so that each query is sorted once per policy
-    todo = sorted(range(len(convs)), key=lambda i: TIE_CODES[convs[i].ties])
-    cs = [convs[i] for i in todo]
-    err_stop = (np.exp2(np.arange(top + 1)) - 1.0) / np.exp2(max(top, 1))
-    gains = np.array([c.gain_table(top) for c in cs])
-    tie_codes = np.array([TIE_CODES[c.ties] for c in cs], dtype=np.int64)
-    args = (
-        y, scores, docid_rank, offsets,
-        gains,
-        np.argsort(-gains, axis=1, kind="stable"),
-        np.array([c.discounts(disc_len) for c in cs]),
-        ks,
-        tie_codes,
-        np.array([c.empty for c in cs]),
-        np.array([c.short == "zero" for c in cs]),
-        np.array([c.rel for c in cs], dtype=np.int64),
-        np.array([c.pk == "k" for c in cs]),
-        err_stop,
-    )
-    if rankdcg or _use_numba(engine, len(y), n_max):  # RankDCG is computed by numba only
-        import numba
+    numba_engine = rankdcg or _use_numba(engine, len(y), n_max)  # RankDCG is numba's only
 
-        from . import _kernels
-
-        if len(y) >= _kernels.PARALLEL_MIN_DOCS:
-            vals = _kernels.all_query_metrics_parallel(*args, rankdcg, top_only,
-                                                8 * numba.get_num_threads())
-        else:
-            vals = _kernels.all_query_metrics(*args, rankdcg, top_only, 1)
-    else:
-        vals = numpy_all_query_metrics(*args)
-    if len(columns) < len(every):
-        vals = vals[:, :, [every.index(c) for c in columns]]
-    out: dict[str, Evaluation] = {}
-    slot = {i: j for j, i in enumerate(todo)}
+    # Conventions that read the same labels, compare the same scores and break ties by the
+    # same key share one kernel call; in it, those sharing a tie policy share one sort.
+    labels_of: dict[tuple, Labels] = {}
+    groups: dict[tuple, list[int]] = {}
     for i, conv in enumerate(convs):
-        out[str(conv)] = Evaluation(conv, qids, columns, vals[slot[i]])
+        lab = convention_labels(y, conv, doc_qid, source)
+        read = (conv.labels == "trunc", conv.negative == "zero")
+        if read not in labels_of:
+            labels_of[read] = Labels.of(lab, max_label)
+        code = TIE_CODES[conv.ties]
+        key = (read, conv.scores == "float32", code if code >= KEYED else -1)
+        groups.setdefault(key, []).append(i)
+    vals_of: dict[int, np.ndarray] = {}
+    for (read, f32, keyed), members in groups.items():
+        labs = labels_of[read]
+        s = scores
+        if f32:
+            with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as float32 code has
+                s = scores.astype(np.float32).astype(np.float64)
+        tiekey = docid_rank if keyed < 0 else sort_places(s, offsets, keyed)
+        # group conventions by tie policy so that each query is sorted once per policy
+        todo = sorted(members, key=lambda i: TIE_CODES[convs[i].ties])
+        cs = [convs[i] for i in todo]
+        gains = np.array([labs.gain_table(c) for c in cs])
+        args = (
+            labs.index, s, tiekey, offsets,
+            gains,
+            np.argsort(-gains, axis=1, kind="stable"),
+            np.array([c.discounts(disc_len) for c in cs]),
+            ks,
+            np.array([TIE_CODES[c.ties] for c in cs], dtype=np.int64),
+            np.array([np.nan if c.skips else c.empty for c in cs]),
+            np.array([c.short == "zero" for c in cs]),
+            np.array([labs.rel(c) for c in cs], dtype=np.int64),
+            np.array([c.pk == "k" for c in cs]),
+            labs.err_stop(),
+        )
+        divides = np.array([c.negative == "keep-divide" for c in cs])
+        if numba_engine:
+            import numba
+
+            from . import _kernels
+
+            if len(y) >= _kernels.PARALLEL_MIN_DOCS:
+                vals = _kernels.all_query_metrics_parallel(*args, rankdcg, top_only,
+                                                           8 * numba.get_num_threads(), divides)
+            else:
+                vals = _kernels.all_query_metrics(*args, rankdcg, top_only, 1, divides)
+        else:
+            vals = numpy_all_query_metrics(*args, divides)
+        for j, i in enumerate(todo):
+            vals_of[i] = vals[j]
+    ndcg_cols = [j for j, c in enumerate(every) if c.startswith("NDCG@")]
+    keep = [every.index(c) for c in columns] if len(columns) < len(every) else None
+    out: dict[str, Evaluation] = {}
+    for i, conv in enumerate(convs):
+        v = vals_of[i]
+        skipped = None
+        if conv.skips:
+            skipped = np.all(np.isnan(v[:, ndcg_cols]), axis=1)
+            v[skipped] = np.nan
+        out[str(conv)] = Evaluation(conv, qids, columns, v if keep is None else v[:, keep],
+                                    skipped)
     return out
 
 
 def evaluate_dataset(data, scores, **kwargs) -> dict[str, Evaluation]:
     """:func:`evaluate` on a :class:`~ltrconv.data.letor.Dataset` (anything with ``y``, ``qid``,
     ``offsets`` and ``docid_rank``)."""
+    kwargs.setdefault("source", getattr(data, "source", None) or None)
     return evaluate(data.y, scores, data.qid, offsets=data.offsets, docid_rank=data.docid_rank,
                     **kwargs)
 

@@ -14,13 +14,16 @@ from numba import njit, prange
 
 from ..errors import InputError, LtrconvError
 from . import _kernels
-from ._kernels import expected_by_position, group_ends, precedes, rank_order
+from ._kernels import PARALLEL_MIN_DOCS, expected_by_position, group_ends, precedes, rank_order
+from .artefacts import sort_places
 from .conventions import Convention, get
+from .labels import Labels, convention_labels
 from .queries import docid_ranks
-from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER
+from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, KEYED
 from .ties import CODES as TIE_CODES
 
-__all__ = ["NDCGScorer", "QueryArrays", "precedes", "query_ndcg", "rank_discounts", "swap_delta"]
+__all__ = ["NDCGScorer", "PARALLEL_MIN_DOCS", "QueryArrays", "ideal_dcg", "precedes", "query_ndcg",
+           "rank_discounts", "rank_order", "swap_delta"]
 
 
 class QueryArrays(NamedTuple):
@@ -117,6 +120,8 @@ class NDCGScorer:
 
     Precomputes gains and 1/IDCG@k; queries whose NDCG the convention fixes regardless of the
     order (IDCG = 0, or n < k under ``short=zero``) get ``inv_idcg = 0`` and their fixed value.
+    Under ``empty=skip`` that value is NaN: such a query adds nothing to the objective and
+    :meth:`mean` leaves it out (``counted`` marks the others).
     """
 
     def __init__(self, y, offsets, convention: str | Convention, k: int, docid=None,
@@ -125,48 +130,79 @@ class NDCGScorer:
         self.k = int(k)
         if self.k < 1:
             raise LtrconvError(f"cutoff must be >= 1, got {k}")
-        y = np.asarray(y).astype(np.int64)
         self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.y = y
-        self.max_label = int(y.max()) if max_label is None else int(max_label)
-        self.gains = self.convention.gain_table(self.max_label)[y]
+        self.raw_y = np.asarray(y)
+        labels = Labels.of(convention_labels(self.raw_y, self.convention, None, None), max_label)
+        self.y = labels.index
+        self.max_label = max_label if max_label is not None else (
+            int(labels.top) if labels.direct else None)
+        self.gains = labels.gain_table(self.convention)[self.y]
         n_max = max(int(np.diff(self.offsets).max()), self.k)
         self.disc = self.convention.discounts(n_max)
         self.tie_code = TIE_CODES[self.convention.ties]
         self.docid = docid
-        self.tiekey = docid_ranks(docid if self.tie_code == DOCID_DESC else None, len(y))
+        self.tiekey = docid_ranks(docid if self.tie_code == DOCID_DESC else None, len(self.y))
         sizes = np.diff(self.offsets)
         nq = len(sizes)
+        divide = self.convention.negative == "keep-divide"
+        empty = np.nan if self.convention.skips else self.convention.empty
         self.inv_idcg = np.zeros(nq)
         self.fallback = np.zeros(nq)
         for q in range(nq):
             a, b = self.offsets[q], self.offsets[q + 1]
             idcg = ideal_dcg(self.gains[a:b], self.disc, self.k)
-            if idcg <= 0:
-                self.fallback[q] = self.convention.empty
+            if idcg == 0 or (idcg < 0 and not divide):
+                self.fallback[q] = empty
             elif self.convention.short == "zero" and sizes[q] < self.k:
                 self.fallback[q] = 0.0
             else:
                 self.inv_idcg[q] = 1.0 / idcg
+        self.counted = ~np.isnan(self.fallback)
+        if nq and not self.counted.any():
+            raise LtrconvError(f"none of the {nq} queries has a relevant document: convention "
+                               f"{self.convention} (empty=skip) leaves every one out")
 
     def per_query(self, scores) -> np.ndarray:
+        """NDCG@k of each query (NaN for a skipped one)."""
         scores = np.asarray(scores, dtype=np.float64)
         if len(scores) != len(self.y):
             raise InputError(f"{len(scores)} scores for {len(self.y)} documents")
+        tiekey = self.tiekey
+        if self.convention.scores == "float32":
+            with np.errstate(over="ignore"):
+                scores = scores.astype(np.float32).astype(np.float64)
+        if self.tie_code >= KEYED:
+            tiekey = sort_places(scores, self.offsets, self.tie_code)
         kernel = all_query_ndcg_parallel if len(scores) >= _kernels.PARALLEL_MIN_DOCS else all_query_ndcg
-        return kernel(self.gains, scores, self.y, self.tiekey, self.offsets, self.disc,
+        return kernel(self.gains, scores, self.y, tiekey, self.offsets, self.disc,
                       self.k, self.tie_code, self.inv_idcg, self.fallback)
 
     def mean(self, scores) -> float:
-        return float(self.per_query(scores).mean())
+        """Mean NDCG@k over the counted queries (all but the skipped ones)."""
+        per_query = self.per_query(scores)
+        if self.convention.skips:
+            return float(per_query[self.counted].mean())
+        return float(per_query.mean())
 
     @property
     def arrays(self) -> QueryArrays:
-        """The arrays a numba training loop scores with (see :class:`QueryArrays`)."""
+        """The arrays a numba training loop scores with (see :class:`QueryArrays`).
+
+        Training code ranks raw scores by ``tie_code`` and ``tiekey``, so a convention that
+        compares scores as float32 (other than ``docid-desc``) or follows a sort artefact is
+        refused here; :meth:`per_query` and :meth:`mean` take every convention.
+        """
+        conv = self.convention
+        if conv.scores == "float32" or self.tie_code >= KEYED:
+            what = "compares scores as float32" if conv.scores == "float32" else \
+                f"ranks ties by a sort artefact ({conv.ties})"
+            raise LtrconvError(
+                f"convention {conv} {what}, which training code does not reproduce; it can "
+                "select models (validation) and evaluate, not drive an NDCG-based objective")
         return QueryArrays(self.gains, self.y, self.tiekey, self.offsets, self.disc, self.k,
                            self.tie_code, self.inv_idcg, self.fallback)
 
     def with_convention(self, convention: "str | Convention") -> "NDCGScorer":
         """The same labels, queries, cutoff and gain-table width under another convention."""
-        return NDCGScorer(self.y, self.offsets, convention, self.k, docid=self.docid,
+        return NDCGScorer(self.raw_y, self.offsets, convention, self.k, docid=self.docid,
                           max_label=self.max_label)

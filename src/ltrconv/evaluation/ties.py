@@ -11,7 +11,16 @@ folds them into the compiled code):
 * ``average`` (:data:`AVERAGE`): the expected value over all orders of the tied documents
   (McSherry & Najork 2008);
 * ``pessimistic`` (:data:`PESSIMISTIC`): ties worst label first;
-* ``optimistic`` (:data:`OPTIMISTIC`): ties best label first.
+* ``optimistic`` (:data:`OPTIMISTIC`): ties best label first;
+* ``numpy-argsort-reversed`` (:data:`NUMPY_ARGSORT_REVERSED`): the order of
+  ``np.argsort(scores)[::-1]`` with numpy's default (unstable) sort, as scikit-learn's
+  ``ndcg_score(ignore_ties=True)`` ranks; it depends on the numpy build and the CPU it
+  dispatches to;
+* ``numba-quicksort`` (:data:`NUMBA_QUICKSORT`): the order of numba's ``np.argsort(-scores)``
+  (insertion sort up to 15 documents, so input order; quicksort beyond), as ranx ranks.
+
+The last two are sort artefacts, not rules: :mod:`ltrconv.evaluation.artefacts` computes each
+document's place in that order, and the kernels break ties by it (:data:`KEYED`).
 """
 
 from __future__ import annotations
@@ -21,6 +30,11 @@ DOCID_DESC = 1
 AVERAGE = 2
 PESSIMISTIC = 3
 OPTIMISTIC = 4
+NUMPY_ARGSORT_REVERSED = 5
+NUMBA_QUICKSORT = 6
+
+KEYED = NUMPY_ARGSORT_REVERSED
+"""Codes from this one on break ties by a precomputed key, lowest first."""
 
 CODES: dict[str, int] = {
     "input-order": INPUT_ORDER,
@@ -28,6 +42,8 @@ CODES: dict[str, int] = {
     "average": AVERAGE,
     "pessimistic": PESSIMISTIC,
     "optimistic": OPTIMISTIC,
+    "numpy-argsort-reversed": NUMPY_ARGSORT_REVERSED,
+    "numba-quicksort": NUMBA_QUICKSORT,
 }
 """Kernel code of each tie policy, by name."""
 

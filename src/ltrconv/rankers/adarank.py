@@ -135,6 +135,9 @@ class AdaRank(Ranker):
                                        "and was removed"}
     _selects = "the kept rounds"
 
+    def _selected(self) -> str:
+        return f"{len(self.rounds_)} rounds"
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", n_rounds: int = 500,
                  tolerance: float = 0.002, max_consecutive: int = 5, enqueue: bool = True,
                  weighting: str = "cumulative", weak_ties: str = "selection"):
@@ -153,7 +156,7 @@ class AdaRank(Ranker):
         cols = (np.ascontiguousarray(X[:, f]) for f in range(X.shape[1]))
         if self.weak_ties == "selection":
             cols = (selection_sort_ranks(c, scorer.offsets) for c in cols)
-        return np.array([obj.per_query(c) for c in cols])
+        return np.array([obj.counted_per_query(c) for c in cols])
 
     def _fit(self, data: TrainingData) -> None:
         X, Xv = as_float32_values(data.X), as_float32_values(data.X_val)
@@ -237,7 +240,7 @@ class _Run:
             self.s = self.s + alpha * self.X[:, f]
             self.sv = self.sv + alpha * self.Xv[:, f]
             self.rounds.append((f, alpha))
-            per_q = self.obj.per_query(self.s)
+            per_q = self.obj.counted_per_query(self.s)
             train = _seq_sum(per_q) / len(per_q)
             ok = train + tolerance - self.score > 0
             status = "OK" if ok else "DAMN"
@@ -255,7 +258,7 @@ class _Run:
                     self.count = 0
                     self.removed.clear()
                 self.last = f
-            val_q = self.val_obj.per_query(self.sv)
+            val_q = self.val_obj.counted_per_query(self.sv)
             val = _seq_sum(val_q) / len(val_q)
             if val > self.best_val:
                 self.best_val, self.best = val, list(self.rounds)

@@ -19,6 +19,7 @@ algorithm looks at: its objective where it has one, early stopping, model select
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +74,10 @@ def _require_two_labels(y: np.ndarray, offsets: np.ndarray, split: str) -> None:
     purpose = ("nothing to learn" if split == "training" else
                "nothing to select a model with (give validation data with relevant documents, "
                "or none to select on the training data)")
+    if len(y) == 1:
+        raise DegenerateDataError(
+            f"{split} data has 1 sample: one document has one ranking and no pair to order, so "
+            f"there is {purpose}", split)
     if y.max() == 0:
         raise DegenerateDataError(
             f"{split} data has no relevant document (every label is 0): every ranking of it has "
@@ -83,6 +88,33 @@ def _require_two_labels(y: np.ndarray, offsets: np.ndarray, split: str) -> None:
         raise DegenerateDataError(
             f"{split} data has no query with two different labels: every ranking of it has the "
             f"same NDCG and no pair of documents is ordered, so there is {purpose}", split)
+
+
+def _feature_matrix(X, what: str) -> np.ndarray:
+    """``X`` as a 2-D float64 array of finite values with at least one feature; ``what`` names it
+    in the one error (an :class:`InputError`, a ``ValueError``) raised otherwise."""
+    if X is None:
+        raise InputError(f"{what} is None; expected a 2-D array of features")
+    sparse = sys.modules.get("scipy.sparse")  # a sparse matrix implies scipy is loaded
+    if sparse is not None and sparse.issparse(X):
+        raise InputError(f"{what} is a sparse {type(X).__name__}: sparse input is not supported; "
+                         "pass a dense array (X.toarray())")
+    X = np.asarray(X)
+    if np.iscomplexobj(X):
+        raise InputError(f"Complex data not supported: {what} has dtype {X.dtype}")
+    X = X.astype(np.float64, copy=False)
+    if X.ndim != 2:
+        raise InputError(f"{what} must be 2-D, got shape {X.shape}. Reshape your data: "
+                         "X.reshape(1, -1) if it is one row, X.reshape(-1, 1) if one feature")
+    if X.shape[1] == 0:
+        raise InputError(f"{what} has 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                         "required.")
+    bad = ~np.isfinite(X)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise InputError(f"{what} has non-finite values (NaN or inf), the first "
+                         f"X[{row}, {col}] = {X[row, col]}")
+    return X
 
 
 class Ranker(BaseEstimator):
@@ -145,22 +177,33 @@ class Ranker(BaseEstimator):
     # --- data ---------------------------------------------------------------------------
     @staticmethod
     def check_xyq(X, y, qid, what: str = "training") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Validate and return (X float64 2-D, y int64, query offsets)."""
-        X = np.asarray(X, dtype=np.float64)
+        """Validate and return (X float64 2-D, y int64, query offsets). Each problem is one
+        :class:`InputError` (a ``ValueError``) naming it: a missing, sparse, complex, non-2-D,
+        featureless or non-finite ``X``, lengths that disagree, labels that are not non-negative
+        integers, queries that are not contiguous."""
+        if y is None:
+            raise InputError(f"{what} data: the ranker requires y to be passed, but the target y "
+                             "is None")
+        if qid is None:
+            raise InputError(f"{what} data: qid is None; the ranker needs the query of each row")
+        X = _feature_matrix(X, f"{what} X")
         y = np.asarray(y)
         qid = np.asarray(qid)
-        if X.ndim != 2:
-            raise InputError(f"{what} X must be 2-D, got shape {X.shape}")
+        if np.iscomplexobj(y):
+            raise InputError(f"Complex data not supported: {what} y has dtype {y.dtype}")
         if y.ndim != 1 or len(y) != X.shape[0]:
-            raise InputError(f"{what} y has {len(y)} labels for {X.shape[0]} rows of X")
+            raise InputError(f"{what} y has {y.size} labels for {X.shape[0]} rows of X")
         if qid.ndim != 1 or len(qid) != X.shape[0]:
-            raise InputError(f"{what} qid has {len(qid)} entries for {X.shape[0]} rows of X")
+            raise InputError(f"{what} qid has {qid.size} entries for {X.shape[0]} rows of X")
         if X.shape[0] == 0:
             raise InputError(f"{what} data is empty")
-        if not np.all(np.isfinite(X)):
-            raise InputError(f"{what} X has non-finite values")
-        if not np.all(np.mod(y, 1) == 0) or y.min() < 0:
-            raise InputError(f"{what} y must hold non-negative integer labels")
+        if y.dtype == object:  # numbers held as Python objects are numbers
+            try:
+                y = y.astype(np.float64)
+            except (TypeError, ValueError):
+                pass
+        if y.dtype.kind not in "biuf" or not np.all(np.mod(y, 1) == 0) or y.min() < 0:
+            raise InputError(f"{what} y must hold non-negative integer labels (dtype {y.dtype})")
         return X, y.astype(np.int64), offsets_from_qid(qid)
 
     def _prepare(self, X, y, qid, X_val, y_val, qid_val, docid=None, docid_val=None) -> TrainingData:
@@ -207,14 +250,19 @@ class Ranker(BaseEstimator):
     def _fit(self, data: TrainingData) -> None:
         raise NotImplementedError
 
+    def _selected(self) -> str:
+        """What the fit's model selection chose, in a few words (``C = 10``, ``412 trees``)."""
+        return self._selects
+
     def predict(self, X) -> np.ndarray:
         """Scores of the rows of ``X`` (higher ranks first), float64."""
         if not self.__sklearn_is_fitted__():
             raise NotFittedModelError(f"{self.name}: predict called before fit")
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise InputError(f"{self.name}: X has shape {X.shape}, the model was fitted on "
-                             f"{self.n_features_in_} features")
+        X = _feature_matrix(X, f"{self.name}: X")
+        if X.shape[1] != self.n_features_in_:
+            raise InputError(f"X has {X.shape[1]} features, but {self.name} is expecting "
+                             f"{self.n_features_in_} features as input (the model was fitted on "
+                             f"{self.n_features_in_} features)")
         return self._predict(X)
 
     def _predict(self, X: np.ndarray) -> np.ndarray:

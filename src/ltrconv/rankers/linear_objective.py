@@ -292,7 +292,8 @@ class LinearObjective:
     """Per-query NDCG@k of an :class:`NDCGScorer` (same convention) for linear scores.
 
     ``per_query(s)`` equals ``scorer.per_query(s)`` up to rounding; ``line(s, x, deltas)``
-    returns the summed NDCG of the non-fixed queries for every ``s + delta x`` at once.
+    returns the summed NDCG of the non-fixed queries for every ``s + delta x`` at once. A query
+    ``empty=skip`` leaves out is fixed (NaN) and not ``counted`` in :meth:`mean`.
     Nothing here is parallel, and the GIL is released, so threads may share one instance.
     """
 
@@ -305,14 +306,22 @@ class LinearObjective:
         self.rel_idx = np.flatnonzero(rel).astype(np.int64)
         self.active = np.flatnonzero(self.inv_idcg != 0.0).astype(np.int64)
         self.n_queries = len(self.offsets) - 1
+        self.counted = ~np.isnan(self.fallback)  # all but the queries empty=skip leaves out
+        self.skips = not self.counted.all()
 
     def per_query(self, scores: np.ndarray) -> np.ndarray:
         return _per_query(scores, self.offsets, self.gains, self.labels, self.tiekey,
                           self.rel_off, self.rel_idx, self.disc, self.k, self.tie_code,
                           self.inv_idcg, self.fallback)
 
+    def counted_per_query(self, scores: np.ndarray) -> np.ndarray:
+        """:meth:`per_query` of the counted queries only."""
+        per_query = self.per_query(scores)
+        return per_query[self.counted] if self.skips else per_query
+
     def mean(self, scores: np.ndarray) -> float:
-        return float(self.per_query(scores).mean())
+        """Mean NDCG@k over the counted queries."""
+        return float(self.counted_per_query(scores).mean())
 
     def varying(self, x: np.ndarray) -> np.ndarray:
         """Non-fixed queries on which ``x`` is not constant (others cannot change order)."""

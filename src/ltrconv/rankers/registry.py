@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from ..errors import LtrconvError
+from ..errors import LtrconvError, shown
 
 OBJECTIVE, SELECTION = "objective", "selection"
 
@@ -33,6 +33,8 @@ class Algorithm:
     every series stays distinguishable in greyscale. ``randomness`` says what the ranker's
     ``random_state`` draws ("" when nothing: the model is a function of the data alone);
     ``random_if``, when set, tells from the hyperparameters whether it draws anything at all.
+    ``few_scores``: the scores take few distinct values (sums of threshold stumps or of a few
+    features), so many documents tie and the tie order moves the reported NDCG.
     """
 
     name: str
@@ -44,6 +46,7 @@ class Algorithm:
     linestyle: str | tuple
     randomness: str = ""
     random_if: Callable[[Mapping], bool] | None = None
+    few_scores: bool = False
 
     @property
     def style(self) -> dict:
@@ -68,15 +71,13 @@ _ALGORITHMS = (
               "#000000", "o", "-",
               randomness="the feature order of each restart (and the starting weights with "
                          "init='random')"),
-    # trees fitted to lambda-gradients weighted by |delta NDCG| under the convention
-    # LightGBM's seed draws only bagging, feature subsampling (both off here) and the rows that
-    # fix the bin boundaries when a training set exceeds bin_construct_sample_cnt = 200,000 rows
-    # (LightGBM 4.x parameters): MQ2008 and OHSUMED folds hold some 10,000, so it draws nothing.
+    # RankLib 2.x's regression trees fitted to lambda-gradients weighted by |delta NDCG| under
+    # the convention; deterministic
     Algorithm("lambdamart", "LambdaMART", "ltrconv.rankers.lambdamart:LambdaMART", OBJECTIVE,
               "#E69F00", "s", "--"),
     # pairwise rank loss; the prefix of boosting rounds is chosen on validation NDCG
     Algorithm("rankboost", "RankBoost", "ltrconv.rankers.rankboost:RankBoost", SELECTION,
-              "#56B4E9", "D", "-."),
+              "#56B4E9", "D", "-.", few_scores=True),
     # pairwise hinge loss; C is chosen from a grid on validation NDCG
     # liblinear's dual solver (hinge loss) visits the coordinates in a random order; the primal
     # solver of the default squared hinge loss draws nothing
@@ -89,11 +90,25 @@ _ALGORITHMS = (
               randomness="the initial weights and the query order of each epoch"),
     # each round adds the feature with the best query-weighted training NDCG
     Algorithm("adarank", "AdaRank", "ltrconv.rankers.adarank:AdaRank", OBJECTIVE,
-              "#D55E00", "x", (0, (3, 1, 1, 1, 1, 1))),
+              "#D55E00", "x", (0, (3, 1, 1, 1, 1, 1)), few_scores=True),
 )
 
 REGISTRY: MappingProxyType[str, Algorithm] = MappingProxyType({a.name: a for a in _ALGORITHMS})
 """Every algorithm by registry name, in the default order."""
+
+_OTHERS = (
+    # LightGBM's boosting on the same lambda-gradients. Its seed draws only bagging, feature
+    # subsampling (both off here) and the rows that fix the bin boundaries when a training set
+    # exceeds bin_construct_sample_cnt = 200,000 rows (LightGBM 4.x parameters).
+    Algorithm("lambdamart_lightgbm", "LambdaMART (LightGBM)",
+              "ltrconv.rankers.lambdamart_lightgbm:LambdaMARTLightGBM", OBJECTIVE,
+              "#0072B2", "P", "--"),
+)
+
+KNOWN: MappingProxyType[str, Algorithm] = MappingProxyType(
+    {a.name: a for a in _ALGORITHMS + _OTHERS})
+"""The study's algorithms and the other implementations a model file can hold, by name; only
+:data:`REGISTRY` enters the study's tables."""
 
 ORDER: tuple[str, ...] = tuple(REGISTRY)
 """Registry names in the default order of tables, legends and benchmarks."""
@@ -102,10 +117,10 @@ ORDER: tuple[str, ...] = tuple(REGISTRY)
 def get(name: str) -> Algorithm:
     """The registry entry of ``name``; :class:`UnknownAlgorithm` names the known ones."""
     try:
-        return REGISTRY[name]
+        return KNOWN[name]
     except (KeyError, TypeError):
-        known = ", ".join(sorted(REGISTRY))
-        raise UnknownAlgorithm(f"unknown algorithm {name!r}; known: {known}") from None
+        known = ", ".join(sorted(KNOWN))
+        raise UnknownAlgorithm(f"unknown algorithm {shown(name)}; known: {known}") from None
 
 
 def names(convention: str | None = None) -> tuple[str, ...]:
