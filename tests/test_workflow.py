@@ -703,6 +703,7 @@ def test_failed_data_step_leaves_only_its_log(tmp_path, step, change, message):
     proc = snakemake(work, path, "resources/SYN/cache/all.npz", timeout=300)
     assert proc.returncode != 0
     assert f"error in rule {step} {{'dataset': 'SYN'}}" in proc.stderr and message in proc.stderr
+    assert proc.stderr.count(message) == 1  # the job's log, printed once by Snakemake
     left = {str(p.relative_to(work)) for p in work.rglob("*")
             if ".snakemake" not in p.parts and "data" not in p.relative_to(work).parts}
     kept = {"logs", "logs/SYN", f"logs/SYN/{step}.log"}

@@ -179,8 +179,17 @@ def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
             output_records.write(log_path, snakemake.rule, dict(snakemake.wildcards),
                                  snakemake.output)
     except LtrconvError as exc:
+        _to_log_only(handlers, log_path)
         log.error(f"error in rule {snakemake.rule} {dict(snakemake.wildcards)}: {exc}")
         sys.exit(1)
     except Exception:
+        _to_log_only(handlers, log_path)
         log.error(traceback.format_exc())
         sys.exit(1)
+
+
+def _to_log_only(handlers: list, log_path) -> None:
+    """Send what follows to the rule's log only: Snakemake prints a failed job's log
+    (``show-failed-logs`` in both profiles), so the error is shown once, not twice."""
+    if log_path:
+        logging.getLogger().removeHandler(handlers[0])
