@@ -386,12 +386,19 @@ for _d in DATASETS:
     _check_reachable(_d)
 
 
+def dataset_rows(name):
+    """Rows of dataset ``name`` (all of one fold's files) as config gives them: its
+    resources.rows, else expect.rows; None when it gives neither."""
+    spec = config["datasets"][name]
+    return spec["resources"].get("rows") or spec["expect"].get("rows")
+
+
 def _dataset_scale(name):
     """Rows x features of dataset ``name`` over the measured dataset's (1 when its rows are
     not in config: the measured requests then apply unscaled)."""
     ref = config["resources"]["measured"]["reference"]
     spec = config["datasets"][name]
-    rows = spec["resources"].get("rows") or spec["expect"].get("rows")
+    rows = dataset_rows(name)
     features = spec.get("n_features") or ref["features"]
     return rows * features / (ref["rows"] * ref["features"]) if rows else 1.0
 
@@ -480,6 +487,35 @@ def job_seed(wc):
     return int(wc.get("seed", SEEDS[0]))
 
 
+def _scattered(name):
+    """Whether dataset ``name`` is trained in scattered jobs (config key scatter)."""
+    mode, rows = config["scatter"]["mode"], dataset_rows(name)
+    return mode == "always" or (mode == "auto" and rows is not None
+                                and rows >= config["scatter"]["min_rows"])
+
+
+def one_of(names):
+    """A wildcard constraint that matches exactly ``names`` (none: a pattern matching nothing)."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
+def unit_count(algorithm):
+    """Independent units of one fit of ``algorithm``: Coordinate Ascent's restarts, RankNet's
+    architectures (ltrconv.rankers.units); 0 for a fit in one piece."""
+    from ltrconv import rankers
+
+    return rankers.unit_count(base_algorithm(algorithm), hyperparams(algorithm))
+
+
+# Scattered datasets: a job per fold (rule fit_fold), or per fold and unit (rule fit_unit), then
+# one gather job per algorithm and training convention in place of the train job.
+SCATTERED = [d for d in DATASETS if _scattered(d)]
+GROUPED = [d for d in DATASETS if d not in SCATTERED]
+UNITS = {a: unit_count(a) for a in ALGORITHMS}
+UNIT_ALGORITHMS = [a for a in ALGORITHMS if UNITS[a]]
+WHOLE_ALGORITHMS = [a for a in ALGORITHMS if not UNITS[a]]
+
+
 def convention_stem(kind, root=None, dataset="{dataset}", algorithm="{algorithm}",
                     train_convention="{train_convention}", seed="{seed}"):
     """ROOT/DATASET/KIND/ALGORITHM/CONVENTION/[seedS/]: the directory of one training
@@ -493,6 +529,30 @@ def model_stem(kind, root=None, dataset="{dataset}", algorithm="{algorithm}",
                train_convention="{train_convention}", fold="{fold}", seed="{seed}"):
     """CONVENTION_STEM/foldK: the stem of one model's files (as a pattern with the defaults)."""
     return f"{convention_stem(kind, root, dataset, algorithm, train_convention, seed)}fold{fold}"
+
+
+def part_stem(kind, root=None):
+    """ROOT/{dataset}/KIND/{algorithm}/{train_convention}/[seed{seed}/]fold{fold}/: the directory
+    of one fold's parts of a scattered fit (their files, logs or benchmarks)."""
+    return f"{model_stem(kind, root)}/"
+
+
+def gather_inputs(wc):
+    """A gather job's inputs, fold by fold: each part's file (a whole fit's model, or every
+    unit's partial model) and fit record; a whole fit's test scores, or the test splits the
+    gathered models score."""
+    n = UNITS[wc.algorithm]
+    names = [f"unit{u}" for u in range(n)] if n else ["whole"]
+    out = {"parts": [], "fits": []}
+    out.update({"tests": [cache(wc.dataset, f, "test") for f in FOLDS]} if n else {"scores": []})
+    for f in FOLDS:
+        stem = model_stem("parts", None, wc.dataset, wc.algorithm, wc.train_convention, f,
+                          wc.get("seed", ""))
+        out["parts"] += [f"{stem}/{name}.pkl" for name in names]
+        out["fits"] += [f"{stem}/{name}.tsv" for name in names]
+        if not n:
+            out["scores"].append(f"{stem}/whole.test_scores.npy")
+    return out
 
 
 def algorithm_stem(kind, root=None):
