@@ -7,27 +7,39 @@ there, with the largest score difference to ours; otherwise the published value 
 run in ``PUBLISHED``), and the median fit time over ``--repeats`` fits (numba kernels warmed by
 one extra fit). The variants are the RankLib-faithful defaults and the project's alternatives
 (AdaRank ``weak_ties``; RankBoost ``thresholds="quantile", objective="abs"``; LambdaMART
-``min_data_in_leaf=50``; Coordinate Ascent ``init="random"``). RankSVM has no RankLib counterpart.
+``min_data_in_leaf=50`` and LightGBM's boosting, ``lambdamart_lightgbm``; Coordinate Ascent
+``init="random"``). RankSVM has no RankLib counterpart. ``max |dq|`` is the largest difference
+of one test query's NDCG@10 between our scores and RankLib's.
 
     python benchmarks/bench_fidelity.py [--data DIR] [--reference DIR] [--folds 1-5] [--repeats 3]
-                                        [--algorithms adarank,rankboost,...]
+                                        [--algorithms adarank,rankboost,...] [--jar RankLib.jar]
 
 ``--reference`` holds ``MQ2008-Fold<k>/<algorithm>.test-scores.txt`` files of RankLib 2.x
-(``qid <TAB> index <TAB> score``).
+(``qid <TAB> index <TAB> score``). With ``--jar``, LambdaMART is also run end to end both ways
+in the same run, ``--repeats`` times alternately: ``ltrconv train`` then ``ltrconv predict``
+(each a fresh process), and the jar with the options of the reference (``-ranker 6 -metric2t
+NDCG@10`` with the fold's train, vali and test files, ``-save``; then ``-load -rank -score``);
+the table gives median wall and CPU seconds (on a shared machine wall time favours the jar,
+whose compiler and collector threads run beside its main one) and their ratios, and compares
+the jar's fresh test scores with ours query by query.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 from ltrconv import evaluate
-from ltrconv.data.letor import read_letor
+from ltrconv.data.letor.letor import read_letor
 from ltrconv.rankers import make
 
 HERE = Path(__file__).resolve()
@@ -39,6 +51,7 @@ VARIANTS = [
     ("rankboost", "quantile thresholds, |r|", {"thresholds": "quantile", "objective": "abs"}),
     ("lambdamart", "ranklib defaults", {}),
     ("lambdamart", "min_data_in_leaf=50", {"min_data_in_leaf": 50}),
+    ("lambdamart_lightgbm", "LightGBM boosting", {}),
     ("coordinate_ascent", "ranklib (uniform starts)", {}),
     ("coordinate_ascent", "init=random", {"init": "random"}),
     ("ranknet", "paper grid", {}),
@@ -49,8 +62,59 @@ VARIANTS = [
 PUBLISHED = {(1, "lambdamart"): 0.4891, (1, "ranknet"): 0.4725, (1, "coordinate_ascent"): 0.4800}
 
 
+def per_query10(d, scores) -> np.ndarray:
+    return evaluate(d.y, scores, d.qid, conventions=["ranklib"], cutoffs=10)["ranklib"]["NDCG@10"]
+
+
 def ndcg10(d, scores) -> float:
-    return float(evaluate(d.y, scores, d.qid, conventions=["ranklib"], cutoffs=10)["ranklib"].mean()["NDCG@10"])
+    return float(per_query10(d, scores).mean())
+
+
+def timed(cmd: list[str], **kw) -> tuple[float, float]:
+    """(wall, CPU) seconds of one command; CPU is user + system of the process and its threads
+    (the JVM's compiler and collector threads run beside its main thread)."""
+    r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=kw.pop("stdout", subprocess.DEVNULL),
+                   stderr=subprocess.DEVNULL, **kw)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.perf_counter() - t0, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def cli_vs_jar(fold: Path, te, jar: Path, repeats: int) -> None:
+    """LambdaMART end to end, ``ltrconv train`` + ``predict`` beside RankLib's jar (module
+    docstring); one printed line."""
+    env = {**os.environ, "PYTHONPATH": str(HERE.parents[1] / "src")}
+    tr, va, test = (str(fold / f"{s}.txt") for s in ("train", "vali", "test"))
+    ours, theirs = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        for _ in range(repeats):
+            with open(t / "scores", "w") as out:
+                ours.append((timed([sys.executable, "-m", "ltrconv.cli", "train", "--algorithm",
+                                    "lambdamart", "--train", tr, "--vali", va, "--out",
+                                    str(t / "model")], env=env),
+                             timed([sys.executable, "-m", "ltrconv.cli", "predict",
+                                    str(t / "model"), test], env=env, stdout=out)))
+            theirs.append((timed(["java", "-jar", str(jar), "-train", tr, "-validate", va,
+                                  "-test", test, "-ranker", "6", "-metric2t", "NDCG@10",
+                                  "-save", str(t / "rl.model")], cwd=tmp),
+                           timed(["java", "-jar", str(jar), "-load", str(t / "rl.model"),
+                                  "-rank", test, "-score", str(t / "rl.scores")], cwd=tmp)))
+        a = np.loadtxt(t / "scores")
+        b = np.loadtxt(t / "rl.scores", usecols=2)
+    dq = np.abs(per_query10(te, a) - per_query10(te, b)).max()
+
+    def medians(runs):  # [(train, predict)] of (wall, CPU) -> wall and CPU of each step
+        return [[statistics.median(r[step][kind] for r in runs) for step in (0, 1)]
+                for kind in (0, 1)]
+
+    (ow, oc), (jw, jc) = medians(ours), medians(theirs)
+    print(f"      end to end, wall (CPU) s: ltrconv train {ow[0]:.2f} ({oc[0]:.2f}) + predict "
+          f"{ow[1]:.2f} ({oc[1]:.2f}) = {sum(ow):.2f} ({sum(oc):.2f}); RankLib jar train "
+          f"{jw[0]:.2f} ({jc[0]:.2f}) + rank {jw[1]:.2f} ({jc[1]:.2f}) = {sum(jw):.2f} "
+          f"({sum(jc):.2f}); ratio wall {sum(ow) / sum(jw):.2f}, CPU {sum(oc) / sum(jc):.2f}; "
+          f"test NDCG@10 {ndcg10(te, a):.4f} vs {ndcg10(te, b):.4f}, max |dq| {dq:.1e}, "
+          f"max |ds| {np.abs(a - b).max():.1e}", flush=True)
 
 
 def main(argv=None) -> int:
@@ -61,6 +125,7 @@ def main(argv=None) -> int:
     ap.add_argument("--folds", default="1-5")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--algorithms", default=",".join(dict.fromkeys(a for a, _, _ in VARIANTS)))
+    ap.add_argument("--jar", type=Path, help="RankLib 2.x jar: time LambdaMART end to end beside it")
     args = ap.parse_args(argv)
     chosen = [a.strip() for a in args.algorithms.split(",") if a.strip()]
     if not (args.data / "Fold1" / "train.txt").exists():
@@ -70,8 +135,8 @@ def main(argv=None) -> int:
     folds = range(int(lo), int(hi or lo) + 1)
     if not args.reference.is_dir():
         print(f"(no RankLib reference at {args.reference}: reference columns left empty)")
-    print(f"{'fold':>4}  {'algorithm':<18} {'variant':<26} {'NDCG@10':>8} {'RankLib':>8} "
-          f"{'max |ds|':>9} {'fit s':>7}")
+    print(f"{'fold':>4}  {'algorithm':<20} {'variant':<26} {'NDCG@10':>8} {'RankLib':>8} "
+          f"{'max |ds|':>9} {'max |dq|':>9} {'fit s':>7}")
     for k in folds:
         tr, va, te = (read_letor(args.data / f"Fold{k}" / f"{s}.txt") for s in ("train", "vali", "test"))
         for algo, label, params in VARIANTS:
@@ -85,14 +150,17 @@ def main(argv=None) -> int:
                 times.append(time.perf_counter() - t0)
             pred = model.predict(te.X)
             ref_file = args.reference / f"MQ2008-Fold{k}" / f"{algo}.test-scores.txt"
-            ref, diff = "", ""
+            ref, diff, dq = "", "", ""
             if not params and ref_file.exists():
                 theirs = np.loadtxt(ref_file, usecols=2)
                 ref, diff = f"{ndcg10(te, theirs):.4f}", f"{np.abs(pred - theirs).max():.1e}"
+                dq = f"{np.abs(per_query10(te, pred) - per_query10(te, theirs)).max():.1e}"
             elif not params and (k, algo) in PUBLISHED:
                 ref = f"{PUBLISHED[k, algo]:.4f}"
-            print(f"{k:>4}  {algo:<18} {label:<26} {ndcg10(te, pred):>8.4f} {ref:>8} {diff:>9} "
-                  f"{statistics.median(times[1:]):>7.2f}", flush=True)
+            print(f"{k:>4}  {algo:<20} {label:<26} {ndcg10(te, pred):>8.4f} {ref:>8} {diff:>9} "
+                  f"{dq:>9} {statistics.median(times[1:]):>7.2f}", flush=True)
+            if algo == "lambdamart" and not params and args.jar:
+                cli_vs_jar(args.data / f"Fold{k}", te, args.jar, args.repeats)
     return 0
 
 

@@ -35,7 +35,7 @@ def run_one(name: str, data: Path, fold: int, metric: str) -> dict:
     import numpy as np
 
     from ltrconv import evaluate_dataset, rankers
-    from ltrconv.data.letor import read_letor
+    from ltrconv.data.letor.letor import read_letor
 
     tr, va, te = (read_letor(data / f"Fold{fold}" / f"{s}.txt") for s in ("train", "vali", "test"))
     # warm the numba kernels on a tiny slice so that compile/cache load is not timed
@@ -106,7 +106,7 @@ def main() -> None:
               f"{r['test_ranklib']:10.4f} {t_q:7.3f} {r['test_yahoo']:9.4f} {r['test_letor']:9.4f}")
     if "lambdamart" in rows:
         ratio = rows["lambdamart"]["seconds"] / rows["lightgbm-lambdarank"]["seconds"]
-        print(f"lambdamart (custom λ objective under the convention) / lightgbm built-in lambdarank: "
+        print(f"lambdamart (RankLib 2.x's algorithm, numba) / lightgbm built-in lambdarank: "
               f"{ratio:.2f}x time")
 
 

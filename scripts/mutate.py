@@ -50,7 +50,7 @@ FILES = {
     "adarank": "rankers/adarank.py",
     "rankboost": "rankers/rankboost.py",
     "coordinate_ascent": "rankers/coordinate_ascent.py",
-    "lambdamart": "rankers/lambdamart.py",
+    "lambdamart": "rankers/lambdamart_lightgbm.py",
     "ranknet": "rankers/ranknet.py",
     "ranksvm": "rankers/ranksvm.py",
 }

@@ -87,3 +87,9 @@ def run_notebook(monkeypatch):
         return nb
 
     return run
+
+
+@pytest.fixture(scope="session")
+def ranklib_fold1(ranklib_reference) -> Path:
+    """The directory of RankLib 2.x's MQ2008 Fold1 models, logs and test scores."""
+    return ranklib_reference / "MQ2008-Fold1"

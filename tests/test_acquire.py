@@ -324,6 +324,10 @@ def test_offline_message_names_places_urls_and_ways_out(tmp_path):
     assert f"{tmp_path / 'empty'}: unusable: dataset MQ2008: {tmp_path / 'empty'} lacks 5" in msg
     assert "http://127.0.0.1:9/MQ2008.zip" in msg and "http://x.invalid/M.rar" in msg
     assert "Set config key datasets.MQ2008.local to a directory holding Fold1/train.txt" in msg
+    # the command shown works: snakemake --config cannot set datasets.MQ2008.local
+    echo = next(line for line in msg.splitlines() if "> local.yaml" in line)
+    assert yaml.safe_load(echo.split("'")[1]) == {"datasets": {"MQ2008": {"local": "/path/to/MQ2008"}}}
+    assert "       snakemake --cores 2 --configfile local.yaml" in msg.splitlines()
     assert "Download the archive by hand from https://example.org/letor4" in msg
     assert not (tmp_path / "w").exists() and not (tmp_path / "d").exists()
 
@@ -541,6 +545,27 @@ def test_http_error_not_retried(server, tmp_path):
         download.download([server.url("/gone.zip")], tmp_path / "g.zip", retries=3, backoff=0,
                    log=lines.append)
     assert server.hits == ["/gone.zip"]
+
+
+def test_unresolvable_host_is_not_retried_and_the_next_url_is_tried(server, tmp_path, monkeypatch):
+    """No network or no such host: one attempt, no backoff, then the next URL."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host == "no-such-host.invalid":
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    server.routes["/DS.zip"] = (b"z" * 100, "ok")
+    lines = []
+    t0 = time.monotonic()
+    out = download.download(["http://no-such-host.invalid/DS.zip", server.url("/DS.zip")],
+                            tmp_path / "DS.zip", retries=9, backoff=5, log=lines.append)
+    assert time.monotonic() - t0 < 5 and out.read_bytes() == b"z" * 100
+    failed = [line for line in lines if "failed" in line]
+    assert failed == ["download of http://no-such-host.invalid/DS.zip failed: attempt 1/9: cannot "
+                      "resolve the host name, no network? (Name or service not known); not retried"]
 
 
 def test_hanging_server_times_out_naming_the_url(server, tmp_path):

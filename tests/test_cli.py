@@ -239,15 +239,66 @@ def test_train_refuses_data_without_relevant_documents(files, tmp_path, capsys, 
           f"{tmp_path / 'zeros.txt'}: {what} data has no relevant document (every label is 0)", out)
 
 
+def test_train_metric_as_eval_writes_it(files, tmp_path, capsys):
+    d, _ = files
+    assert main(["train", "--algorithm", "ranksvm", "--metric", "NDCG@10:letor", "--train",
+                 str(d / "data.txt"), "--vali", str(d / "data.txt"), "--out", str(tmp_path / "m.pkl"),
+                 "--param", "C_grid=[1.0]"]) == 0
+    from ltrconv.rankers import load
+
+    assert str(load(tmp_path / "m.pkl").metric_spec) == "ndcg@10:letor"
+
+
 def test_train_without_vali_warns_in_one_line(files, tmp_path, capsys):
     d, _ = files
     capsys.readouterr()
     assert main(["train", "--algorithm", "ranksvm", "--train", str(d / "data.txt"), "--out",
                  str(tmp_path / "m.pkl"), "--param", "C_grid=[1.0]"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (f"ltrconv: warning: no --vali file: model selection (C) runs on the training "
+                      f"data {d / 'data.txt'}")
+    assert err[1].startswith(f"ltrconv: ranksvm selected C = 1 on the training data {d / 'data.txt'}: "
+                             "ndcg@10:ranklib = 0.")
+    assert len(err) == 2 and (tmp_path / "m.pkl").exists()
+
+
+SMALL = {"adarank": ["n_rounds=3"], "coordinate_ascent": ["n_restarts=2", "n_steps=2", "n_jobs=1"],
+         "lambdamart": ["n_estimators=4", "num_threads=1"], "rankboost": ["n_rounds=3"],
+         "ranknet": ["architectures=[[3]]", "max_epochs=2"], "ranksvm": ["C_grid=[0.1, 1.0]"]}
+SELECTED = {"adarank": r"\d+ rounds", "coordinate_ascent": r"restart [12] of 2",
+            "lambdamart": r"[1-4] trees", "rankboost": r"[0-3] rounds",
+            "ranknet": r"hidden layers 3, epoch [0-2]", "ranksvm": r"C = (0.1|1)"}
+
+
+@pytest.mark.parametrize("algorithm", sorted(SMALL))
+def test_train_says_what_it_selected(files, tmp_path, capsys, algorithm):
+    import re
+
+    d, _ = files
+    capsys.readouterr()
+    args = ["train", "--algorithm", algorithm, "--train", str(d / "data.txt"), "--vali",
+            str(d / "data.txt"), "--out", str(tmp_path / "m.pkl")]
+    assert main(args + [a for p in SMALL[algorithm] for a in ("--param", p)]) == 0
     err = capsys.readouterr().err
-    assert err == (f"ltrconv: warning: no --vali file: model selection (C) runs on the training "
-                   f"data {d / 'data.txt'}\n")
-    assert (tmp_path / "m.pkl").exists()
+    assert re.fullmatch(rf"ltrconv: {algorithm} selected {SELECTED[algorithm]} on the validation "
+                        rf"data {re.escape(str(d / 'data.txt'))}: ndcg@10:ranklib = [01]\.\d{{4}}; "
+                        rf"model saved to {re.escape(str(tmp_path / 'm.pkl'))}\n", err), err
+
+
+def test_train_help_lists_every_parameter_with_its_default(capsys, monkeypatch):
+    from ltrconv import rankers
+
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = capsys.readouterr().out
+    for name in rankers.ALGORITHMS:
+        assert f"  {name} (validation data selects {rankers.selects(name)}):" in out
+        for param, default, _ in rankers.param_help(name):
+            if param != "metric":
+                assert f"    {param}=" in out
+    assert "    hess_floor=1.0e-06: a finite number > 0 and < 1" in out  # YAML reads it as a float
+    assert "    architectures=[[10], [50]," in out and "enqueue=true:" in out
 
 
 def write_sparse(data, path, drop_zeros=True):
@@ -349,6 +400,15 @@ def test_ttest_malformed_files(tmp_path, capsys, text, message):
     fails(capsys, ["ttest", tmp_path / "a.json", pb], message)
 
 
+def test_ttest_hand_made_json_repeating_a_query(tmp_path, capsys):
+    """json.loads keeps the last of two equal keys; a query given twice is refused instead."""
+    (tmp_path / "a.json").write_text('{"conventions": {"ranklib": {"per_query": {"1": {"NDCG@1": 0.2}, '
+                                     '"2": {"NDCG@1": 0.1}, "1": {"NDCG@1": 0.9}}}}}')
+    pb = per_query_json(tmp_path / "b.json", {"ranklib": {"1": {"NDCG@1": 0.2}, "2": {"NDCG@1": 0.1}}})
+    fails(capsys, ["ttest", tmp_path / "a.json", pb, "-o", tmp_path / "t.tsv"],
+          f"{tmp_path / 'a.json'}: a JSON object gives the key '1' twice", tmp_path / "t.tsv")
+
+
 def test_docid_warnings_are_one_line(tmp_path, capsys):
     (tmp_path / "d.txt").write_text("1 qid:1 1:0.5 #docid = A\n0 qid:1 1:0.5 #docid = A\n")
     (tmp_path / "s.txt").write_text("0.1\n0.1\n")
@@ -378,7 +438,7 @@ def test_conventions_file_cannot_redefine_a_built_in(files, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("command", [None, "eval", "eval-score", "ttest", "audit", "conventions",
-                                     "train", "predict"])
+                                     "train", "predict", "check-reference"])
 def test_help_is_plain_text(command, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     with pytest.raises(SystemExit) as exc:
@@ -398,7 +458,64 @@ def test_every_argument_has_help():
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert set(sub.choices) == {"eval", "eval-score", "ttest", "audit", "conventions", "train",
-                                "predict"}
+                                "predict", "check-reference"}
     for name, parser in sub.choices.items():
         for action in parser._actions:
             assert action.help, f"{name} {action.dest}"
+
+
+def test_yaml_bomb_in_a_conventions_file_or_a_param_fails_fast(files, tmp_path):
+    from test_conventions import yaml_bomb
+
+    d, _ = files
+    (tmp_path / "bomb.yaml").write_text(yaml_bomb())
+    inline = "[&l0 [x, x, x, x, x, x, x, x, x], " + ", ".join(
+        f"&l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, 9)) + "]"
+    for args in (["eval", d / "data.txt", d / "a.txt", "--conventions-file", "bomb.yaml",
+                  "-o", "r.json"],
+                 ["train", "--algorithm", "ranksvm", "--train", d / "data.txt", "--out", "m.pkl",
+                  "--param", "C_grid=" + inline]):
+        proc = run_limited(args, tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert "expands to more than 10,000 values" in proc.stderr
+        assert len(proc.stderr.splitlines()) == 1 and len(proc.stderr) < 400
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bomb.yaml"]
+
+
+def test_a_key_given_twice_in_a_definition_string(files, tmp_path, capsys):
+    d, _ = files
+    out = tmp_path / "r.json"
+    fails(capsys, ["eval", d / "data.txt", d / "a.txt", "-c", "ndcg(empty=0.5,empty=1)", "-o", out],
+          "cannot parse convention 'ndcg(empty=0.5,empty=1)': empty is given twice", out)
+
+
+def test_audit_names_the_files_that_share_queries(files, tmp_path, capsys):
+    d, data = files
+    out = tmp_path / "r.txt"
+    (tmp_path / "link.txt").symlink_to(d / "data.txt")
+    (tmp_path / "other.txt").write_text(f"0 qid:{data.qid[0]} 1:0.5 #docid = a\n"
+                                        f"1 qid:{data.qid[0]} 1:0.1 #docid = b\n")
+    fails(capsys, ["audit", d / "data.txt", d / "data.txt", "-o", out],
+          f"{d / 'data.txt'} is given twice; audit it once", out)
+    fails(capsys, ["audit", d / "data.txt", tmp_path / "link.txt", "-o", out],
+          f"{d / 'data.txt'} and {tmp_path / 'link.txt'} are the same file; audit it once", out)
+    fails(capsys, ["audit", d / "data.txt", tmp_path / "other.txt", "-o", out],
+          f"{d / 'data.txt'} and {tmp_path / 'other.txt'} share 1 query id(s) (e.g. {data.qid[0]}); "
+          "audit them one at a time", out)
+
+
+def test_control_characters_in_paths_and_names_stay_on_one_line(files, tmp_path, capsys):
+    d, _ = files
+    odd = tmp_path / "new\nline\x1b[31m.txt"
+    odd.write_text("0 qid:1 1:0.5\nx qid:1 1:0.5\n")
+    escaped = str(tmp_path / "new\\nline\\x1b[31m.txt")
+    fails(capsys, ["eval", odd, d / "a.txt"], f"{escaped}:2: label 'x' is not a number")
+    fails(capsys, ["eval", tmp_path / "gone\r.txt", d / "a.txt"], f"{tmp_path}/gone\\r.txt: cannot read")
+    fails(capsys, ["eval", d / "data.txt", d / "a.txt", "-c", "no\npe"], "unknown convention 'no\\npe'")
+    fails(capsys, ["audit", d / "data.txt", "-o", f"{tmp_path}/dir\n/x/"], "dir\\n/x/: names a directory")
+    odd.write_text("1 qid:1 1:0.5 #docid = A\n0 qid:1 1:0.5 #docid = A\n")
+    (tmp_path / "s.txt").write_text("0.1\n0.1\n")
+    capsys.readouterr()
+    assert main(["eval", str(odd), str(tmp_path / "s.txt"), "-c", "trec"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"ltrconv: warning: {escaped}:2: docid A repeats") and err.count("\n") == 1

@@ -141,6 +141,8 @@ def test_registered_custom_metric_is_written_by_name():
     (" ndcg@10: ndcg( empty = 0.5 ) ", "yahoo-half"),
     ("ndcg@010:letor", "letor"),
     ("ndcg@3:ndcg(disc=letor,short=zero,pk=k)", "letor"),
+    ("NDCG@10:letor", "letor"),  # as eval labels its columns
+    ("Ndcg@5:yahoo-half", "yahoo-half"),
 ])
 def test_accepted_spellings(text, name):
     metric = MetricSpec.parse(text)
@@ -177,6 +179,9 @@ def test_any_metric_round_trips(k, gain, disc, empty, short, ties, rel, pk):
         ("[[0, 0], [1]]", r"or a list of \[label, gain\] pairs"),
         ("'0:0;1'", r"gain must be one of .* got '0:0;1'"),
         ("5", r"gain must be one of .* got 5"),
+        # legal floats whose DCG overflows: NDCG would be inf/inf = nan
+        ("{0: 0, 1: 1e308, 2: 1e308}", r"gain map value '1e308' is above 2\^1000 .*could overflow"),
+        ("{0: 0, 1: 1, 2: 2.0e+301}", r"gain map value 2e\+301 is above 2\^1000"),
     ],
 )
 def test_malformed_gain_maps_name_the_file(tmp_path, gain, message):
@@ -199,6 +204,18 @@ def test_malformed_gain_maps_name_the_file(tmp_path, gain, message):
         ("conventions:\n  g:\n    empty: true\n", r"bad.yaml: conventions.g: empty must be"),
         ("conventions:\n  g:\n    rel: 100000000000000000000000\n", r"conventions.g: rel must be an integer label in 1..1000"),
         ("conventions:\n  g:\n    1: 2\n", r"bad.yaml: conventions.g: keys must be names"),
+        # the last definition must not win silently
+        ("conventions:\n  g: {empty: 1}\n  h: {}\n  g: {empty: 0}\n",
+         r"bad.yaml:4: not valid YAML: while constructing a mapping; found the key 'g' a second "
+         r"time \(first on line 2\)"),
+        ("conventions:\n  g:\n    empty: 1\n    empty: 0.5\n",
+         r"bad.yaml:4: not valid YAML: .*found the key 'empty' a second time \(first on line 3\)"),
+        ("conventions: {}\nconventions: {g: {}}\n", r"bad.yaml:2: .*the key 'conventions' a second"),
+        ("conventions:\n  g: &a [*a]\n", r"bad.yaml:2: not valid YAML: an alias refers to a value "
+                                         r"that contains it"),
+        # a name or key with control characters stays on one line
+        ('conventions:\n  "a\\nb\\x1b[31m": {empty: 1}\n',
+         r"bad.yaml: conventions.a\\nb\\x1b\[31m: convention name 'a\\nb\\x1b\[31m' must match"),
     ],
 )
 def test_bad_conventions_files_are_one_line(tmp_path, text, message):
@@ -260,3 +277,53 @@ def test_tie_policies_are_named_once():
     assert sorted(ties.CODES.values()) == list(range(len(ties.CODES)))
     for policy in ties.POLICIES:
         assert C.Convention(ties=policy).ties == policy
+
+
+def yaml_bomb(levels: int = 9) -> str:
+    """Each level a list of nine aliases of the level below: 9^levels values from a few lines."""
+    lines = ["anchors:", "  - &l0 [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, levels):
+        lines.append(f"  - &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]")
+    return "\n".join(lines + ["conventions:", "  g:", f"    gain: *l{levels - 1}", ""])
+
+
+def test_yaml_bomb_is_refused_at_once_in_one_short_line(tmp_path):
+    """Nine levels of aliases took 63 s, 8 GB and a 2 GB error line; the expanded size is counted
+    on the node graph before anything is built."""
+    import time
+
+    f = tmp_path / "bomb.yaml"
+    f.write_text(yaml_bomb())
+    start = time.process_time()
+    with pytest.raises(C.ConventionError) as info:
+        C.load_yaml(f)
+    assert time.process_time() - start < 2
+    msg = str(info.value)
+    assert msg.startswith(f"{f}:") and "expands to more than 10,000 values" in msg
+    assert "\n" not in msg and len(msg) < 300 + len(str(f))
+
+
+def test_deep_nesting_is_one_line(tmp_path):
+    f = tmp_path / "deep.yaml"
+    f.write_text("conventions:\n  g: " + "[" * 3000 + "]" * 3000 + "\n")
+    with pytest.raises(C.ConventionError, match=r"deep.yaml: not valid YAML: nested too deeply$"):
+        C.load_yaml(f)
+
+
+def test_a_large_value_is_echoed_cut_short(tmp_path):
+    """Within the node bound a value can still be long; a message echoes 80 characters of it."""
+    f = tmp_path / "long.yaml"
+    f.write_text("conventions:\n  g:\n    gain: [" + ", ".join(["[0, 1, 2]"] * 2000) + "]\n")
+    with pytest.raises(C.ConventionError, match=r"or a list of \[label, gain\] pairs") as info:
+        C.load_yaml(f)
+    assert len(str(info.value)) < 300 + len(str(f)) and "…" in str(info.value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("ndcg(empty=0.5,empty=1)", r"cannot parse convention 'ndcg\(empty=0.5,empty=1\)': empty is given "
+                                r"twice \(empty=0.5 and empty=1\)"),
+    ("ndcg(gain=linear,disc=letor,gain=exp)", r"gain is given twice \(gain=linear and gain=exp\)"),
+])
+def test_a_key_repeated_in_a_definition_string_is_refused(text, message):
+    with pytest.raises(C.ConventionError, match=message):
+        C.get(text)

@@ -8,6 +8,7 @@ import pytest
 
 from ltrconv.data.letor import MAX_FEATURES, Dataset, DocidWarning, read_letor, read_scores
 from ltrconv.errors import InputError, LtrconvError
+from ltrconv.evaluation.queries import offsets_from_qid
 from ltrconv.data.synthetic import make_letor, split
 
 GOOD = (
@@ -109,6 +110,20 @@ BAD = [
     ("0 qid:1 1:0.5 :3\n", r"data.txt:1: malformed token ':3'"),
     ("0 qid:1 1:0.5 2:\n", r"data.txt:1: feature value in '2:' is not a number"),
     ("0 qid:1 1:0.5 0:3\n", r"data.txt:1: feature index in '0:3' must be >= 1"),
+    # labels are ASCII numbers, as the LETOR tools read them (float() takes both of these)
+    ("1_0 qid:1 1:0.5\n", r"data.txt:1: label '1_0' is not a number"),
+    ("0 qid:1 1:0.5\n\u0661 qid:1 1:0.5\n", r"data.txt:2: label '\u0661' is not a number"),
+    ("0 qid:1 1:0.5\nnan qid:1 1:0.5\n", r"data.txt:2: label 'nan' is not a non-negative integer"),
+    # one qid number spelled two ways: RankLib and trec_eval see two queries
+    ("0 qid:07 1:0.5\n1 qid:7 1:0.5\n", r"data.txt:2: qid 7 is written '7' here but '07' on line 1"),
+    ("0 qid:7 1:0.5\n0 qid:8 1:0.5\n1 qid:008 1:0.5\n",
+     r"data.txt:3: qid 8 is written '008' here but '8' on line 2"),
+    ("0 qid:0 1:0.5\n1 qid:-0 1:0.5\n", r"data.txt:2: qid 0 is written '-0' here but '0' on line 1"),
+    # fields are separated by ASCII whitespace only, as byte-oriented tools split them
+    ("0 qid:1\u00a01:0.5\n", r"data.txt:1: qid '1\\xa01:0.5' is not an integer"),
+    ("0 qid:1 1:0.5\x1c2:0.5\n", r"data.txt:1: feature value in '1:0.5\\x1c2:0.5' is not a number"),
+    # echoed values are cut to 80 characters
+    ("0 qid:1 1:0.5 2:" + "9" * 10**6 + "x\n", r"data.txt:1: feature value in '2:9{76}… is not a number$"),
 ]
 
 
@@ -116,6 +131,81 @@ BAD = [
 def test_bad_input_names_file_and_line(tmp_path, text, message):
     with pytest.raises(InputError, match=message):
         read_letor(write(tmp_path, text))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("0.5\n1_000\n", r"s.txt:2: score '1_000' is not a number"),
+    ("\u0661\u0662\n0.5\n", r"s.txt:1: score '\u0661\u0662' is not a number"),
+    ("0.5\n0.25\u20280.75\n", r"s.txt:2: expected one score per line, got '0.25\\u20280.75'"),
+    ("0.5\f\n0.5\n", r"s.txt:1: expected one score per line, got '0.5\\x0c'"),
+    ("0.5\n0x1p3\n", r"s.txt:2: score '0x1p3' is not a number"),
+    ("0.5\n-inf\n", r"s.txt:2: score '-inf' is not finite"),
+])
+def test_scores_are_ascii_numbers_one_per_line(tmp_path, text, message):
+    with pytest.raises(InputError, match=message):
+        read_scores(write(tmp_path, text, "s.txt"), 2)
+
+
+def test_scores_split_at_line_ends_only(tmp_path):
+    """299 scores with form feeds and U+2028 in them are not read as 301 scores."""
+    lines = ["0.5"] * 299
+    lines[10] = "0.25\f"
+    lines[20] = "0.125\u2028"
+    with pytest.raises(InputError, match=r"s.txt:11: expected one score per line"):
+        read_scores(write(tmp_path, "\n".join(lines) + "\n", "s.txt"), 301)
+    crlf = read_scores(write(tmp_path, "0.5\r\n-1e3\r\n", "s.txt"), 2)
+    assert crlf.tolist() == [0.5, -1000.0]
+
+
+READER_AND_DIGEST = [
+    "2 qid:10 1:0.5 #docid = A\n0 qid:10 1:0.1 #docid = B\n",
+    "2 qid:10 1:0.5 #docid = A\r1 qid:11 1:0.1 #docid = B\u2028c\r\n0 qid:11 2:3 #docid = C\f",
+    "2\tqid:007 1:0.5\x0b#docid = A\n0 qid:007   1:0.1 # docid = B\n# a comment\n\n1 qid:8\n",
+    "0 qid:07 1:0.5\n1 qid:7 1:0.5\n",
+    "1_0 qid:1 1:0.5\n",
+    "0 qid:1 1:0.5\x1c2:0.5\n0 qid:1 1:0.5\n",
+    "0 qid:1 1:0.5\n1 qid:1\u00a01:0.5\n",
+]
+
+
+@pytest.mark.filterwarnings("ignore::ltrconv.data.letor.DocidWarning")
+@pytest.mark.parametrize("text", READER_AND_DIGEST)
+def test_reader_digest_and_counts_read_lines_alike(tmp_path, text):
+    """The reader, the content digest and the row count parse each line by the same rules:
+    they refuse the same line (with the same message, unless the features are at fault,
+    which the digest only needs as numbers), or agree on the rows and qids, and the digest
+    ignores spacing and line ends."""
+    from ltrconv.data.verify import content_sha256, count_rows_queries
+    from ltrconv.errors import AcquireError
+
+    path = write(tmp_path, text)
+    try:
+        d = read_letor(path)
+    except InputError as exc:
+        features = "feature" in str(exc)  # the row count reads no feature
+        for f in (content_sha256,) if features else (content_sha256, count_rows_queries):
+            with pytest.raises(AcquireError) as caught:
+                f(path)
+            if features:
+                assert str(caught.value).split(": ")[0] == str(exc).split(": ")[0]
+            else:
+                assert str(caught.value) == str(exc)
+        return
+    rows, qids = count_rows_queries(path)
+    assert rows == d.n_docs and {int(q) for q in qids} == set(d.query_ids.tolist())
+    content_sha256(path)
+    respaced = write(tmp_path, "".join(f"{y} qid:{q} " + " ".join(f"{j + 1}:{v}" for j, v in
+                                                                   enumerate(x) if v)
+                                       + f" #docid = {doc}\n"
+                                       for y, q, x, doc in zip(d.y, qids_as_written(text), d.X,
+                                                               d.docid)), "b.txt")
+    assert content_sha256(respaced) == content_sha256(path)
+
+
+def qids_as_written(text):
+    from ltrconv.data.lines import data_lines
+
+    return [line.qid_text for line in data_lines(text, "t")]
 
 
 def test_scores_file_checks(tmp_path):
@@ -243,6 +333,24 @@ def test_damaged_cache_is_one_clear_error(tmp_path, damage, message):
         Dataset.load(p)
 
 
+def test_cache_offsets_must_follow_the_qids(tmp_path):
+    """Offsets [0, n] over 20 queries would merge them into one; the cache is refused instead."""
+    d = make_letor(n_queries=20, seed=0)
+    p = tmp_path / "c.npz"
+    np.savez(p, X=d.X, y=d.y, qid=d.qid, offsets=np.array([0, d.n_docs]), docid=d.docid)
+    with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: the query offsets "
+                                         r"\(1 queries\) disagree with the qid vector \(20 queries\)"):
+        Dataset.load(p)
+    qid = d.qid.copy()
+    qid[-1] = qid[0]  # the first query reappears at the end
+    np.savez(p, X=d.X, y=d.y, qid=qid, offsets=offsets_from_qid(qid[:-1]).tolist()[:-1]
+             + [d.n_docs - 1, d.n_docs], docid=d.docid)
+    with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: documents of qid "):
+        Dataset.load(p)
+    d.save(p)
+    assert Dataset.load(p).offsets.tolist() == d.offsets.tolist()
+
+
 def test_cache_with_wrong_arrays_is_refused(tmp_path):
     d = read_letor(write(tmp_path, GOOD))
     p = tmp_path / "c.npz"
@@ -254,6 +362,13 @@ def test_cache_with_wrong_arrays_is_refused(tmp_path):
         Dataset.load(p)
     np.savez(p, X=d.X, y=d.y + 10**6, qid=d.qid, offsets=d.offsets, docid=d.docid)
     with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: y must hold"):
+        Dataset.load(p)
+    np.savez(p, X=d.X, y=d.y, qid=d.qid + 0.5, offsets=d.offsets, docid=d.docid)
+    with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: qid must hold integer "
+                                         r"query ids, not float64"):
+        Dataset.load(p)
+    np.savez(p, X=d.X, y=d.y, qid=d.qid[:-1], offsets=d.offsets, docid=d.docid)
+    with pytest.raises(InputError, match=r"c.npz: corrupt dataset cache: X has 3 rows, y 3, qid 2"):
         Dataset.load(p)
     with open(tmp_path / "one.npz", "wb") as fh:  # a bare .npy array under an .npz name
         np.save(fh, d.X)

@@ -14,7 +14,8 @@ import ltrconv
 from ltrconv.cli import main
 from ltrconv.errors import LtrconvError
 from ltrconv.rankers.modelfile import ModelFileError, read_model, write_model
-from ltrconv.rankers import ALGORITHMS, load, make
+from ltrconv.rankers.registry import KNOWN
+from ltrconv.rankers import load, make
 from ltrconv.data.synthetic import make_letor, split, write_letor
 
 ENV = {**os.environ, "PYTHONPATH": str(Path(ltrconv.__file__).parents[1])}  # this checkout
@@ -22,6 +23,7 @@ FAST = {
     "adarank": dict(n_rounds=5),
     "coordinate_ascent": dict(n_restarts=1, n_steps=10, max_sweeps=2),
     "lambdamart": dict(n_estimators=8, early_stopping_rounds=4, min_data_in_leaf=5),
+    "lambdamart_lightgbm": dict(n_estimators=8, early_stopping_rounds=4, min_data_in_leaf=5),
     "ranknet": dict(architectures=((4,),), max_epochs=2, patience=1),
     "rankboost": dict(n_rounds=3),
     "ranksvm": dict(C_grid=(1.0,)),
@@ -38,11 +40,11 @@ def data():
 
 @pytest.fixture(scope="module")
 def models(data, tmp_path_factory):
-    """{algorithm: (fitted model, its file)} for the six rankers."""
+    """{algorithm: (fitted model, its file)} for every ranker a model file can hold."""
     tr, va = data
     d = tmp_path_factory.mktemp("models")
     out = {}
-    for name in sorted(ALGORITHMS):
+    for name in sorted(KNOWN):
         model = make(name, **FAST[name]).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
                                             qid_val=va.qid)
         model.save(d / f"{name}.model")
@@ -59,10 +61,10 @@ def refused(path: Path, message: str = "") -> str:
 
 
 def test_fast_parameters_cover_the_registry():
-    assert set(FAST) == set(ALGORITHMS)
+    assert set(FAST) == set(KNOWN)
 
 
-@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("name", sorted(KNOWN))
 def test_round_trip_gives_identical_predictions(models, data, name, tmp_path):
     model, path = models[name]
     _, va = data
@@ -76,7 +78,7 @@ def test_round_trip_gives_identical_predictions(models, data, name, tmp_path):
                         f"algorithm: {name}"]
 
 
-@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("name", sorted(KNOWN))
 def test_every_flipped_byte_is_refused(models, name, tmp_path):
     _, path = models[name]
     blob = path.read_bytes()
@@ -164,7 +166,7 @@ def test_unfitted_model_is_not_written(tmp_path):
 
 def test_damaged_lightgbm_model_is_one_line_not_an_abort(models, tmp_path):
     """A flipped byte inside LightGBM's text model used to abort the process (exit 134)."""
-    _, path = models["lambdamart"]
+    _, path = models["lambdamart_lightgbm"]
     blob = bytearray(path.read_bytes())
     at = blob.index(b"Tree=0") + 30
     blob[at] ^= 0x01
@@ -190,7 +192,7 @@ def test_predict_prints_only_scores(models, data, tmp_path):
 
 def test_library_output_goes_to_stderr(models, data, tmp_path, capfd, monkeypatch):
     """LightGBM prints through Python and, from worker threads, to file descriptor 1."""
-    model, path = models["lambdamart"]
+    model, path = models["lambdamart_lightgbm"]
     _, va = data
     write_letor(va, tmp_path / "va.txt")
     cls = type(model)

@@ -194,7 +194,7 @@ def test_output_checked_before_training(files, tmp_path, capsys, monkeypatch):
     for out, message in ((tmp_path, "is a directory"), (ro, "is read-only")):
         fails(capsys, ["train", "--algorithm", "ranksvm", "--train", d / "data.txt", "--out", out],
               message)
-    fails(capsys, ["predict", ro, d / "data.txt", "-o", ro], f"{ro}: is read-only")
+    fails(capsys, ["predict", tmp_path / "m.pkl", d / "data.txt", "-o", ro], f"{ro}: is read-only")
     fails(capsys, ["audit", d / "data.txt", "-o", tmp_path], "is a directory")
     assert not leftovers(tmp_path)
 
@@ -219,3 +219,187 @@ def test_check_output_targets(tmp_path):
         assert check_output("/dev/null").stream
     with pytest.raises(OutputError, match="the output path is empty"):
         check_output("")
+
+
+@pytest.fixture(scope="module")
+def inputs(files, tmp_path_factory):
+    """One copy of every kind of input a command reads, a model and per-query results included."""
+    d, _ = files
+    w = tmp_path_factory.mktemp("inputs")
+    for name in ("data.txt", "s.txt"):
+        (w / name).write_bytes((d / name).read_bytes())
+    assert main(["train", "--algorithm", "ranksvm", "--param", "C_grid=[1.0]", "--train",
+                 str(w / "data.txt"), "--vali", str(w / "data.txt"), "--out", str(w / "m.pkl")]) == 0
+    for name in ("a", "b"):
+        assert main(["eval", str(w / "data.txt"), str(w / "s.txt"), "--per-query", "-c",
+                     "ranklib", "--cutoffs", "1", "-o", str(w / f"{name}.json")]) == 0
+    (w / "c.yaml").write_text("conventions: {mine: {empty: 0.5}}\n")
+    (w / "link.txt").symlink_to(w / "data.txt")
+    os.link(w / "s.txt", w / "hard.txt")
+    return w
+
+
+SAME_AS_INPUT = [
+    ("eval {w}/data.txt {w}/s.txt --format tsv -o {w}/data.txt", "data.txt: is also an input"),
+    ("eval {w}/data.txt {w}/s.txt -o {w}/s.txt", "s.txt: is also an input"),
+    ("eval {w}/data.txt {w}/s.txt -o {w}/link.txt",
+     "link.txt: is the same file as the input {w}/data.txt"),
+    ("eval {w}/data.txt {w}/s.txt -o {w}/hard.txt", "hard.txt: is the same file as the input {w}/s.txt"),
+    ("eval {w}/data.txt {w}/s.txt --conventions-file {w}/c.yaml -o {w}/c.yaml", "c.yaml: is also an input"),
+    ("predict {w}/m.pkl {w}/data.txt -o {w}/m.pkl", "m.pkl: is also an input"),
+    ("predict {w}/m.pkl {w}/data.txt -o {w}/data.txt", "data.txt: is also an input"),
+    ("train --algorithm ranksvm --train {w}/data.txt --out {w}/data.txt", "data.txt: is also an input"),
+    ("train --algorithm ranksvm --train {w}/link.txt --vali {w}/s.txt --out {w}/s.txt", "s.txt: is also"),
+    ("eval-score {w}/data.txt {w}/s.txt {w}/data.txt 1", "data.txt: is also an input"),
+    ("eval-score {w}/data.txt {w}/s.txt {w}/link.txt 0", "link.txt: is the same file as the input"),
+    ("ttest {w}/a.json {w}/b.json -o {w}/a.json", "a.json: is also an input"),
+    ("audit {w}/s.txt {w}/data.txt -o {w}/link.txt", "link.txt: is the same file as the input"),
+]
+
+
+@pytest.mark.parametrize("command, message", SAME_AS_INPUT, ids=[c.split(" -o ")[0].split()[0] + str(i)
+                                                                 for i, (c, _) in enumerate(SAME_AS_INPUT)])
+def test_an_output_that_is_an_input_is_refused_before_any_work(inputs, capsys, monkeypatch,
+                                                               command, message):
+    w = inputs
+    before = {p.name: p.read_bytes() for p in w.iterdir()}
+    monkeypatch.setattr(cli.Dataset, "load", lambda *a, **k: pytest.fail("data was read"))
+    fails(capsys, command.format(w=w).split(), message.format(w=w))
+    assert {p.name: p.read_bytes() for p in w.iterdir()} == before and not leftovers(w)
+
+
+def test_an_output_named_like_no_input_is_written(inputs, tmp_path):
+    """A new path, or an existing file that is no input, passes the check."""
+    w = inputs
+    assert check_output(tmp_path / "new.txt", inputs=[w / "data.txt"]).path == tmp_path / "new.txt"
+    (tmp_path / "other.txt").write_text("x")
+    assert not check_output(tmp_path / "other.txt", inputs=[w / "data.txt", w / "gone"]).stream
+
+
+def run_cli(args, tmp_path, stdout=subprocess.PIPE, preexec_fn=None, env=None):
+    return subprocess.run([sys.executable, "-m", "ltrconv.cli", *map(str, args)], stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, env=env or ENV, cwd=tmp_path,
+                          timeout=120, preexec_fn=preexec_fn)
+
+
+@pytest.mark.parametrize("command", ["eval", "predict", "conventions"])
+def test_standard_output_that_cannot_be_written_is_an_error(inputs, tmp_path, command):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    w = inputs
+    args = {"eval": ["eval", w / "data.txt", w / "s.txt", "--per-query"],
+            "predict": ["predict", w / "m.pkl", w / "data.txt"], "conventions": ["conventions"]}
+    with open("/dev/full", "w") as full:
+        proc = run_cli(args[command], tmp_path, stdout=full)
+    assert proc.returncode == 2
+    assert proc.stderr == "ltrconv: error: standard output: cannot write: No space left on device\n"
+
+
+def test_standard_output_cut_short_by_a_file_size_limit_is_an_error(inputs, tmp_path):
+    """Under ``ulimit -f`` a write stops at the limit: Python's buffered stdout drops the rest
+    without an error (exit 0 with a truncated file); ltrconv reports it."""
+    import resource
+
+    w = inputs
+    limit = 4096
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    with open(tmp_path / "out.json", "w") as out:
+        proc = run_cli(["eval", w / "data.txt", w / "s.txt", "--per-query", "-c", "ranklib"],
+                       tmp_path, stdout=out, preexec_fn=small_files)
+    assert (tmp_path / "out.json").stat().st_size == limit
+    assert proc.returncode == 2
+    assert proc.stderr == "ltrconv: error: standard output: cannot write: File too large\n"
+
+
+def test_short_writes_are_completed_and_a_failed_one_is_an_error(monkeypatch):
+    from ltrconv import outputs
+
+    r, w = os.pipe()
+    real_write = os.write
+    try:
+        monkeypatch.setattr(outputs.os, "write", lambda fd, b: real_write(fd, bytes(b[:3])))
+        outputs.write_all(w, b"0123456789\n", "out")  # four short writes
+        monkeypatch.setattr(outputs.os, "write", lambda fd, b: 0)
+        with pytest.raises(OutputError, match="^out: cannot write: the system accepted no byte"):
+            outputs.write_all(w, b"x", "out")
+        calls = []
+
+        def full_after_three(fd, b):
+            calls.append(len(b))
+            if len(calls) > 1:
+                raise OSError(28, "No space left on device")
+            return real_write(fd, bytes(b[:3]))
+
+        monkeypatch.setattr(outputs.os, "write", full_after_three)
+        with pytest.raises(OutputError, match="^out: cannot write: No space left on device"):
+            outputs.write_all(w, b"abcdef", "out")
+        assert calls == [6, 3]
+    finally:
+        monkeypatch.undo()
+        os.close(w)
+        with os.fdopen(r, "rb") as fh:
+            assert fh.read() == b"0123456789\nabc"
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(inputs, tmp_path):
+    """``ltrconv eval ... | head -c 100``: no traceback, no message, exit 141 (128 + SIGPIPE)."""
+    w = inputs
+    r, wr = os.pipe()
+    os.close(r)
+    try:
+        proc = run_cli(["eval", w / "data.txt", w / "s.txt", "--per-query"], tmp_path, stdout=wr)
+    finally:
+        os.close(wr)
+    assert (proc.returncode, proc.stderr) == (141, "")
+
+
+@pytest.mark.parametrize("sig, code, line", [("SIGTERM", 143, "ltrconv: terminated (SIGTERM)\n"),
+                                             ("SIGINT", 130, "ltrconv: interrupted\n")],
+                         ids=["SIGTERM", "SIGINT"])
+def test_a_signal_leaves_one_line_and_no_temporary_file(inputs, tmp_path, sig, code, line):
+    """Stopped while waiting for a FIFO's reader, the finished output already in its temporary
+    file: the temporary file goes, the FIFO stays, one line on stderr."""
+    import signal
+    import time
+
+    w = inputs
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "ltrconv.cli", "eval", str(w / "data.txt"),
+                             str(w / "s.txt"), "-o", str(fifo)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**ENV, "TMPDIR": str(tmp)})
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp.glob("ltrconv-*.part")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp.glob("ltrconv-*.part")), "the command never reached the FIFO"
+        time.sleep(0.2)  # into the blocking open
+        proc.send_signal(getattr(signal, sig))
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert (proc.returncode, err, out) == (code, line, "")
+    assert list(tmp.iterdir()) == [] and stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+@pytest.mark.parametrize("command", ["eval", "audit", "train", "predict"])
+def test_ctrl_c_in_any_command_is_one_line(inputs, tmp_path, capsys, monkeypatch, command):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    w = inputs
+    monkeypatch.setattr(cli.Dataset, "load", interrupted)
+    out = tmp_path / "out"
+    args = {"eval": ["eval", w / "data.txt", w / "s.txt", "-o", out],
+            "audit": ["audit", w / "data.txt", "-o", out],
+            "train": ["train", "--algorithm", "ranksvm", "--train", w / "data.txt", "--out", out],
+            "predict": ["predict", w / "m.pkl", w / "data.txt", "-o", out]}[command]
+    capsys.readouterr()
+    assert main([str(a) for a in args]) == 130
+    assert capsys.readouterr().err == "ltrconv: interrupted\n"
+    assert list(tmp_path.iterdir()) == []

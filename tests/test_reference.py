@@ -1,27 +1,26 @@
-"""The committed reference result (reference/MQ2008) and a fresh run's results/MQ2008 beside it."""
+"""The committed reference result (reference/MQ2008) and a fresh run's results/MQ2008 beside it;
+``ltrconv check-reference``, which compares them by the rules of ltrconv.study.reference."""
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from ltrconv.cli import main
+from ltrconv.study.reference import compare, reference_files
+
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference" / "MQ2008"
 RESULTS = ROOT / "results" / "MQ2008"
-TIMINGS = ("runtime",)  # machine-dependent outputs, left out of the comparison
-
-
-def reference_files() -> list[Path]:
-    files = [REFERENCE / "claims.md", *sorted((REFERENCE / "tables").glob("*.tsv")),
-             *sorted((REFERENCE / "figures").glob("*.png"))]
-    return [f for f in files if f.stem not in TIMINGS]
 
 
 def test_reference_is_complete_and_consistent():
-    names = {f.relative_to(REFERENCE).as_posix() for f in reference_files()}
+    names = {f.relative_to(REFERENCE).as_posix() for f in reference_files(REFERENCE)}
     assert {"claims.md", "tables/summary.tsv", "tables/fold_means.tsv", "tables/ttests.tsv",
-            "figures/figure1.png", "figures/figure2.png"} <= names
+            "figures/figure1.png", "figures/figure2.png", "figures/figure1.pdf"} <= names
+    assert not any("runtime" in n for n in names)
     summary = pd.read_csv(REFERENCE / "tables" / "summary.tsv", sep="\t")
     folds = pd.read_csv(REFERENCE / "tables" / "fold_means.tsv", sep="\t")
     keys = ["dataset", "algorithm", "train_convention", "eval_convention", "metric", "k"]
@@ -34,8 +33,36 @@ def test_reference_is_complete_and_consistent():
 
 @pytest.mark.skipif(not (RESULTS / "tables").is_dir(),
                     reason="no results/MQ2008/tables here: run 'snakemake --cores 2' first")
-@pytest.mark.parametrize("name", [f.relative_to(REFERENCE).as_posix() for f in reference_files()])
-def test_fresh_run_equals_reference(name):
+def test_fresh_run_equals_reference():
     """Every table, claims.md and figure of a run equals the reference byte for byte."""
-    assert (RESULTS / name).read_bytes() == (REFERENCE / name).read_bytes(), (
-        f"results/MQ2008/{name} differs from reference/MQ2008/{name}")
+    names, differences = compare(RESULTS, REFERENCE)
+    assert len(names) == len(reference_files(REFERENCE)) and differences == []
+
+
+def test_check_reference_names_what_differs(tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(REFERENCE, run)
+    assert main(["check-reference", str(run), str(REFERENCE)]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("every compared file equals the reference\n")
+    assert "not compared (wall times): figures/runtime.pdf, figures/runtime.png, tables/runtime.tsv" in out
+    (run / "tables" / "runtime.tsv").write_text("other wall times\n")  # not compared
+    table = (run / "tables" / "summary.tsv").read_text().split("\n")
+    table[3] += "0"
+    (run / "tables" / "summary.tsv").write_text("\n".join(table))
+    (run / "figures" / "figure2.pdf").write_bytes((run / "figures" / "figure2.pdf").read_bytes() + b"\n")
+    (run / "figures" / "figure1.png").unlink()
+    (run / "extra.txt").write_text("ignored")
+    assert main(["check-reference", str(run), str(REFERENCE)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:] == ["  differs: tables/summary.tsv: line 4 differs",
+                         "  differs: figures/figure1.png: missing from the results",
+                         f"  differs: figures/figure2.pdf: {(REFERENCE / 'figures' / 'figure2.pdf').stat().st_size + 1:,} "
+                         f"bytes against the reference's {(REFERENCE / 'figures' / 'figure2.pdf').stat().st_size:,}",
+                         "3 of 13 differ"]
+
+
+def test_check_reference_of_a_missing_run_is_one_line(tmp_path, capsys):
+    assert main(["check-reference", str(tmp_path / "none"), str(REFERENCE)]) == 2
+    assert capsys.readouterr().err == (f"ltrconv: error: {tmp_path / 'none'}: no such directory (the "
+                                       "results to compare)\n")

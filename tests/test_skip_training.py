@@ -8,7 +8,8 @@ from ltrconv import rankers
 from ltrconv.data.synthetic import make_letor
 from ltrconv.evaluation.metrics import evaluate
 from ltrconv.evaluation.scorer import NDCGScorer
-from ltrconv.rankers.lambdamart import lambda_gradients
+from ltrconv.rankers.lambdamart import lambdas
+from ltrconv.rankers.lambdamart_lightgbm import lambda_gradients
 from ltrconv.rankers.linear_objective import LinearObjective
 
 SKIP = "ndcg(empty=skip)"
@@ -51,6 +52,20 @@ def test_lambda_gradients_ignore_skipped_queries(data):
     g2, h2 = lambda_gradients(NDCGScorer(d.y[rows], off, SKIP, 10), s[rows])
     np.testing.assert_array_equal(grad[rows], g2)
     np.testing.assert_array_equal(hess[rows], h2)
+
+
+def test_ranklib_lambdas_ignore_skipped_queries(data):
+    d, nonempty, rows = data
+    s = d.X @ np.arange(1.0, 7.0)
+    lam, w = lambdas(NDCGScorer(d.y, d.offsets, SKIP, 10), s)
+    empty_rows = np.setdiff1d(np.arange(len(d.y)), rows)
+    assert np.all(lam[empty_rows] == 0) and np.all(w[empty_rows] == 0)
+    assert np.any(lam[rows] != 0)
+    sizes = np.diff(d.offsets)[nonempty]
+    off = np.concatenate(([0], np.cumsum(sizes)))
+    lam2, w2 = lambdas(NDCGScorer(d.y[rows], off, SKIP, 10), s[rows])
+    np.testing.assert_array_equal(lam[rows], lam2)
+    np.testing.assert_array_equal(w[rows], w2)
 
 
 def test_every_query_skipped_is_refused():

@@ -1,7 +1,11 @@
-"""Command line: ``ltrconv {eval,ttest,audit,conventions,train,predict}``.
+"""Command line: ``ltrconv COMMAND``, one of eval, eval-score, ttest, audit, conventions, train,
+predict and check-reference.
 
 Errors print one line ``ltrconv: error: ...`` naming the file, line or parameter and exit 2.
-Output paths are checked before any work (see :data:`OUTPUT_RULES`).
+Output paths are checked before any work (see :data:`OUTPUT_RULES`). Ctrl-C and SIGTERM stop
+a command with one line and exit 130 and 143 (128 + the signal), temporary files removed; a
+reader that closes standard output early (``ltrconv eval ... | head``) ends the command
+silently with exit 141, as a shell reports a command killed by SIGPIPE.
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ import contextlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import textwrap
 import warnings
 from pathlib import Path
@@ -20,12 +26,13 @@ from typing import Sequence
 import numpy as np
 
 from .data.letor import Dataset, read_scores, write_scores
-from .errors import InputError, LtrconvError
+from .errors import InputError, LtrconvError, printable, shown
 from .evaluation import conventions as conv_mod
 from .evaluation.metrics import evaluate_dataset, parse_cutoffs
-from .outputs import atomic_path, check_output
+from .outputs import atomic_path, check_output, write_stdout
 
 EXIT_ERROR = 2
+EXIT_SIGNAL = 128  # plus the signal number, as a shell reports a command a signal ended
 
 OUTPUT_RULES = """\
 output paths (-o/--out, OUTPUT):
@@ -44,10 +51,11 @@ def _load_conventions_file(path: str | None) -> None:
         conv_mod.load_yaml(path)
 
 
-def _check_out(out: str | None) -> None:
-    """Refuse an unusable output path now, before the work (see OUTPUT_RULES)."""
+def _check_out(out: str | None, *inputs: str | None) -> None:
+    """Refuse an unusable output path now, before the work (see OUTPUT_RULES), in particular
+    one that is the same file as one of the command's ``inputs``."""
     if out is not None and out != "-":
-        check_output(out)
+        check_output(out, inputs=[i for i in inputs if i is not None])
 
 
 @contextlib.contextmanager
@@ -76,7 +84,7 @@ def _library_output_to_stderr():
 
 def _emit(text: str, out: str | None) -> None:
     if out is None or out == "-":
-        sys.stdout.write(text)
+        write_stdout(text)
         return
     with atomic_path(out) as tmp:
         Path(tmp).write_text(text)
@@ -88,7 +96,7 @@ def _clean(x: float) -> float | None:
 
 # --- eval -------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> None:
-    _check_out(args.output)
+    _check_out(args.output, args.data, args.scores, args.conventions_file)
     _load_conventions_file(args.conventions_file)
     data = Dataset.load(args.data)
     scores = read_scores(args.scores, data.n_docs)
@@ -137,8 +145,9 @@ def cmd_eval_score(args: argparse.Namespace) -> None:
     from .evaluation.letor_tool import eval_score_report
 
     if args.flag not in ("0", "1"):
-        raise LtrconvError(f"FLAG {args.flag!r}: 1 writes per-query results, 0 the averages only")
-    _check_out(args.output)
+        raise LtrconvError(f"FLAG {shown(args.flag)}: 1 writes per-query results, 0 the "
+                           "averages only")
+    _check_out(args.output, args.test, args.prediction)
     data = Dataset.load(args.test)
     scores = read_scores(args.prediction, data.n_docs)
     _emit(eval_score_report(data, scores, per_query=args.flag == "1", path=args.test,
@@ -151,8 +160,23 @@ def _metric_value(v, path: str, where: str) -> float:
     if v is None:
         return math.nan
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise InputError(f"{where}: value {v!r} is not a finite number or null", path)
+        raise InputError(f"{where}: value {shown(v)} is not a finite number or null", path)
     return float(v)
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object as a dict, refusing a repeated key (json.loads keeps the last silently)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
 
 
 def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
@@ -171,7 +195,10 @@ def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
     out: dict = {}
     if text.lstrip().startswith("{"):
         try:
-            doc = json.loads(text)
+            doc = json.loads(text, object_pairs_hook=_unique_keys)
+        except _RepeatedKey as exc:
+            raise InputError(f"a JSON object gives the key {shown(exc.key)} twice (a query or "
+                             "metric twice?); each key may appear once", path) from None
         except (json.JSONDecodeError, RecursionError) as exc:
             line = getattr(exc, "lineno", None)
             raise InputError(f"not valid JSON ({getattr(exc, 'msg', exc)}); {expected}", path,
@@ -208,9 +235,10 @@ def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
                 try:
                     x = float(v)
                 except ValueError:
-                    raise InputError(f"{m} value {v!r} is not a number", path, lineno) from None
+                    raise InputError(f"{m} value {shown(v)} is not a "
+                                     "number", path, lineno) from None
                 if math.isinf(x):
-                    raise InputError(f"{m} value {v!r} is not finite", path, lineno)
+                    raise InputError(f"{m} value {shown(v)} is not finite", path, lineno)
                 values[m] = x
             if parts[1] in out.setdefault(parts[0], {}):
                 raise InputError(f"query {parts[1]} appears twice under {parts[0]}", path, lineno)
@@ -231,7 +259,7 @@ def _read_per_query(path: str) -> dict[str, dict[str, dict[str, float]]]:
 def cmd_ttest(args: argparse.Namespace) -> None:
     from .study.stats import paired_ttest
 
-    _check_out(args.output)
+    _check_out(args.output, args.a, args.b)
     a, b = _read_per_query(args.a), _read_per_query(args.b)
     convs = args.convention or [c for c in a if c in b]
     if not convs:
@@ -242,7 +270,7 @@ def cmd_ttest(args: argparse.Namespace) -> None:
     single = []
     for name in convs:
         if name not in a or name not in b:
-            raise LtrconvError(f"convention {name!r} is not in both {args.a} and {args.b}")
+            raise LtrconvError(f"convention {shown(name)} is not in both {args.a} and {args.b}")
         qa, qb = a[name], b[name]
         if set(qa) != set(qb):
             only = sorted(set(qa) ^ set(qb))[:5]
@@ -278,14 +306,27 @@ def cmd_ttest(args: argparse.Namespace) -> None:
 def cmd_audit(args: argparse.Namespace) -> None:
     from .data.audit import audit, format_audit
 
-    _check_out(args.output)
+    _check_out(args.output, *args.data)
+    for i, path in enumerate(args.data):
+        for earlier in args.data[:i]:
+            with contextlib.suppress(OSError):
+                if os.path.samefile(path, earlier):
+                    what = (f"{printable(path)} is given twice" if path == earlier else
+                            f"{printable(earlier)} and {printable(path)} are the same file")
+                    raise LtrconvError(f"{what}; audit it once")
     datasets = [Dataset.load(p) for p in args.data]
     if len(datasets) == 1:
         data = datasets[0]
     else:
+        for i, later in enumerate(datasets):
+            for j, earlier in enumerate(datasets[:i]):
+                shared = np.intersect1d(earlier.query_ids, later.query_ids)
+                if shared.size:
+                    raise LtrconvError(
+                        f"{printable(args.data[j])} and {printable(args.data[i])} share "
+                        f"{shared.size} query id(s) (e.g. {', '.join(map(str, shared[:3]))}); "
+                        "audit them one at a time")
         data = Dataset.concat(datasets, source=",".join(args.data))
-        if len(np.unique(data.query_ids)) != data.n_queries:
-            raise LtrconvError("the files share query ids; audit them one at a time")
     report = audit(data, parse_cutoffs(args.cutoffs).tolist())
     if args.format == "json":
         _emit(json.dumps(report, indent=1) + "\n", args.output)
@@ -295,27 +336,48 @@ def cmd_audit(args: argparse.Namespace) -> None:
 
 def cmd_conventions(args: argparse.Namespace) -> None:
     _load_conventions_file(args.conventions_file)
+    lines = []
     for name in conv_mod.names():
-        print(f"{name:19s} {conv_mod.get(name).canonical}")
+        lines.append(f"{name:19s} {conv_mod.get(name).canonical}\n")
         lib = conv_mod.library(name)
         if lib is not None:
             note = f" [float32: {lib.float32}]" if lib.float32 else ""
-            print(f"{'':19s} {lib.tool}, checked on {lib.checked}: {lib.description}{note}")
+            lines.append(f"{'':19s} {lib.tool}, checked on {lib.checked}: {lib.description}{note}\n")
+    write_stdout("".join(lines))
+
+
+# --- check-reference --------------------------------------------------------------------
+def cmd_check_reference(args: argparse.Namespace) -> int:
+    from .study.reference import compare, skipped_files
+
+    names, differences = compare(args.results, args.reference)
+    skipped = skipped_files(args.reference)
+    lines = [f"{printable(args.results)} against {printable(args.reference)}: {len(names)} files "
+             "compared byte for byte"
+             + (f"; not compared (wall times): {', '.join(skipped)}" if skipped else "")]
+    lines += [f"  differs: {d.name}: {d.detail}" for d in differences]
+    lines.append(f"{len(differences)} of {len(names)} differ" if differences
+                 else "every compared file equals the reference")
+    write_stdout("\n".join(lines) + "\n")
+    return 1 if differences else 0
 
 
 # --- train / predict --------------------------------------------------------------------
 def _parse_params(items: Sequence[str]) -> dict:
     import yaml
 
+    from .evaluation import safe_yaml
+
     params = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise LtrconvError(f"--param {item!r}: expected KEY=VALUE")
+            raise LtrconvError(f"--param {shown(item)}: expected KEY=VALUE")
         try:
-            params[key] = yaml.safe_load(value)
-        except yaml.YAMLError:
-            raise LtrconvError(f"--param {item!r}: cannot parse the value") from None
+            params[key] = safe_yaml.load(value)
+        except yaml.YAMLError as exc:
+            raise LtrconvError(f"--param {shown(item)}: cannot parse the value: "
+                               f"{safe_yaml.reason(exc)}") from None
     return params
 
 
@@ -323,7 +385,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     from . import rankers
     from .evaluation.spec import MetricSpec
 
-    _check_out(args.out)
+    _check_out(args.out, args.train, args.vali, args.conventions_file)
     _load_conventions_file(args.conventions_file)
     MetricSpec.parse(args.metric)
     params = _parse_params(args.param)
@@ -358,12 +420,16 @@ def cmd_train(args: argparse.Namespace) -> None:
         except rankers.DegenerateDataError as exc:
             raise InputError(str(exc), args.train if exc.split == "training" else args.vali) from None
     model.save(args.out)
+    on = (f"the validation data {printable(args.vali)}" if vali is not None
+          else f"the training data {printable(args.train)}")
+    _say(f"ltrconv: {args.algorithm} selected {rankers.selected(model)} on {on}: "
+         f"{model.metric_spec} = {model.val_score_:.4f}; model saved to {printable(args.out)}")
 
 
 def cmd_predict(args: argparse.Namespace) -> None:
     from . import rankers
 
-    _check_out(args.output)
+    _check_out(args.output, args.model, args.data)
     with _library_output_to_stderr():
         model = rankers.load(args.model)
         width = getattr(model, "n_features_in_", None)
@@ -373,7 +439,7 @@ def cmd_predict(args: argparse.Namespace) -> None:
     if args.output and args.output != "-":
         write_scores(args.output, scores)
     else:
-        sys.stdout.writelines(f"{float(s)!r}\n" for s in scores)
+        write_stdout("".join(f"{float(s)!r}\n" for s in scores))
 
 
 DESCRIPTION = ("NDCG as each public learning-to-rank tool computes it (RankLib, trec_eval, the "
@@ -381,12 +447,43 @@ DESCRIPTION = ("NDCG as each public learning-to-rank tool computes it (RankLib, 
                "evaluation and training.")
 
 EPILOG = ("Bad input stops with one line, 'ltrconv: error: ...', naming the file and line or "
-          "the parameter, and exit status 2. 'ltrconv COMMAND --help' describes a command.")
+          "the parameter, and exit status 2; so does an output that cannot be written in full "
+          "(a full disk, standard output included). Ctrl-C and SIGTERM stop a command with one "
+          "line and exit status 130 and 143, leaving no temporary file; a reader that closes "
+          "standard output early (| head) ends it silently with exit status 141, as SIGPIPE "
+          "would. 'ltrconv COMMAND --help' describes a command.")
 
 
 def _paragraphs(*texts: str) -> str:
     """Paragraphs wrapped for an 80-column terminal, a blank line between them."""
     return "\n\n".join(textwrap.fill(" ".join(t.split()), 78) for t in texts)
+
+
+def _as_yaml(value) -> str:
+    """``value`` as --param reads it back (YAML 1.1: a float needs its decimal point)."""
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(map(_as_yaml, value)) + "]"
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, float):
+        text = repr(value)
+        return text.replace("e", ".0e", 1) if "e" in text and "." not in text else text
+    return str(value)
+
+
+def _algorithm_parameters() -> str:
+    """Each algorithm's parameters with their defaults and allowed values, for train's help."""
+    from . import rankers
+
+    out = ["algorithm parameters (--param KEY=VALUE; the default after '='):"]
+    for name in rankers.ALGORITHMS:
+        out.append(f"  {name} (validation data selects {rankers.selects(name)}):")
+        for param, default, allowed in rankers.param_help(name):
+            if param == "metric":
+                continue
+            out.append(textwrap.fill(f"{param}={_as_yaml(default)}: {allowed}", 78,
+                                     initial_indent="    ", subsequent_indent="        "))
+    return "\n".join(out)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -494,6 +591,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="algorithm parameter, VALUE read as YAML; repeatable")
     tr.add_argument("--conventions-file", metavar="FILE", help="YAML file defining more conventions")
     tr.set_defaults(func=cmd_train)
+    plain_help = tr.format_help
+
+    def train_help() -> str:  # the rankers (scikit-learn) load only when this help is asked for
+        tr.epilog = _algorithm_parameters() + "\n\n" + OUTPUT_RULES
+        return plain_help()
+
+    tr.format_help = train_help
 
     pr = command("predict", "score a data file with a trained model", """
         Writes one score per line, in the order of the documents of DATA (the SCORES of 'ltrconv
@@ -503,7 +607,60 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("data", metavar="DATA", help="LETOR file to score")
     pr.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     pr.set_defaults(func=cmd_predict)
+
+    cr = command("check-reference", "compare a run's results with the reference result", """
+        Compares claims.md, every table and every figure (PNG and PDF) that REFERENCE holds
+        with the file of the same name under RESULTS, byte for byte, and prints each that
+        differs or is missing; exit status 1 if any does. The runtime table and figures hold
+        wall times and are not compared.
+    """, writes=False)
+    cr.add_argument("results", metavar="RESULTS", nargs="?", default="results/MQ2008",
+                    help="the run's results directory (default: results/MQ2008)")
+    cr.add_argument("reference", metavar="REFERENCE", nargs="?", default="reference/MQ2008",
+                    help="the reference result (default: reference/MQ2008)")
+    cr.set_defaults(func=cmd_check_reference)
     return p
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that ``finally`` blocks and the output context
+    managers remove their temporary files as they do for Ctrl-C."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _sigterm_raises():
+    """SIGTERM raises :class:`Terminated` meanwhile (only the main thread can set handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _say(text: str) -> None:
+    """One line on stderr, which may itself be gone."""
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr)
+
+
+def _stdout_gone() -> None:
+    """Point standard output at /dev/null once its reader has left, so that the interpreter's
+    final flush does not fail again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -512,18 +669,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:
-            args.func(args)
+            with _sigterm_raises():
+                status = args.func(args)
         except LtrconvError as exc:
-            print(f"ltrconv: error: {exc}", file=sys.stderr)
+            _say(f"ltrconv: error: {printable(exc)}")
             return EXIT_ERROR
         except BrokenPipeError:
-            return 0
-    return 0
+            _stdout_gone()
+            return EXIT_SIGNAL + signal.SIGPIPE
+        except KeyboardInterrupt:
+            _say("ltrconv: interrupted")
+            return EXIT_SIGNAL + signal.SIGINT
+        except Terminated as exc:
+            _say(f"ltrconv: terminated ({signal.Signals(exc.signum).name})")
+            return EXIT_SIGNAL + exc.signum
+    return status or 0
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings as one line each, like the errors."""
-    print(f"ltrconv: warning: {' '.join(str(message).split())}", file=sys.stderr)
+    _say(f"ltrconv: warning: {printable(' '.join(str(message).split()))}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,14 @@ The rules, for the command line's ``-o``/``--out`` and for every file ltrconv wr
 * an existing file is never replaced unless it is writable: ``os.access`` must allow writing,
   and, because the superuser passes every permission check, the file must have at least one
   write permission bit; the directory that receives the temporary file must be writable in
-  the same sense.
+  the same sense;
+* an output that is the same file as one of the command's inputs (same device and inode,
+  links followed) is refused: writing it would destroy the input. A path that does not exist
+  yet cannot be an input; character devices (``/dev/null``) are exempt;
+* every byte is written, however many ``write`` calls it takes (a pipe or a file near a size
+  limit may take fewer bytes than offered); a write that fails (a full disk, a file size
+  limit) is an :class:`OutputError` naming the output, never a silently short file. Standard
+  output obeys the same rule (:func:`write_stdout`).
 
 :func:`check_output` applies the rules without writing, so that a command can refuse a bad
 output path before its work (hours of training) rather than after.
@@ -22,13 +29,14 @@ output path before its work (hours of training) rather than after.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
-from .errors import InputError
+from .errors import InputError, printable
 
 _FD_LINK_DIRS = ("/proc/", "/dev/fd/")
 _MAX_LINKS = 40  # as the kernel's ELOOP limit
@@ -76,8 +84,26 @@ def _check_directory(directory: Path, name: str) -> None:
         raise OutputError(f"cannot create files in {d}: the directory is not writable", name)
 
 
-def check_output(path: str | os.PathLike) -> Target:
-    """Apply the module's rules to ``path``; raise :class:`OutputError` naming it if refused."""
+def _refuse_inputs(name: str, st: os.stat_result, inputs: Iterable[str | os.PathLike]) -> None:
+    """Raise if the existing output ``name`` (stat ``st``) is the same file as an input."""
+    for inp in inputs:
+        if inp is None:
+            continue
+        try:
+            ist = os.stat(inp)
+        except (OSError, ValueError):  # an input that cannot be read fails when it is read
+            continue
+        if (ist.st_dev, ist.st_ino) == (st.st_dev, st.st_ino):
+            what = ("is also an input" if os.fspath(inp) == name
+                    else f"is the same file as the input {printable(inp)}")
+            raise OutputError(f"{what}: writing it would destroy the input; name another "
+                              "output", name)
+
+
+def check_output(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = ()) -> Target:
+    """Apply the module's rules to ``path``; raise :class:`OutputError` naming it if refused.
+
+    ``inputs`` are the files the command reads: an output that is one of them is refused."""
     name = os.fspath(path)
     if not name:
         raise OutputError("the output path is empty")
@@ -98,6 +124,8 @@ def check_output(path: str | os.PathLike) -> Target:
         _check_directory(real.parent, name)
         return Target(real, stream=False)
     mode = st.st_mode
+    if not stat.S_ISCHR(mode):
+        _refuse_inputs(name, st, inputs)
     if stat.S_ISDIR(mode):
         raise OutputError("is a directory; name a file inside it", name)
     if stat.S_ISREG(mode):
@@ -157,8 +185,7 @@ class atomic_path:
         try:
             if exc_type is None:
                 if self.target.stream:
-                    with open(self.tmp, "rb") as src, open(self.target.path, "wb") as dst:
-                        shutil.copyfileobj(src, dst)
+                    _copy_through(self.tmp, self.target.path, str(self.path))
                 else:
                     os.replace(self.tmp, self.target.path)
             elif (isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError)
@@ -170,3 +197,63 @@ class atomic_path:
             raise OutputError(f"cannot write: {err.strerror or err}", str(self.path)) from None
         finally:
             self.tmp.unlink(missing_ok=True)
+
+
+_BLOCK = 1 << 20
+
+
+def write_all(fd: int, data: bytes, name: str) -> None:
+    """Write every byte of ``data`` to the file descriptor ``fd``, looping over short writes.
+
+    A failed write raises :class:`OutputError` naming ``name`` (a :class:`BrokenPipeError`
+    passes: the reader has gone, which the caller decides about). Python's buffered files can
+    drop the rest of a short write without an error (a file reaching ``ulimit -f``), hence
+    the loop over ``os.write``."""
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view[:_BLOCK])
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"cannot write: {exc.strerror or exc}", name) from None
+        if n <= 0:
+            raise OutputError("cannot write: the system accepted no byte", name)
+        view = view[n:]
+
+
+def _copy_through(src: Path, dest: Path, name: str) -> None:
+    """Copy the finished temporary file ``src`` into the FIFO or device ``dest``."""
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        with open(src, "rb") as fh:
+            for block in iter(lambda: fh.read(_BLOCK), b""):
+                write_all(fd, block, name)
+    finally:
+        os.close(fd)
+
+
+STDOUT_NAME = "standard output"
+
+
+def write_stdout(text: str) -> None:
+    """Write ``text`` to standard output in full, or raise :class:`OutputError` naming it.
+
+    Characters the output's encoding lacks are written as backslash escapes."""
+    stream = sys.stdout
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by an object without a descriptor
+        fd = None
+    try:
+        stream.flush()
+        if fd is None:
+            stream.write(text)
+            stream.flush()
+            return
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write: {exc.strerror or exc}", STDOUT_NAME) from None
+    write_all(fd, text.encode(getattr(stream, "encoding", None) or "utf-8", "backslashreplace"),
+              STDOUT_NAME)

@@ -114,6 +114,15 @@ def locations(spec: dict, name: str, repo: str | Path) -> dict[str, Any]:
     )
 
 
+def local_config(key: str, path: str) -> str:
+    """The YAML that sets config key ``key``.local (``datasets.MQ2008``) to ``path``, in flow
+    style on one line: ``datasets: {MQ2008: {local: PATH}}``."""
+    text = f"local: {path}"
+    for part in reversed(key.split(".")):
+        text = f"{part}: {{{text}}}"
+    return text
+
+
 def no_data_message(src: Source, looked: list[tuple[str, str]], tried: list[tuple[str, str]],
                     offline: bool) -> str:
     """Why there is no data: every place looked at, every URL tried, and the ways out."""
@@ -140,7 +149,10 @@ def no_data_message(src: Source, looked: list[tuple[str, str]], tried: list[tupl
     lines += [
         "Two ways out:",
         f"  1. Set config key {key}.local to a directory holding {files}, or to the dataset's "
-        "archive (.zip, .tar.*, .rar).",
+        "archive (.zip, .tar.*, .rar). 'snakemake --config' cannot set a nested key; put it in "
+        "a file given after any other --configfile:",
+        f"       echo '{local_config(key, '/path/to/' + src.name)}' > local.yaml",
+        "       snakemake --cores 2 --configfile local.yaml",
         "  2. Download the archive by hand from "
         + (src.page if src.page else f"the dataset's home page (config key {key}.page)")
         + f" (accepting its terms there), then set config key {key}.local to the downloaded file.",

@@ -47,10 +47,20 @@ def _reason(exc: BaseException, timeout: float) -> str:
     return str(inner) or type(inner).__name__
 
 
+def _unresolved(exc: BaseException) -> bool:
+    """Whether a request failed because the host name does not resolve (no DNS, no network,
+    or no such host): a failure retries would only repeat."""
+    inner = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    return isinstance(inner, socket.gaierror)
+
+
 def download_one(url: str, dest: str | Path, *, sha256: str | None = None, retries: int = 3,
                  timeout: float = 60.0, backoff: float = 2.0,
                  log: Callable[[str], None] = print) -> Path:
     """Fetch ``url`` into ``dest``, retrying; raises :class:`AcquireError` naming the URL.
+
+    A host name that does not resolve, and an HTTP 4xx answer other than 408 and 429, end the
+    attempts at once (the caller moves on to its next URL).
 
     Data goes to ``dest.part`` and resumes from it with an HTTP Range request; the file is
     renamed to ``dest`` only when its length matches Content-Length and, if given, its
@@ -74,6 +84,10 @@ def download_one(url: str, dest: str | Path, *, sha256: str | None = None, retri
         except (urllib.error.URLError, OSError, http.client.HTTPException, _Truncated,
                 ValueError) as exc:
             failures.append(f"attempt {attempt}/{retries}: {_reason(exc, timeout)}")
+            if _unresolved(exc):  # asking again in a few seconds will not help: next URL
+                failures[-1] += "; not retried"
+                log(f"download of {url} failed: {failures[-1]}")
+                break
             log(f"download of {url} failed: {failures[-1]}")
         else:
             if sha256 is not None:

@@ -1,12 +1,12 @@
 """LETOR / SVMlight ranking data: reading, validation, binary caching.
 
 A line reads ``LABEL qid:QID 1:v1 2:v2 ... #docid = D inc = ... prob = ...``; the documents
-of one query are contiguous. Errors name the file and line.
+of one query are contiguous. Lines, labels, qids and docids are read by the rules of
+:mod:`ltrconv.data.lines` (shared with the content digest); errors name the file and line.
 """
 
 from __future__ import annotations
 
-import re
 import warnings
 import zipfile
 import zlib
@@ -17,22 +17,15 @@ from typing import NoReturn
 
 import numpy as np
 
-from ..errors import InputError, LtrconvError
+from ..errors import ECHO_LIMIT, InputError, LtrconvError, printable, shown
 from ..evaluation.queries import MAX_LABEL, docid_ranks, offsets_from_qid
 from ..outputs import atomic_path
-
-_DOCID_RE = re.compile(r"docid\s*=\s*(\S+)")
+from .lines import data_lines, parse_number, split_lines
 
 MAX_FEATURES = 100_000
 """Largest feature index accepted. Features are held densely (rows x largest index, float64),
 so one stray ``1000000000:0.3`` would ask for gigabytes per row; public LTR datasets have at
 most a few hundred features (MSLR-WEB 136, Yahoo 700, Istella 220)."""
-
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-_QID_RE = re.compile(r"-?[0-9]+")
-_LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
-"""Line breaks as text-mode ``open`` (and grep, sed, editors) count them: not str.splitlines(),
-which also breaks at form feeds, U+2028 and other characters that may sit inside comments."""
 
 
 class DocidWarning(UserWarning):
@@ -184,10 +177,23 @@ def _load_npz(path: Path) -> Dataset:
         raise InputError(f"corrupt dataset cache: y must hold integer labels 0..{MAX_LABEL}", where)
     if qid.ndim != 1 or docid.ndim != 1 or docid.dtype.kind not in "US":
         raise InputError("corrupt dataset cache: qid and docid must be vectors, docid strings", where)
+    if qid.dtype.kind not in "iu":
+        raise InputError(f"corrupt dataset cache: qid must hold integer query ids, not {qid.dtype}",
+                         where)
+    if not X.shape[0] == len(y) == len(qid) == len(docid):
+        raise InputError(f"corrupt dataset cache: X has {X.shape[0]} rows, y {len(y)}, qid "
+                         f"{len(qid)} and docid {len(docid)}; they must be equal", where)
     if (offsets.ndim != 1 or offsets.dtype.kind not in "iu" or len(offsets) < 1
             or offsets[0] != 0 or offsets[-1] != len(y) or np.any(np.diff(offsets) <= 0)):
         raise InputError("corrupt dataset cache: query offsets must rise from 0 to the number "
                          "of rows", where)
+    try:
+        expected = offsets_from_qid(qid)
+    except InputError as exc:
+        raise InputError(f"corrupt dataset cache: {exc}", where) from None
+    if len(expected) != len(offsets) or np.any(expected != offsets):
+        raise InputError(f"corrupt dataset cache: the query offsets ({len(offsets) - 1} queries) "
+                         f"disagree with the qid vector ({len(expected) - 1} queries)", where)
     if not np.all(np.isfinite(X)):
         raise InputError("corrupt dataset cache: X has non-finite values", where)
     return Dataset(X=X.astype(np.float64, copy=False), y=y.astype(np.int64, copy=False),
@@ -195,65 +201,34 @@ def _load_npz(path: Path) -> Dataset:
                    docid=docid.astype(str), source=source)
 
 
-def _parse_header(path: str, lineno: int, line: str) -> tuple[int, int, str, str]:
-    """Label, qid, docid and the feature tokens (single-spaced) of one stripped data line."""
-    body, _, comment = line.partition("#")
-    parts = body.split(None, 2)
-    if len(parts) < 2:
-        raise InputError("expected 'LABEL qid:QID FEATURE:VALUE ...'", path, lineno)
-    label_tok, qid_tok = parts[0], parts[1]
-    try:
-        label_f = float(label_tok)
-    except ValueError:
-        raise InputError(f"label {label_tok!r} is not a number", path, lineno) from None
-    if not label_f.is_integer() or label_f < 0:
-        raise InputError(f"label {label_tok!r} is not a non-negative integer", path, lineno)
-    if label_f > MAX_LABEL:
-        raise InputError(f"label {label_tok!r} is above {MAX_LABEL}, the largest label accepted "
-                         "(gains are tabulated per label)", path, lineno)
-    if not qid_tok.startswith("qid:") or len(qid_tok) == 4:
-        raise InputError(f"missing qid: second token is {qid_tok!r}, expected qid:QID", path, lineno)
-    q = qid_tok[4:]
-    if not _QID_RE.fullmatch(q):
-        raise InputError(f"qid {q!r} is not an integer", path, lineno)
-    qid = int(q)
-    if not _INT64_MIN <= qid <= _INT64_MAX:
-        raise InputError(f"qid {q} does not fit in 64 bits", path, lineno)
-    m = _DOCID_RE.search(comment)
-    feats = " ".join(parts[2].split()) if len(parts) > 2 else ""
-    return int(label_f), qid, (m.group(1) if m else ""), feats
-
-
 def _check_features(path: str, lineno: int, feats: str, n_features: int | None,
                     what: str) -> None:
     """Raise the :class:`InputError` that the feature tokens ``feats`` of one line deserve."""
     last = 0
     limit = MAX_FEATURES if n_features is None else n_features
-    for tok in feats.split():
+    for tok in feats.split(" ") if feats else ():  # single-spaced by data_lines
         idx, sep, val = tok.partition(":")
         if not sep or not (idx.isascii() and idx.isdigit()):
-            raise InputError(f"malformed token {tok!r}, expected FEATURE:VALUE", path, lineno)
-        i = int(idx)
+            raise InputError(f"malformed token {shown(tok)}, expected FEATURE:VALUE", path, lineno)
+        i = int(idx) if len(idx.lstrip("0")) <= 18 else limit + 1
         if i < 1:
-            raise InputError(f"feature index in {tok!r} must be >= 1", path, lineno)
+            raise InputError(f"feature index in {shown(tok)} must be >= 1", path, lineno)
         if i <= last:
-            raise InputError(f"feature indices must increase, {tok!r} does not", path, lineno)
+            raise InputError(f"feature indices must increase, {shown(tok)} does not", path, lineno)
         if i > limit:
+            index = idx.lstrip("0") if len(idx) <= ECHO_LIMIT else idx[: ECHO_LIMIT - 1] + "…"
             if n_features is None:
                 raise InputError(
-                    f"feature index {i} is above {MAX_FEATURES}, the largest accepted "
+                    f"feature index {index} is above {MAX_FEATURES}, the largest accepted "
                     "(features are held densely, one float per row and index)", path, lineno)
-            raise InputError(f"feature index {i} is beyond the {n_features} features {what}",
+            raise InputError(f"feature index {index} is beyond the {n_features} features {what}",
                              path, lineno)
         last = i
-        if "_" in val or not val.isascii():  # float() would read '1_0' as 10, '١' as 1
-            raise InputError(f"feature value in {tok!r} is not a number", path, lineno)
-        try:
-            v = float(val)
-        except ValueError:
-            raise InputError(f"feature value in {tok!r} is not a number", path, lineno) from None
+        v = parse_number(val)
+        if v is None:
+            raise InputError(f"feature value in {shown(tok)} is not a number", path, lineno)
         if not np.isfinite(v):
-            raise InputError(f"feature value in {tok!r} is not finite", path, lineno)
+            raise InputError(f"feature value in {shown(tok)} is not finite", path, lineno)
 
 
 CHUNK_TOKENS = 1 << 16
@@ -357,6 +332,10 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     the width is the largest index present, at most :data:`MAX_FEATURES`. Duplicate docids
     within a query, and missing docids, raise a :class:`DocidWarning`: the ``docid-desc``
     tie order (the ``trec`` convention) cannot separate such documents.
+
+    Lines, labels, qids and docids follow :mod:`ltrconv.data.lines`. Queries are grouped by
+    the qid's number; since RankLib and trec_eval group by the qid as written, a file that
+    writes one number two ways (``qid:07`` and ``qid:7``) is refused, naming both lines.
     """
     path = str(path)
     if n_features is not None and not (isinstance(n_features, (int, np.integer))
@@ -375,19 +354,14 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     docids: list[str] = []
     linenos: list[int] = []
     feats: list[str] = []
-    lines = _LINE_BREAK_RE.split(text) if "\r" in text else text.split("\n")
-    for lineno, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        label, q, d, f = _parse_header(path, lineno, stripped)
-        if "_" in f:  # float() reads '1_0' as 10; LETOR tools refuse it
-            _check_features(path, lineno, f, n_features, what)
-        labels.append(label)
-        qids.append(q)
-        docids.append(d)
-        linenos.append(lineno)
-        feats.append(f)
+    for line in data_lines(text, path):
+        if "_" in line.features:  # float() reads '1_0' as 10; LETOR tools refuse it
+            _check_features(path, line.lineno, line.features, n_features, what)
+        labels.append(line.label)
+        qids.append(line.qid)
+        docids.append(line.docid)
+        linenos.append(line.lineno)
+        feats.append(line.features)
     if not labels:
         raise InputError("no data lines (empty file)", path)
     X = _feature_matrix(path, linenos, feats, n_features, what)
@@ -430,7 +404,8 @@ def _warn_docids(path: str, docid: np.ndarray, qid: np.ndarray, offsets: np.ndar
     missing = np.flatnonzero(docid == "")
     if missing.size:
         warnings.warn(
-            f"{path}:{linenos[int(missing[0])]}: {missing.size} of {len(docid)} documents have "
+            f"{printable(path)}:{linenos[int(missing[0])]}: {missing.size} of {len(docid)} "
+            "documents have "
             f"no '#docid = ...' comment (the first is here); {consequence}",
             DocidWarning, stacklevel=3,
         )
@@ -446,7 +421,8 @@ def _warn_docids(path: str, docid: np.ndarray, qid: np.ndarray, offsets: np.ndar
         key = (int(qpos[r]), str(docid[r]))
         if key in seen:
             warnings.warn(
-                f"{path}:{linenos[r]}: docid {docid[r]} repeats within query {qid[r]} (first on "
+                f"{printable(path)}:{linenos[r]}: docid {printable(docid[r], ECHO_LIMIT)} repeats "
+                f"within query {qid[r]} (first on "
                 f"line {linenos[seen[key]]}); {n_dup} docid(s) repeat within a query in this file; "
                 f"{consequence}",
                 DocidWarning, stacklevel=3,
@@ -456,25 +432,32 @@ def _warn_docids(path: str, docid: np.ndarray, qid: np.ndarray, offsets: np.ndar
 
 
 def read_scores(path: str | Path, n_expected: int | None = None) -> np.ndarray:
-    """One finite score per line; the line count must equal ``n_expected``."""
+    """One finite score per line; the line count must equal ``n_expected``.
+
+    Lines and numbers follow :mod:`ltrconv.data.lines`: lines end at LF, CRLF or CR only (a
+    form feed or U+2028 inside a line makes it malformed, not two lines), and a score is an
+    ASCII number (``1_000`` and ``١٢`` are not)."""
     path = str(path)
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        text = Path(path).read_bytes().decode("utf-8")
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", path) from None
+    lines = split_lines(text)
+    if lines and lines[-1] == "":
+        lines.pop()
     scores = np.empty(len(lines))
     for i, line in enumerate(lines):
         tok = line.split()
-        if len(tok) != 1:
-            raise InputError(f"expected one score per line, got {line!r}", path, i + 1)
-        try:
-            scores[i] = float(tok[0])
-        except ValueError:
-            raise InputError(f"score {tok[0]!r} is not a number", path, i + 1) from None
-        if not np.isfinite(scores[i]):
-            raise InputError(f"score {tok[0]!r} is not finite", path, i + 1)
+        if len(tok) != 1 or not line.strip(" \t").isprintable():
+            raise InputError(f"expected one score per line, got {shown(line)}", path, i + 1)
+        value = parse_number(tok[0])
+        if value is None:
+            raise InputError(f"score {shown(tok[0])} is not a number", path, i + 1)
+        if not np.isfinite(value):
+            raise InputError(f"score {shown(tok[0])} is not finite", path, i + 1)
+        scores[i] = value
     if n_expected is not None and len(scores) != n_expected:
         raise InputError(
             f"has {len(scores)} score lines but the data has {n_expected} documents", path

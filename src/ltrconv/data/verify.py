@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,8 +12,9 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from ..errors import AcquireError
+from ..errors import AcquireError, printable
 from ..outputs import atomic_path
+from .lines import data_lines
 
 SUMS_FILE = "SHA256SUMS"
 
@@ -47,51 +47,50 @@ def sha256_file(path: str | Path) -> str:
     return h.hexdigest()
 
 
-_DOCID = re.compile(rb"docid\s*=\s*(\S+)")
-
-
 CONTENT_TAG = b"ltrconv letor content v1\n"
+
+
+def _text(path: Path) -> tuple[str, str]:
+    """The file as text and the codec that gives its bytes back: UTF-8 (what the reader
+    takes) when the bytes are UTF-8, else Latin-1 (one character per byte). Either way the
+    line, field and docid boundaries are those of the bytes: line breaks and field separators
+    are ASCII, and no UTF-8 sequence holds an ASCII byte."""
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), "latin-1"
 
 
 def content_sha256(path: str | Path) -> str:
     """SHA-256 of what a LETOR file says, not of how it is written.
 
-    Each data line (blank lines and lines starting with ``#`` are skipped) contributes its
-    label (as a number), its qid, its feature index/value pairs (as numbers, in file order)
-    and the ``docid`` of its comment; other comment fields are ignored. Line endings
-    (``\\n``, ``\\r\\n``, ``\\r``), spacing and number formatting (``0.5`` vs ``0.500000``)
-    therefore do not change the digest; any label, qid, feature value or docid does.
+    Each data line (read by the rules of :mod:`ltrconv.data.lines`, which the reader follows
+    too) contributes its label (as a number), its qid, its feature index/value pairs (as
+    numbers, in file order) and the ``docid`` of its comment; other comment fields are
+    ignored. Line endings (``\\n``, ``\\r\\n``, ``\\r``), spacing and number formatting
+    (``0.5`` vs ``0.500000``) therefore do not change the digest; any label, qid, feature value
+    or docid does.
 
     The digest is SHA-256 over ``CONTENT_TAG``, one ``label qid n_features docid`` record
-    per line (labels as Python ``repr`` of the float, newline-separated), then the
-    little-endian float64 array of all (index, value) pairs. A line that cannot be parsed
-    raises :class:`AcquireError` naming the file and line.
+    per line (labels as Python ``repr`` of the float, the qid as written, newline-separated),
+    then the little-endian float64 array of all (index, value) pairs. A line that cannot be
+    parsed raises :class:`AcquireError` naming the file and line.
     """
     path = Path(path)
     records, features, n_pairs = [], [], 0
-    with open(path, "rb") as fh:
-        lines = fh.read().splitlines()
-    for lineno, line in enumerate(lines, start=1):
-        head, _, comment = line.partition(b"#")
-        tok = head.split()
-        if not tok:
-            continue
-        if len(tok) < 2 or not tok[1].startswith(b"qid:") or len(tok[1]) == 4:
-            raise AcquireError(f"{path}:{lineno}: expected 'LABEL qid:QID i:v ...'")
-        pairs = tok[2:]
-        if head.count(b":") != len(pairs) + 1:
-            raise AcquireError(f"{path}:{lineno}: every feature must read INDEX:VALUE")
-        try:
-            label = repr(float(tok[0])).encode()
-        except ValueError:
-            raise AcquireError(f"{path}:{lineno}: label {tok[0].decode(errors='replace')!r} "
-                               "is not a number") from None
-        m = _DOCID.search(comment)
-        records.append(b"%s %s %d %s" % (label, tok[1][4:], len(pairs), m.group(1) if m else b""))
+    text, codec = _text(path)
+    for line in data_lines(text, str(path), AcquireError):
+        pairs = line.features.count(" ") + 1 if line.features else 0
+        if line.features.count(":") != pairs:
+            raise AcquireError(f"{printable(path)}:{line.lineno}: every feature must read "
+                               "INDEX:VALUE")
+        records.append(f"{float(line.label)!r} {line.qid_text} {pairs} {line.docid}")
         if pairs:
-            features.append(b" ".join(pairs))
-            n_pairs += len(pairs)
-    text = b" ".join(features).replace(b":", b" ")
+            features.append(line.features)
+            n_pairs += pairs
+    text = " ".join(features).replace(":", " ")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # older numpy warns and stops at a non-number
@@ -99,9 +98,9 @@ def content_sha256(path: str | Path) -> str:
     except ValueError:  # newer numpy raises instead
         values = None
     if values is None or values.size != 2 * n_pairs:
-        raise AcquireError(f"{path}: a feature index or value is not a number")
+        raise AcquireError(f"{printable(path)}: a feature index or value is not a number")
     h = hashlib.sha256(CONTENT_TAG)
-    h.update(b"\n".join(records))
+    h.update("\n".join(records).encode(codec))
     h.update(b"\n")
     h.update(values.astype("<f8").tobytes())
     return h.hexdigest()
@@ -121,15 +120,12 @@ def read_sums(path: str | Path) -> dict[str, str]:
 
 
 def count_rows_queries(path: str | Path) -> tuple[int, set[str]]:
-    """Data lines and distinct qids of a LETOR text file (no feature parsing)."""
+    """Data lines and distinct qids of a LETOR text file (no feature parsing), read by the
+    rules of :mod:`ltrconv.data.lines`."""
     rows, qids = 0, set()
-    with open(path, "rb") as fh:
-        for line in fh:
-            tok = line.split(None, 2)
-            if len(tok) < 2 or tok[0].startswith(b"#"):
-                continue
-            rows += 1
-            qids.add(tok[1].decode(errors="replace"))
+    for line in data_lines(_text(Path(path))[0], str(path), AcquireError):
+        rows += 1
+        qids.add(line.qid_text)
     return rows, qids
 
 

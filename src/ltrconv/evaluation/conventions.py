@@ -47,7 +47,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import LtrconvError
+from ..errors import ECHO_LIMIT, LtrconvError, printable, shown
 from .libraries import LIBRARIES, Library
 from .queries import MAX_LABEL
 from .ties import POLICIES as TIE_POLICIES
@@ -64,6 +64,11 @@ ALL = "all"
 """Not a convention: ``-c all`` asks for every built-in one, so no convention may take it."""
 
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+
+MAX_GAIN = 2.0 ** MAX_LABEL
+"""Largest gain a label map may give: the ``exp`` gain's bound at the largest label. With it a
+query's DCG stays finite for up to 16 million documents (2^1000 x 16.7e6 < 1.8e308), while a
+gain near the float64 maximum makes the DCG of two documents inf and NDCG nan."""
 
 
 class ConventionError(LtrconvError):
@@ -82,19 +87,27 @@ def _gain_label(k: Any, value: Any) -> int:
         return int(k)
     if isinstance(k, (float, np.floating)) and float(k).is_integer():
         return int(k)
-    raise ConventionError(f"gain map label {k!r} is not a non-negative integer, in {value!r}")
+    raise ConventionError(f"gain map label {shown(k)} is not a non-negative integer, in "
+                          f"{shown(value)}")
 
 
 def _gain_value(v: Any, value: Any) -> float:
     """A gain: a finite number >= 0 (``"3"`` allowed, bools not)."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number, str)):
-        raise ConventionError(f"gain map value {v!r} is not a number, in {value!r}")
+        raise ConventionError(f"gain map value {shown(v)} is not a number, in {shown(value)}")
     try:
         g = float(v)
     except ValueError:
-        raise ConventionError(f"gain map value {v!r} is not a number, in {value!r}") from None
+        raise ConventionError(f"gain map value {shown(v)} is not a number, in "
+                              f"{shown(value)}") from None
     if not math.isfinite(g) or g < 0:
-        raise ConventionError(f"gain map values must be finite and >= 0, got {v!r} in {value!r}")
+        raise ConventionError(f"gain map values must be finite and >= 0, got {shown(v)} in "
+                              f"{shown(value)}")
+    if g > MAX_GAIN:
+        raise ConventionError(f"gain map value {shown(v)} is above 2^{MAX_LABEL} (about "
+                              f"{MAX_GAIN:.3g}, the exp gain's bound at the largest label): a "
+                              f"query's DCG could overflow to inf and its NDCG be nan, in "
+                              f"{shown(value)}")
     return g
 
 
@@ -108,19 +121,19 @@ def _parse_gain(value: Any) -> str | tuple[tuple[int, float], ...]:
     elif isinstance(value, (tuple, list)):
         pairs = list(value)
         if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
-            raise ConventionError(f"{hint} or a list of [label, gain] pairs, got {value!r}")
+            raise ConventionError(f"{hint} or a list of [label, gain] pairs, got {shown(value)}")
     elif isinstance(value, str):
         pairs = [p.split(":") for p in value.split(";")]
         if not all(len(p) == 2 for p in pairs):
-            raise ConventionError(f"{hint}, got {value!r}")
+            raise ConventionError(f"{hint}, got {shown(value)}")
     else:
-        raise ConventionError(f"{hint}, got {value!r}")
+        raise ConventionError(f"{hint}, got {shown(value)}")
     if not pairs:
         raise ConventionError(f"{hint}; the label map is empty")
     items = sorted((_gain_label(k, value), _gain_value(v, value)) for k, v in pairs)
     labels = [k for k, _ in items]
     if len(set(labels)) != len(labels) or any(k < 0 for k in labels):
-        raise ConventionError(f"gain map needs distinct non-negative labels, got {value!r}")
+        raise ConventionError(f"gain map needs distinct non-negative labels, got {shown(value)}")
     return tuple(items)
 
 
@@ -128,7 +141,7 @@ def _parse_empty(value: Any) -> float | str:
     """A number in [0, 1] (``"0.5"`` allowed), or ``skip``."""
     if isinstance(value, str) and value.strip() == SKIP:
         return SKIP
-    hint = f"empty must be a number in [0, 1] or {SKIP!r}, got {value!r}"
+    hint = f"empty must be a number in [0, 1] or {SKIP!r}, got {shown(value)}"
     try:
         if isinstance(value, (bool, np.bool_)):
             raise TypeError
@@ -147,7 +160,7 @@ def _parse_scores(value: Any, ties: str) -> str | None:
         return None
     if value not in SCORE_PRECISIONS:
         raise ConventionError(f"scores must be one of {', '.join(SCORE_PRECISIONS)}; "
-                              f"got {value!r}")
+                              f"got {shown(value)}")
     if ties == "docid-desc":
         if value == "float64":
             raise ConventionError("scores=float64 is not available with ties=docid-desc, which "
@@ -160,7 +173,7 @@ def _parse_max_label(value: Any) -> int | None:
     """None, ``"none"``, or an integer label in 0..MAX_LABEL."""
     if value is None or (isinstance(value, str) and value.strip() == "none"):
         return None
-    hint = f"max_label must be an integer label in 0..{MAX_LABEL} or none, got {value!r}"
+    hint = f"max_label must be an integer label in 0..{MAX_LABEL} or none, got {shown(value)}"
     if isinstance(value, (bool, np.bool_)):
         raise ConventionError(hint)
     if isinstance(value, str):
@@ -203,7 +216,7 @@ class Convention:
         ):
             if getattr(self, attr) not in allowed:
                 raise ConventionError(
-                    f"{attr} must be one of {', '.join(allowed)}; got {getattr(self, attr)!r}"
+                    f"{attr} must be one of {', '.join(allowed)}; got {shown(getattr(self, attr))}"
                 )
         object.__setattr__(self, "empty", _parse_empty(self.empty))
         object.__setattr__(self, "scores", _parse_scores(self.scores, self.ties))
@@ -213,12 +226,14 @@ class Convention:
                 raise TypeError
             rel = int(self.rel)
         except (TypeError, ValueError, OverflowError):
-            raise ConventionError(f"rel must be a label >= 1, got {self.rel!r}") from None
+            raise ConventionError(f"rel must be a label >= 1, got {shown(self.rel)}") from None
         if rel < 1 or rel > MAX_LABEL or (isinstance(self.rel, (float, np.floating)) and rel != self.rel):
-            raise ConventionError(f"rel must be an integer label in 1..{MAX_LABEL}, got {self.rel!r}")
+            raise ConventionError(f"rel must be an integer label in 1..{MAX_LABEL}, got "
+                                  f"{shown(self.rel)}")
         object.__setattr__(self, "rel", rel)
         if self.name is not None and not _NAME_RE.fullmatch(self.name):
-            raise ConventionError(f"convention name {self.name!r} must match {_NAME_RE.pattern}")
+            raise ConventionError(f"convention name {shown(self.name)} must match "
+                                  f"{_NAME_RE.pattern}")
 
     @property
     def skips(self) -> bool:
@@ -316,14 +331,14 @@ def register(name: str, convention: Convention, *, overwrite: bool = False) -> C
     ``overwrite`` allows redefining a name, except a built-in one.
     """
     if not _NAME_RE.fullmatch(name):
-        raise ConventionError(f"convention name {name!r} must match {_NAME_RE.pattern}")
+        raise ConventionError(f"convention name {shown(name)} must match {_NAME_RE.pattern}")
     _refuse_all(name)
     builtin = reserved(name)
     if builtin is not None and (builtin != name or _REGISTRY[builtin] != convention):
-        raise ConventionError(f"convention name {name!r} is reserved for the built-in "
-                              f"convention {builtin!r}; choose another name")
+        raise ConventionError(f"convention name {shown(name)} is reserved for the built-in "
+                              f"convention {shown(builtin)}; choose another name")
     if name in _REGISTRY and not overwrite and _REGISTRY[name] != convention:
-        raise ConventionError(f"convention {name!r} is already registered differently")
+        raise ConventionError(f"convention {shown(name)} is already registered differently")
     named = replace(convention, name=name)
     _REGISTRY[name] = named
     return named
@@ -359,7 +374,7 @@ def get(spec: "str | Convention") -> Convention:
         return parse(spec)
     close = difflib.get_close_matches(str(spec), list(_REGISTRY), n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
-    raise ConventionError(f"unknown convention {spec!r}; {hint}known: {', '.join(_REGISTRY)}")
+    raise ConventionError(f"unknown convention {shown(spec)}; {hint}known: {', '.join(_REGISTRY)}")
 
 
 _CANON_RE = re.compile(r"^ndcg\((.*)\)$")
@@ -369,16 +384,23 @@ def parse(text: str) -> Convention:
     """Parse a canonical string ``ndcg(k=v,...)``; missing keys take their defaults."""
     m = _CANON_RE.match(text.strip())
     if not m:
-        raise ConventionError(f"cannot parse convention {text!r}: expected ndcg(key=value,...)")
+        raise ConventionError(f"cannot parse convention {shown(text)}: expected "
+                              "ndcg(key=value,...)")
     params: dict[str, Any] = {}
     body = m.group(1).strip()
     for part in body.split(",") if body else []:
         key, sep, value = part.partition("=")
         key = key.strip()
         if not sep or key not in PARAMS:
-            raise ConventionError(f"cannot parse convention {text!r}: bad parameter {part!r}")
+            raise ConventionError(f"cannot parse convention {shown(text)}: bad parameter "
+                                  f"{shown(part)}")
+        if key in params:
+            twice = " and ".join(f"{key}={printable(v, ECHO_LIMIT)}"
+                                 for v in (params[key], value.strip()))
+            raise ConventionError(f"cannot parse convention {shown(text)}: {key} is given twice "
+                                  f"({twice}); give each key once")
         params[key] = value.strip()
-    conv = from_mapping(params, where=repr(text))
+    conv = from_mapping(params, where=shown(text))
     for reg in _REGISTRY.values():
         if reg == conv:
             return reg
@@ -397,7 +419,7 @@ def from_mapping(params: Mapping[str, Any], where: str = "convention") -> Conven
         if "base" in params:
             name = params.pop("base")
             if not isinstance(name, str):
-                raise ConventionError(f"base must be a convention name, got {name!r}")
+                raise ConventionError(f"base must be a convention name, got {shown(name)}")
             base = get(name)
         return base.with_(**params)
     except ConventionError as exc:
@@ -413,19 +435,24 @@ def load_yaml(path: str | Path) -> list[Convention]:
     """
     import yaml
 
+    from . import safe_yaml
+
     path = Path(path)
+    name = printable(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConventionError(f"{path}: cannot read conventions: {exc.strerror or exc}") from None
+        raise ConventionError(f"{name}: cannot read conventions: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise ConventionError(f"{path}: cannot read conventions: not UTF-8 text (byte {exc.start})") from None
+        raise ConventionError(f"{name}: cannot read conventions: not UTF-8 text (byte "
+                              f"{exc.start})") from None
     try:
-        doc = yaml.safe_load(text)
+        doc = safe_yaml.load(text)
     except yaml.YAMLError as exc:
-        raise ConventionError(f"{_yaml_where(path, exc)}: not valid YAML: {_yaml_reason(exc)}") from None
+        raise ConventionError(f"{_yaml_where(name, exc)}: not valid YAML: "
+                              f"{_yaml_reason(exc)}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("conventions"), dict):
-        raise ConventionError(f"{path}: expected a mapping with key 'conventions'")
+        raise ConventionError(f"{name}: expected a mapping with key 'conventions'")
     out = []
     before = dict(_REGISTRY)  # a refused file registers nothing
     try:
@@ -440,11 +467,12 @@ def load_yaml(path: str | Path) -> list[Convention]:
 def _register_file(conventions: dict, path: Path, out: list[Convention]) -> None:
     """Register a file's conventions in order (a later one may name an earlier one as base)."""
     for name, params in conventions.items():
-        where = f"{path}: conventions.{name}"
+        where = f"{printable(path)}: conventions.{printable(name, ECHO_LIMIT)}"
         if not isinstance(params, dict):
             raise ConventionError(f"{where} must be a mapping")
         if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
-            raise ConventionError(f"{where}: convention name {name!r} must match {_NAME_RE.pattern}")
+            raise ConventionError(f"{where}: convention name {shown(name)} must match "
+                                  f"{_NAME_RE.pattern}")
         try:
             _refuse_all(name)
         except ConventionError as exc:
@@ -452,25 +480,26 @@ def _register_file(conventions: dict, path: Path, out: list[Convention]) -> None
         builtin = reserved(name)
         if builtin is not None:
             whose = ("a built-in convention" if builtin == name
-                     else f"the built-in convention {builtin!r} in other letter case")
+                     else f"the built-in convention {shown(builtin)} in other letter case")
             raise ConventionError(
-                f"{where}: {name!r} is the name of {whose}, reserved: a conventions file "
+                f"{where}: {shown(name)} is the name of {whose}, reserved: a conventions file "
                 f"cannot redefine it; name yours differently, e.g. '{builtin}-custom'")
         if any(not isinstance(k, str) for k in params):
-            raise ConventionError(f"{where}: keys must be names, got {sorted(map(repr, params))}")
+            raise ConventionError(f"{where}: keys must be names, got "
+                                  f"{shown(sorted(map(repr, params)))}")
         conv = from_mapping(params, where=where)
         out.append(register(name, conv, overwrite=True))
 
 
-def _yaml_where(path: Path, exc: Exception) -> str:
+def _yaml_where(path: str, exc: Exception) -> str:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return f"{path}:{mark.line + 1}" if mark is not None else str(path)
 
 
 def _yaml_reason(exc: Exception) -> str:
-    parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
-    reason = "; ".join(p for p in parts if p) or str(exc)
-    return " ".join(reason.split())
+    from .safe_yaml import reason
+
+    return reason(exc)
 
 
 # The four public tools as Busa-Fekete et al. (2012), Sec. 3, tell them apart (RankLib 2.x

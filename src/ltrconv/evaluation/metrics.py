@@ -27,7 +27,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..errors import InputError, LtrconvError
+from ..errors import InputError, LtrconvError, shown
 from ._numpy_kernel import all_query_metrics as numpy_all_query_metrics
 from .artefacts import sort_places
 from .conventions import Convention, get
@@ -49,7 +49,7 @@ def parse_cutoffs(spec: str | int | Iterable[int]) -> np.ndarray:
 
     At most :data:`MAX_CUTOFFS` distinct cutoffs, each at most :data:`MAX_CUTOFF`.
     """
-    where = f"cutoffs {spec!r}"
+    where = f"cutoffs {shown(spec)}"
 
     def check(k: int) -> int:
         if k < 1:
@@ -86,7 +86,7 @@ def parse_cutoffs(spec: str | int | Iterable[int]) -> np.ndarray:
             if isinstance(k, (float, np.floating)) and float(k).is_integer():
                 k = int(k)
             if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-                raise LtrconvError(f"{where}: cutoff {k!r} is not an integer")
+                raise LtrconvError(f"{where}: cutoff {shown(k)} is not an integer")
             ks.add(check(int(k)))
     if not ks:
         raise LtrconvError(f"{where}: need at least one cutoff")
@@ -232,7 +232,7 @@ def evaluate(
     given); see :class:`Evaluation` for ``empty=skip``.
     """
     if engine not in ENGINES:
-        raise LtrconvError(f"engine {engine!r}: expected one of {', '.join(ENGINES)}")
+        raise LtrconvError(f"engine {shown(engine)}: expected one of {', '.join(ENGINES)}")
     metrics = tuple(metrics) if not isinstance(metrics, str) else (metrics,)
     unknown = [m for m in metrics if m not in METRICS]
     if unknown or not metrics:

@@ -14,7 +14,7 @@ from numba import njit, prange
 
 from ..errors import InputError, LtrconvError
 from . import _kernels
-from ._kernels import expected_by_position, group_ends, precedes, rank_order
+from ._kernels import PARALLEL_MIN_DOCS, expected_by_position, group_ends, precedes, rank_order
 from .artefacts import sort_places
 from .conventions import Convention, get
 from .labels import Labels, convention_labels
@@ -22,7 +22,8 @@ from .queries import docid_ranks
 from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, KEYED
 from .ties import CODES as TIE_CODES
 
-__all__ = ["NDCGScorer", "QueryArrays", "precedes", "query_ndcg", "rank_discounts", "swap_delta"]
+__all__ = ["NDCGScorer", "PARALLEL_MIN_DOCS", "QueryArrays", "ideal_dcg", "precedes", "query_ndcg",
+           "rank_discounts", "rank_order", "swap_delta"]
 
 
 class QueryArrays(NamedTuple):

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import LtrconvError
+from ..errors import LtrconvError, shown
 from .conventions import Convention, get
 
 if TYPE_CHECKING:
     from .scorer import NDCGScorer
 
 
-_METRIC_RE = re.compile(r"^ndcg@([0-9]+):(.+)$")
+_METRIC_RE = re.compile(r"^ndcg@([0-9]+):(.+)$", re.IGNORECASE)  # eval's columns read NDCG@10
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,9 @@ class MetricSpec:
         convention := NAME                            a registered convention (ranklib, letor, ...)
                     | "ndcg(" [KEY=VALUE {"," KEY=VALUE}] ")"   keys of Convention; others default
 
-    e.g. ``ndcg@10:letor`` or ``ndcg@10:ndcg(gain=linear,empty=0.5)``. The convention part alone
+    e.g. ``ndcg@10:letor`` or ``ndcg@10:ndcg(gain=linear,empty=0.5)``; :meth:`parse` takes the
+    ``ndcg@`` prefix in any letter case (``NDCG@10:letor``, as ``ltrconv eval`` labels its
+    columns) and ``str`` writes it in lower case. The convention part alone
     is what ``ltrconv eval -c`` and :func:`ltrconv.evaluation.conventions.get` take. ``str``
     writes ``str(convention)``: the name under which the registry holds it (so
     ``ndcg@10:ndcg(empty=0.5)`` is written ``ndcg@10:yahoo-half``), else its canonical string,
@@ -42,7 +44,7 @@ class MetricSpec:
     def __post_init__(self) -> None:
         if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) \
                 or self.k < 1:
-            raise LtrconvError(f"metric cutoff {self.k!r} must be an integer >= 1")
+            raise LtrconvError(f"metric cutoff {shown(self.k)} must be an integer >= 1")
         object.__setattr__(self, "k", int(self.k))
         object.__setattr__(self, "convention", get(self.convention))
 
@@ -53,7 +55,8 @@ class MetricSpec:
             return text
         m = _METRIC_RE.match(str(text).strip())
         if not m or int(m.group(1)) < 1:
-            raise LtrconvError(f"metric {text!r}: expected ndcg@K:CONVENTION, e.g. ndcg@10:ranklib")
+            raise LtrconvError(f"metric {shown(text)}: expected ndcg@K:CONVENTION, e.g. "
+                               "ndcg@10:ranklib")
         return cls(int(m.group(1)), get(m.group(2).strip()))
 
     def __str__(self) -> str:

@@ -55,6 +55,26 @@ def selects(name: str) -> str:
     return get_class(name)._selects
 
 
+def param_help(name: str) -> list[tuple[str, Any, str]]:
+    """``(parameter, default, what it accepts)`` for each hyperparameter of algorithm ``name``,
+    in declaration order (``metric`` first), from the class's signature and its
+    ``_parameter_constraints``."""
+    import inspect
+
+    from .params import describe
+
+    cls = get_class(name)
+    defaults = inspect.signature(cls.__init__).parameters
+    return [(p, defaults[p].default, describe(cls._parameter_constraints[p]))
+            for p in cls._param_names()]
+
+
+def selected(model: "Ranker") -> str:
+    """What model selection chose in the fitted ``model``: ``C = 10``, ``412 trees``,
+    ``restart 3 of 30``, ``hidden layers 10, epoch 27``..."""
+    return model._selected()
+
+
 def validate_params(name: str, params: Mapping[str, Any]) -> None:
     """Check ``params`` against the declared constraints of algorithm ``name``; the first
     unknown or invalid one raises :class:`ParamError`, whose ``param`` attribute names it."""
@@ -69,4 +89,5 @@ def make(name: str, **params: Any) -> "Ranker":
 
 __all__ = ["ALGORITHMS", "DegenerateDataError", "NotFittedModelError", "ParamError", "Ranker",
            "TrainingData", "TrainingSelectionWarning", "get_class", "load", "make",
-           "param_names", "removed_params", "selects", "validate_params"]
+           "param_help", "param_names", "removed_params", "selected", "selects",
+           "validate_params"]

@@ -135,6 +135,9 @@ class AdaRank(Ranker):
                                        "and was removed"}
     _selects = "the kept rounds"
 
+    def _selected(self) -> str:
+        return f"{len(self.rounds_)} rounds"
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", n_rounds: int = 500,
                  tolerance: float = 0.002, max_consecutive: int = 5, enqueue: bool = True,
                  weighting: str = "cumulative", weak_ties: str = "selection"):

@@ -250,6 +250,10 @@ class Ranker(BaseEstimator):
     def _fit(self, data: TrainingData) -> None:
         raise NotImplementedError
 
+    def _selected(self) -> str:
+        """What the fit's model selection chose, in a few words (``C = 10``, ``412 trees``)."""
+        return self._selects
+
     def predict(self, X) -> np.ndarray:
         """Scores of the rows of ``X`` (higher ranks first), float64."""
         if not self.__sklearn_is_fitted__():

@@ -112,6 +112,9 @@ class CoordinateAscent(Ranker):
     }
     _selects = "the restart"
 
+    def _selected(self) -> str:
+        return f"restart {self.best_restart_ + 1} of {len(self.history_)}"
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", n_restarts: int = 30,
                  n_steps: int = 100, tolerance: float = 0.001, step_base: float = 0.05,
                  init: str = "uniform", max_sweeps: int | None = None, n_jobs: int | None = -1,

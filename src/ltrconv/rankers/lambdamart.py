@@ -1,86 +1,164 @@
-"""LambdaMART (Wu et al. 2010): LightGBM trees fitted to λ-gradients of NDCG@k under a convention.
+"""LambdaMART (Wu et al. 2010) as RankLib 2.x implements it, under an NDCG convention.
 
-For a pair i, j of one query with l_i > l_j and scores s:
-``rho = 1 / (1 + exp(sigma (s_i - s_j)))``, ``|ΔNDCG_ij| = |g_i - g_j| |d_i - d_j| / IDCG@k``
-(gains g and discounts d at the current ranks, d = 0 beyond rank k, as the convention defines
-them); the loss gradient gets ``-sigma |ΔNDCG| rho`` on i and ``+sigma |ΔNDCG| rho`` on j, the
-Hessian ``sigma^2 |ΔNDCG| rho (1 - rho)`` on both. A query the convention scores the same
-whatever the order (1/IDCG = 0) contributes nothing. Boosting rounds are chosen by early
-stopping on the validation NDCG@k under the same convention.
+Each round ranks every training query by the current scores (the convention's tie order;
+``average`` ranks tied documents in input order), then for every pair of positions
+``p < q`` with ``p < k`` and documents a (at p) and b (at q) of different labels takes
 
-Defaults follow the paper (Busa-Fekete et al. 2012, Sec. 4: 10 leaves, learning rate 0.1, rounds
-validated) and, where it is silent, RankLib 2.x's LambdaMART defaults: up to 1000 trees, stop
-after 100 rounds without validation gain, minimum leaf support 1 (``min_data_in_leaf=1`` with no
-Hessian floor per leaf, ``min_sum_hessian_in_leaf=0``), 256 threshold candidates per feature
-(``max_bin=256``). ``min_data_in_leaf=50`` is the value tuned on MQ2008 validation data in
-earlier versions of this project.
+    |ΔNDCG_ab| = |(d_p - d_q) (g_a - g_b) / IDCG@k|
+
+(gains g and discounts d of the convention; d_q is the discount of position q even beyond k,
+as in RankLib's ``NDCGScorer.swapChange``), and with the more relevant document i, the other j:
+
+    rho = 1 / (1 + exp(s_i - s_j)),   λ_i += rho |ΔNDCG|,  λ_j -= rho |ΔNDCG|,
+    w_i += rho (1 - rho) |ΔNDCG|,     w_j += rho (1 - rho) |ΔNDCG|.
+
+Pairs are visited as RankLib visits them (positions j, then k, both from the top, skipping the
+rest of a row once both pass k), so that λ and w are summed in its order. A query whose NDCG the
+convention fixes (IDCG = 0, or n < k under ``short=zero``) gets no λ. The discounts of |ΔNDCG|
+and its IDCG@k are computed as RankLib computes them, ``1 / (ln(r + 1) / ln 2)`` (see
+:func:`swap_discounts`).
+
+A regression tree (:mod:`ltrconv.rankers.regression_tree`) is fitted to λ, each leaf's output
+is the Newton step ``sum λ / sum w`` in float32, and every score moves by ``learning_rate x
+output`` (the rate a float32, as in RankLib). After each round the validation score is the mean
+NDCG@k of the convention over the validation queries, summed and divided in float32 as RankLib
+does; a round is the best when it scores strictly higher than every earlier round and than 0.
+Training stops once more than ``early_stopping_rounds`` rounds have passed since the best one,
+and the model keeps the trees up to the best round (all of them when no round scores above 0).
+
+``predict`` sums ``learning_rate x output`` over the trees with the running sum rounded to
+float32 (RankLib's ``Ensemble.eval``); features are compared as float32.
+
+Defaults are RankLib 2.x's (``-ranker 6``): 1000 trees, 10 leaves, 256 threshold candidates,
+minimum leaf support 1, learning rate 0.1, early stop after 100 rounds; the paper's settings
+(Busa-Fekete et al. 2012, Sec. 4: 10 leaves, learning rate 0.1, rounds validated) agree.
 """
 
 from __future__ import annotations
 
 import math
 
-import lightgbm as lgb
 import numpy as np
 from numba import njit, prange
 
-from ..evaluation.scorer import NDCGScorer, rank_discounts, swap_delta
+from ..evaluation.scorer import PARALLEL_MIN_DOCS, NDCGScorer, ideal_dcg, rank_order
+from ..evaluation.ties import AVERAGE, INPUT_ORDER
+from . import regression_tree as RT
 from .base import Ranker, TrainingData
-from .params import Integer, Metric, Number, RandomState
+from .params import Integer, Metric, Number
+
+_NO_BEST = 2**31 - 3  # RankLib's initial best round (Integer.MAX_VALUE - 2): never stops early
+# documents x trees up to which predict walks the trees with NumPy: loading the compiled kernel
+# costs ~0.25 s of CPU, more than NumPy takes for an MQ2008 test split (2,874 x 34)
+_NUMPY_PREDICT_MAX = 2_000_000
 
 
 @njit(cache=True)
-def query_lambdas(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idcg, sigma,
-                  grad_q, hess_q):
-    """Add one query's λ-gradients and Hessians into ``grad_q`` / ``hess_q`` (no n×n matrix);
-    ``|ΔNDCG|`` from :func:`ltrconv.evaluation.scorer.swap_delta`."""
-    n = len(gains_q)
-    if inv_idcg == 0.0:
-        return
-    d = rank_discounts(scores_q, labels_q, tiekey_q, disc, k, tie_code)
-    for i in range(n):
-        for j in range(n):
-            if labels_q[i] <= labels_q[j]:
+def query_lambdas(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, idcg, lam_q, w_q):
+    """Add one query's λ and w (module docstring) into ``lam_q`` / ``w_q``."""
+    n = len(scores_q)
+    order = rank_order(scores_q, labels_q, tiekey_q,
+                       INPUT_ORDER if tie_code == AVERAGE else tie_code)
+    size = min(k, n)
+    for j in range(n):
+        a = order[j]
+        for kk in range(n):
+            if j > k and kk > k:
+                break
+            b = order[kk]
+            if labels_q[a] <= labels_q[b]:
                 continue
-            delta = swap_delta(gains_q, d, i, j, inv_idcg)
-            if delta == 0.0:
+            p, q = (j, kk) if j < kk else (kk, j)
+            if p >= size:
                 continue
-            rho = 1.0 / (1.0 + math.exp(sigma * (scores_q[i] - scores_q[j])))
-            lam = sigma * delta * rho
-            h = sigma * sigma * delta * rho * (1.0 - rho)
-            grad_q[i] -= lam
-            grad_q[j] += lam
-            hess_q[i] += h
-            hess_q[j] += h
+            delta = abs((disc[p] - disc[q]) * (gains_q[order[p]] - gains_q[order[q]]) / idcg)
+            if delta > 0.0:
+                rho = 1.0 / (1.0 + math.exp(scores_q[a] - scores_q[b]))
+                lam = rho * delta
+                lam_q[a] += lam
+                lam_q[b] -= lam
+                h = rho * (1.0 - rho) * delta
+                w_q[a] += h
+                w_q[b] += h
 
 
-@njit(parallel=True, cache=True)
-def all_lambdas(gains, scores, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, sigma):
-    """Loss gradient and Hessian for every document; each query writes only its own rows."""
+def _all_lambdas(gains, scores, labels, tiekey, offsets, disc, k, tie_code, idcg):
     n = len(scores)
-    grad = np.zeros(n)
-    hess = np.zeros(n)
+    lam = np.zeros(n)
+    w = np.zeros(n)
     for q in prange(len(offsets) - 1):
-        a, b = offsets[q], offsets[q + 1]
-        query_lambdas(gains[a:b], scores[a:b], labels[a:b], tiekey[a:b], disc, k, tie_code,
-                      inv_idcg[q], sigma, grad[a:b], hess[a:b])
-    return grad, hess
+        if idcg[q] > 0.0:
+            a, b = offsets[q], offsets[q + 1]
+            query_lambdas(gains[a:b], scores[a:b], labels[a:b], tiekey[a:b], disc, k, tie_code,
+                          idcg[q], lam[a:b], w[a:b])
+    return lam, w
 
 
-def lambda_gradients(scorer: NDCGScorer, scores: np.ndarray, sigma: float = 1.0):
-    """(grad, hess) of the LambdaMART loss at ``scores`` under ``scorer``'s convention and k."""
+all_lambdas = njit(cache=True)(_all_lambdas)
+all_lambdas_parallel = njit(parallel=True, cache=True)(_all_lambdas)
+
+
+def swap_discounts(scorer: NDCGScorer) -> np.ndarray:
+    """The convention's discounts at ranks 1..len(scorer.disc), ``1 / log2(x)`` evaluated as
+    ``1 / (ln x / ln 2)`` like RankLib 2.x's ``DCGScorer`` (``SimpleMath.logBase2``).
+
+    ``np.log2`` rounds differently in the last bit at some ranks (2, 8, 9, 10, 11, 16, ...);
+    λ then moves by an ulp, and among split candidates that divide a node's documents the same
+    way (their S equal but for rounding) another one can win: RankLib's trees need its bits.
+    """
+    if scorer.convention.disc not in ("log2", "letor"):  # no logarithm to round (1/r)
+        return np.asarray(scorer.disc, dtype=np.float64).copy()
+    n = len(scorer.disc)
+    r = np.arange(1, n + 1)
+    x = r + 1 if scorer.convention.disc == "log2" else r
+    ln2 = math.log(2.0)
+    out = np.array([1.0 / (math.log(v) / ln2) if v > 1 else 1.0 for v in x])
+    if scorer.convention.disc == "letor":
+        out[:2] = 1.0
+    return out
+
+
+def ideal_dcgs(scorer: NDCGScorer, disc: np.ndarray) -> np.ndarray:
+    """IDCG@k of each query under discounts ``disc``, 0 where the convention fixes the
+    query's NDCG."""
+    arrays = scorer.arrays
+    out = np.zeros(len(arrays.inv_idcg))
+    for q in np.flatnonzero(arrays.inv_idcg > 0):
+        a, b = arrays.offsets[q], arrays.offsets[q + 1]
+        out[q] = ideal_dcg(arrays.gains[a:b], disc, arrays.k)
+    return out
+
+
+def lambdas(scorer: NDCGScorer, scores: np.ndarray, disc: np.ndarray | None = None,
+            idcg: np.ndarray | None = None):
+    """``(λ, w)`` of every document at ``scores`` under ``scorer``'s convention and k
+    (``disc`` and ``idcg`` default to :func:`swap_discounts` and :func:`ideal_dcgs`)."""
     scores = np.ascontiguousarray(scores, dtype=np.float64)
+    if disc is None:
+        disc = swap_discounts(scorer)
+    if idcg is None:
+        idcg = ideal_dcgs(scorer, disc)
     a = scorer.arrays
-    return all_lambdas(a.gains, scores, a.labels, a.tiekey, a.offsets, a.disc, a.k, a.tie_code,
-                       a.inv_idcg, float(sigma))
+    kernel = all_lambdas_parallel if len(scores) >= PARALLEL_MIN_DOCS else all_lambdas
+    return kernel(a.gains, scores, a.labels, a.tiekey, a.offsets, disc, a.k, a.tie_code, idcg)
+
+
+@njit(cache=True)
+def _float32_mean(values):
+    s = np.float32(0.0)
+    for v in values:
+        s = np.float32(np.float64(s) + v)
+    return np.float32(s / np.float32(len(values)))
+
+
+def float32_mean(values: np.ndarray) -> float:
+    """``sum(values) / len(values)``, the running sum and the quotient rounded to float32."""
+    return float(_float32_mean(np.asarray(values, dtype=np.float64)))
 
 
 class LambdaMART(Ranker):
-    """Gradient-boosted regression trees on λ-gradients of the training convention's NDCG@k.
-
-    ``random_state`` is LightGBM's ``seed``; ``num_threads`` does not change the model
-    (``deterministic=True``).
-    """
+    """Gradient-boosted regression trees on λ-gradients of the training convention's NDCG@k,
+    RankLib 2.x's algorithm (module docstring). Deterministic: nothing is drawn."""
 
     name = "lambdamart"
     _parameter_constraints = {
@@ -88,94 +166,97 @@ class LambdaMART(Ranker):
         "n_estimators": [Integer(1)],
         "learning_rate": [Number(0, 1, lo_open=True)],
         "num_leaves": [Integer(2)],
+        "n_thresholds": [Integer(1)],
         "min_data_in_leaf": [Integer(1)],
-        "min_sum_hessian_in_leaf": [Number(0)],
         "early_stopping_rounds": [Integer(1)],
-        "sigma": [Number(0, lo_open=True)],
-        "hess_floor": [Number(0, 1, lo_open=True, hi_open=True)],
-        "max_bin": [Integer(2)],
-        "num_threads": [Integer(1)],
-        "random_state": [None, RandomState()],
+    }
+    _removed_params = {
+        "random_state": "RankLib's LambdaMART is deterministic; the parameter had no effect "
+                        "and was removed",
+        "num_threads": "the kernels run on numba's threads (NUMBA_NUM_THREADS)",
+        "max_bin": "RankLib's candidates are n_thresholds, not LightGBM's bins",
+        **{p: "a LightGBM parameter (lambdamart_lightgbm has it)"
+           for p in ("sigma", "hess_floor", "min_sum_hessian_in_leaf")},
     }
     _selects = "the number of trees (early stopping)"
 
+    def _selected(self) -> str:
+        return f"{self.best_iteration_} trees"
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", n_estimators: int = 1000,
-                 learning_rate: float = 0.1, num_leaves: int = 10, min_data_in_leaf: int = 1,
-                 min_sum_hessian_in_leaf: float = 0.0, early_stopping_rounds: int = 100,
-                 sigma: float = 1.0, hess_floor: float = 1e-6, max_bin: int = 256,
-                 num_threads: int = 2, random_state: int | np.random.RandomState | None = 0):
+                 learning_rate: float = 0.1, num_leaves: int = 10, n_thresholds: int = 256,
+                 min_data_in_leaf: int = 1, early_stopping_rounds: int = 100):
         self.metric = metric
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.num_leaves = num_leaves
+        self.n_thresholds = n_thresholds
         self.min_data_in_leaf = min_data_in_leaf
-        self.min_sum_hessian_in_leaf = min_sum_hessian_in_leaf
         self.early_stopping_rounds = early_stopping_rounds
-        self.sigma = sigma
-        self.hess_floor = hess_floor
-        self.max_bin = max_bin
-        self.num_threads = num_threads
-        self.random_state = random_state
-
-    def _lgb_params(self, objective, seed: int) -> dict:
-        return {
-            "objective": objective, "metric": "None", "learning_rate": float(self.learning_rate),
-            "num_leaves": int(self.num_leaves), "min_data_in_leaf": int(self.min_data_in_leaf),
-            "min_sum_hessian_in_leaf": float(self.min_sum_hessian_in_leaf), "max_bin": int(self.max_bin),
-            "seed": seed, "deterministic": True, "force_col_wise": True,
-            "num_threads": int(self.num_threads), "verbose": -1, "feature_pre_filter": False,
-        }
-
-    def objective(self, scorer: NDCGScorer):
-        """LightGBM objective callable ``(preds, data) -> (grad, hess)`` for the training set."""
-        sigma, floor = float(self.sigma), float(self.hess_floor)
-
-        def fobj(preds, _data):
-            grad, hess = lambda_gradients(scorer, preds, sigma)
-            return grad, np.maximum(hess, floor)
-
-        return fobj
-
-    @staticmethod
-    def feval(scorer: NDCGScorer, name: str):
-        """LightGBM evaluation callable: mean NDCG@k of ``scorer`` (higher is better)."""
-
-        def feval(preds, _data):
-            return name, scorer.mean(preds), True
-
-        return feval
 
     def _fit(self, data: TrainingData) -> None:
-        name = str(self.metric_spec)
-        params = self._lgb_params(self.objective(data.scorer), self._seed())
-        dtrain = lgb.Dataset(data.X, label=data.y.astype(np.float64),
-                             params={"verbose": -1, "max_bin": int(self.max_bin)},
-                             free_raw_data=False)
-        dval = lgb.Dataset(data.X_val, label=data.y_val.astype(np.float64), reference=dtrain)
-        record: dict = {}
-        booster = lgb.train(
-            params, dtrain, num_boost_round=int(self.n_estimators), valid_sets=[dval],
-            valid_names=["val"], feval=self.feval(data.val_scorer, name),
-            callbacks=[lgb.early_stopping(int(self.early_stopping_rounds), verbose=False),
-                       lgb.record_evaluation(record)],
-        )
-        self.history_ = [float(v) for v in record["val"][name]]
-        best = int(booster.best_iteration) or len(self.history_)
-        self.best_iteration_ = best
-        self.val_score_ = self.history_[best - 1]
-        self.model_str_ = booster.model_to_string(num_iteration=best)
-        self._booster = lgb.Booster(model_str=self.model_str_)
+        X32 = data.X.astype(np.float32)
+        Xv32 = data.X_val.astype(np.float32)
+        thresholds, n_bins = RT.threshold_candidates(X32, int(self.n_thresholds))
+        bins = RT.bin_index(X32, thresholds, n_bins)
+        root_counts = RT.bin_counts(bins, n_bins, thresholds.shape[1])
+        rate32 = np.float32(self.learning_rate)
+        rate = np.float64(rate32)
+        scorer, val_scorer = data.scorer, data.val_scorer
+        disc = swap_discounts(scorer)
+        idcg = ideal_dcgs(scorer, disc)
+        n = len(data.y)
+        scores = np.zeros(n)
+        val_scores = np.zeros(len(data.y_val))
+        perm = np.empty(n, dtype=np.int64)
+        work = np.empty(n, dtype=np.int64)
+        trees, train_hist, val_hist = [], [], []
+        best, best_score = _NO_BEST, 0.0
+        for m in range(int(self.n_estimators)):
+            lam, w = lambdas(scorer, scores, disc, idcg)
+            feature, threshold, left, right, start, size = RT.fit_tree(
+                bins, n_bins, thresholds, root_counts, lam, int(self.num_leaves),
+                int(self.min_data_in_leaf), perm, work)
+            value = RT.newton_outputs(feature, start, size, perm, lam, w)
+            for node in np.flatnonzero(feature == -1):
+                docs = perm[start[node]:start[node] + size[node]]
+                scores[docs] += rate * np.float64(value[node])
+            trees.append((feature, threshold, left, right, value))
+            val_scores += rate * RT.tree_values(Xv32, feature, threshold, left, right,
+                                                value).astype(np.float64)
+            train_hist.append(float32_mean(scorer.per_query(scores)))
+            v = float32_mean(val_scorer.per_query(val_scores))
+            val_hist.append(v)
+            if v > best_score:
+                best, best_score = m, v
+            if m - best > int(self.early_stopping_rounds):
+                break
+        kept = len(trees) if best == _NO_BEST else best + 1
+        self.train_history_ = train_hist
+        self.history_ = val_hist
+        self.best_iteration_ = kept
+        self.val_score_ = val_hist[kept - 1]
+        self.rate_ = rate32
+        self._store(trees[:kept])
+
+    def _store(self, trees) -> None:
+        sizes = [len(t[0]) for t in trees]
+        self.tree_offsets_ = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.feature_, self.threshold_, self.left_, self.right_, self.value_ = (
+            np.concatenate([t[i] for t in trees]) for i in range(5))
 
     def _predict(self, X) -> np.ndarray:
-        return np.asarray(self._booster.predict(X, num_threads=int(self.num_threads)),
-                          dtype=np.float64)
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        small = X32.shape[0] * (len(self.tree_offsets_) - 1) <= _NUMPY_PREDICT_MAX
+        kernel = RT.ensemble_scores_numpy if small else RT.ensemble_scores
+        return kernel(X32, self.tree_offsets_, self.feature_, self.threshold_, self.left_,
+                      self.right_, self.value_, self.rate_)
 
-    def __getstate__(self):
-        state = dict(super().__getstate__())  # a copy: the live booster stays
-        state.pop("_booster", None)
-        return state
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if "model_str_" in state:
-            self._booster = lgb.Booster(model_str=state["model_str_"])
+    def trees(self) -> list[dict]:
+        """The fitted trees as node arrays (``feature`` 0-based, -1 at leaves; ``left`` /
+        ``right`` child indices; ``threshold`` float32; ``value`` the leaf outputs)."""
+        out = []
+        for a, b in zip(self.tree_offsets_[:-1], self.tree_offsets_[1:]):
+            out.append({key: getattr(self, key + "_")[a:b].copy()
+                        for key in ("feature", "threshold", "left", "right", "value")})
+        return out

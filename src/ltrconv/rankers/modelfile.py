@@ -17,10 +17,11 @@ refused with that reason), each header line, the payload length (a truncated fil
 after the payload, are refused) and the digest, all before the payload is unpickled; any
 failure is one :class:`ModelFileError` line naming the file.
 
-The payload is the fitted ranker, pickled. LambdaMART keeps LightGBM's own text model format
-in it (``model_str_``) and rebuilds the booster from that text. Unpickling resolves only the six
-ranker classes and the few numpy and builtin names that arrays and numbers need, so a file
-cannot ask for any other callable.
+The payload is the fitted ranker, pickled. LambdaMART on LightGBM (``lambdamart_lightgbm``)
+keeps LightGBM's own text model format in it (``model_str_``) and rebuilds the booster from that
+text. Unpickling resolves only the ranker classes (:data:`ltrconv.algorithms.KNOWN`) and the few
+numpy and builtin names that arrays and numbers need, so a file cannot ask for any other
+callable.
 
 The digest guards against corruption (a damaged disk or transfer, a truncated copy), not
 against a malicious file: whoever can write a model file can write a matching digest, and the
@@ -37,9 +38,9 @@ import pickle
 import re
 
 from .._version import __version__
-from ..errors import InputError, LtrconvError
+from ..errors import InputError, LtrconvError, shown
 from ..outputs import atomic_path
-from .registry import REGISTRY as ALGORITHMS
+from .registry import KNOWN as ALGORITHMS
 from .registry import get as get_entry
 
 MAGIC = b"ltrconv-model\n"
@@ -124,7 +125,7 @@ def _read_header(fh, where: str) -> tuple[bytes, dict[str, str]]:
         if key != "sha256":
             head += line
     if not _LENGTH_RE.fullmatch(fields["length"]):
-        raise ModelFileError(f"damaged model file: length {fields['length']!r} is not a "
+        raise ModelFileError(f"damaged model file: length {shown(fields['length'])} is not a "
                              "byte count", where)
     if not _DIGEST_RE.fullmatch(fields["sha256"]):
         raise ModelFileError("damaged model file: sha256 is not 64 lowercase hex digits", where)
@@ -135,7 +136,7 @@ def _read_header(fh, where: str) -> tuple[bytes, dict[str, str]]:
 
 def _check_format(value: str, where: str) -> None:
     if not re.fullmatch(r"[1-9][0-9]{0,5}", value):
-        raise ModelFileError(f"damaged model file: format {value!r} is not a version number",
+        raise ModelFileError(f"damaged model file: format {shown(value)} is not a version number",
                              where)
     if int(value) > FORMAT:
         raise ModelFileError(f"model file format {value} is newer than this ltrconv "
@@ -176,10 +177,10 @@ class _RankerUnpickler(pickle.Unpickler):
 def _unpickle(payload: bytes, fields: dict[str, str], where: str):
     algorithm, written_by = fields["algorithm"], fields["ltrconv"]
     if fields["payload"] != "pickle":
-        raise ModelFileError(f"payload kind {fields['payload']!r} is not one this ltrconv "
+        raise ModelFileError(f"payload kind {shown(fields['payload'])} is not one this ltrconv "
                              "reads (pickle)", where)
     if algorithm not in ALGORITHMS:
-        raise ModelFileError(f"unknown algorithm {algorithm!r} (written by ltrconv "
+        raise ModelFileError(f"unknown algorithm {shown(algorithm)} (written by ltrconv "
                              f"{written_by}); known: {', '.join(ALGORITHMS)}", where)
     classes = {}
     for name in ALGORITHMS:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
 
-from ..errors import LtrconvError
+from ..errors import LtrconvError, shown
 from ..evaluation.spec import MetricSpec
 
 
@@ -159,7 +159,8 @@ class Check(Constraint):
         return self.description
 
 
-def _describe(alternatives: Sequence) -> str:
+def describe(alternatives: Sequence) -> str:
+    """What a parameter's constraint list accepts, in words."""
     return " or ".join("None" if a is None else str(a) for a in alternatives)
 
 
@@ -170,7 +171,7 @@ def check_value(owner: str, name: str, alternatives: Sequence, value) -> None:
             return
     reasons = [r for a in alternatives if a is not None for r in [a.reason(value)] if r]
     extra = f" ({reasons[0]})" if reasons else ""
-    raise ParamError(f"{owner}: {name} must be {_describe(alternatives)}, got {value!r}{extra}",
+    raise ParamError(f"{owner}: {name} must be {describe(alternatives)}, got {shown(value)}{extra}",
                      param=name)
 
 

@@ -195,6 +195,9 @@ class RankBoost(Ranker):
                                        "effect and was removed"}
     _selects = "the number of rounds"
 
+    def _selected(self) -> str:
+        return f"{self.best_iteration_} rounds"
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", n_rounds: int = 300,
                  n_thresholds: int = 10, thresholds: str = "ranklib", objective: str = "signed"):
         self.metric = metric

@@ -248,6 +248,10 @@ class RankNet(Ranker):
     }
     _selects = "the architecture and epoch"
 
+    def _selected(self) -> str:
+        return (f"hidden layers {', '.join(map(str, self.architecture_))}" if self.architecture_
+                else "no hidden layer") + f", epoch {self.best_epoch_}"
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", architectures=PAPER_GRID,
                  activation: str = "sigmoid", learning_rate: float = 1e-3, max_epochs: int = 100,
                  patience: int = 10, random_state: int | np.random.RandomState | None = 0):

@@ -2,10 +2,28 @@
 
 For every pair i, j of one query with l_i > l_j the examples ``(x_i - x_j, +1)`` and
 ``(x_j - x_i, -1)`` enter liblinear's ``min_w 1/2 |w|^2 + C sum_p loss(y_p w.d_p)`` (no
-intercept). The score is ``w.x``. C runs over a log grid and the w with the best validation
-NDCG@k under the training convention is kept (first best on ties). The paper's protocol
-(Busa-Fekete et al. 2012, Sec. 4): linear kernel, tolerance 0.001, C validated on a logarithmic
-grid over [1e-6, 1e4] (here every power of ten).
+intercept); both examples of a pair have the same loss, so this is
+``1/2 |w|^2 + 2C sum_{l_i > l_j} loss(w.(x_i - x_j))``. The score is ``w.x``. C runs over a log
+grid and the w with the best validation NDCG@k under the training convention is kept (first best
+on ties). The paper's protocol (Busa-Fekete et al. 2012, Sec. 4): linear kernel, tolerance 0.001,
+C validated on a logarithmic grid over [1e-6, 1e4] (here every power of ten).
+
+Solvers (``solver="auto"`` picks the first for the squared hinge, the second for the hinge):
+``"newton"`` (squared hinge only) minimises that objective by a trust-region Newton
+method (:mod:`.trust_region`) whose loss, gradient and Hessian-vector products count the pairs
+per document after sorting each query by score (:mod:`.pair_squared_hinge`): O(n log n) work and
+O(n) memory per product instead of O(pairs). It runs liblinear's primal solver (``-s 2``, the
+copy in scikit-learn 1.9) step for step, with liblinear's stopping rule
+``|grad f(w)| <= eps |grad f(0)|``,
+``eps = tol * max(min(#positive, #negative), 1) / #examples`` (``train_one`` in liblinear's
+``linear.cpp``), here ``tol / 2``, since every pair gives one positive and one negative example.
+At tol = 1e-3 the path stops far from the minimiser where the pairs are ill-conditioned (MQ2008
+Fold1, C = 1..100: |w - w*| is 0.5-1 times |w*|), so rounding (BLAS kernels, summation order)
+moves w by up to ~1e-3 relative in either solver; liblinear with its pair rows permuted moves as
+much as the Newton solver differs from it.
+``"liblinear"`` fits scikit-learn's ``LinearSVC`` on the materialised differences (2 x pairs x
+features float64); ``loss="hinge"`` needs it (liblinear's dual coordinate descent), so the
+hinge loss keeps O(pairs) memory.
 """
 
 from __future__ import annotations
@@ -18,8 +36,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from .base import Ranker, TrainingData
+from .pair_squared_hinge import PairwiseSquaredHinge, count_pairs
 from .pairs import crucial_pairs
-from .params import Check, Integer, Metric, Number, Options, RandomState
+from .params import Check, Integer, Metric, Number, Options, ParamError, RandomState
+from .trust_region import tron
 
 DEFAULT_C_GRID = tuple(10.0 ** e for e in range(-6, 5))
 
@@ -44,10 +64,12 @@ def _grid_ok(value) -> bool:
 
 
 class RankSVM(Ranker):
-    """Linear pairwise SVM (liblinear), C chosen on validation NDCG@k of the training convention.
+    """Linear pairwise SVM, C chosen on validation NDCG@k of the training convention.
 
-    ``random_state`` is liblinear's, which shuffles the dual solver's coordinates
-    (``loss="hinge"``); the primal solver used for ``"squared_hinge"`` does not use it.
+    ``max_iter`` bounds the Newton steps (``solver="newton"`` and liblinear's primal solver) or
+    the dual solver's passes (``loss="hinge"``); ``converged_[c]`` is False when a fit used them
+    all. ``random_state`` is liblinear's, which shuffles the dual solver's coordinates
+    (``loss="hinge"``); the primal solvers draw nothing.
     """
 
     name = "ranksvm"
@@ -58,18 +80,40 @@ class RankSVM(Ranker):
         "loss": [Options("hinge", "squared_hinge")],
         "max_iter": [Integer(1)],
         "random_state": [None, RandomState()],
+        "solver": [Options("auto", "newton", "liblinear")],
     }
     _selects = "C"
 
+    def _selected(self) -> str:
+        return f"C = {self.best_C_:g}"
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", C_grid=DEFAULT_C_GRID, tol: float = 1e-3,
                  loss: str = "squared_hinge", max_iter: int = 1000,
-                 random_state: int | np.random.RandomState | None = 0):
+                 random_state: int | np.random.RandomState | None = 0, solver: str = "auto"):
         self.metric = metric
         self.C_grid = C_grid
         self.tol = tol
         self.loss = loss
         self.max_iter = max_iter
         self.random_state = random_state
+        self.solver = solver
+
+    @classmethod
+    def validate_params(cls, params) -> None:
+        super().validate_params(params)
+        if params.get("loss", "squared_hinge") == "hinge" and params.get("solver", "auto") == "newton":
+            raise ParamError(f"{cls.name}: loss='hinge' needs solver='liblinear' (the Newton solver "
+                             "needs the differentiable squared hinge)", param="solver")
+
+    def __setstate__(self, state):
+        # a model saved before the Newton solver existed was fitted by liblinear
+        super().__setstate__({"solver": "liblinear", **state})
+
+    def _solver(self) -> str:
+        """``auto``: Newton for the squared hinge, liblinear's dual solver for the hinge."""
+        if self.solver == "auto":
+            return "liblinear" if self.loss == "hinge" else "newton"
+        return self.solver
 
     def _svc(self, C: float, seed: int) -> LinearSVC:
         # The primal solver exists for squared hinge only; hinge needs the dual one.
@@ -78,22 +122,39 @@ class RankSVM(Ranker):
 
     def _fit(self, data: TrainingData) -> None:
         grid = np.asarray(self.C_grid, dtype=np.float64).ravel()
-        D, t = pairwise_differences(data.X, data.y, data.offsets)
-        self.n_pairs_ = len(t) // 2
-        seed = self._seed()
+        if self._solver() == "newton":
+            self.n_pairs_ = int(count_pairs(data.y, data.offsets))
+            fits = (self._newton(data, float(C)) for C in grid)
+        else:
+            fits = self._liblinear(data, grid)
         Xv, val_scorer = data.X_val, data.val_scorer
-        self.val_scores_, self.converged_ = [], []
+        self.val_scores_, self.converged_, self.n_iter_ = [], [], []
         best = -math.inf
-        for C in grid:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", ConvergenceWarning)
-                w = self._svc(float(C), seed).fit(D, t).coef_.ravel().astype(np.float64)
-            self.converged_.append(not any(issubclass(c.category, ConvergenceWarning) for c in caught))
+        for C, (w, n_iter) in zip(grid, fits):
+            self.converged_.append(n_iter < self.max_iter)
+            self.n_iter_.append(n_iter)
             score = val_scorer.mean(Xv @ w)
             self.val_scores_.append(score)
             if score > best:
                 best, self.coef_, self.best_C_ = score, w.copy(), float(C)
         self.val_score_ = best
+
+    def _newton(self, data: TrainingData, C: float) -> tuple[np.ndarray, int]:
+        """w and its Newton steps; pair weight 2C, as each pair enters liblinear twice."""
+        obj = PairwiseSquaredHinge(data.X, data.y, data.offsets, 2.0 * C)
+        res = tron(obj, data.X.shape[1], float(self.tol) / 2.0, int(self.max_iter))
+        return res.w, res.n_iter
+
+    def _liblinear(self, data: TrainingData, grid):
+        D, t = pairwise_differences(data.X, data.y, data.offsets)
+        self.n_pairs_ = len(t) // 2
+        seed = self._seed()
+        for C in grid:
+            with warnings.catch_warnings():
+                # not converging is recorded in converged_ (n_iter_ reaches max_iter)
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                svc = self._svc(float(C), seed).fit(D, t)
+            yield svc.coef_.ravel().astype(np.float64), int(svc.n_iter_)
 
     def _predict(self, X) -> np.ndarray:
         return X @ self.coef_

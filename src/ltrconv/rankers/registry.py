@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from ..errors import LtrconvError
+from ..errors import LtrconvError, shown
 
 OBJECTIVE, SELECTION = "objective", "selection"
 
@@ -68,10 +68,8 @@ _ALGORITHMS = (
               "#000000", "o", "-",
               randomness="the feature order of each restart (and the starting weights with "
                          "init='random')"),
-    # trees fitted to lambda-gradients weighted by |delta NDCG| under the convention
-    # LightGBM's seed draws only bagging, feature subsampling (both off here) and the rows that
-    # fix the bin boundaries when a training set exceeds bin_construct_sample_cnt = 200,000 rows
-    # (LightGBM 4.x parameters): MQ2008 and OHSUMED folds hold some 10,000, so it draws nothing.
+    # RankLib 2.x's regression trees fitted to lambda-gradients weighted by |delta NDCG| under
+    # the convention; deterministic
     Algorithm("lambdamart", "LambdaMART", "ltrconv.rankers.lambdamart:LambdaMART", OBJECTIVE,
               "#E69F00", "s", "--"),
     # pairwise rank loss; the prefix of boosting rounds is chosen on validation NDCG
@@ -95,6 +93,20 @@ _ALGORITHMS = (
 REGISTRY: MappingProxyType[str, Algorithm] = MappingProxyType({a.name: a for a in _ALGORITHMS})
 """Every algorithm by registry name, in the default order."""
 
+_OTHERS = (
+    # LightGBM's boosting on the same lambda-gradients. Its seed draws only bagging, feature
+    # subsampling (both off here) and the rows that fix the bin boundaries when a training set
+    # exceeds bin_construct_sample_cnt = 200,000 rows (LightGBM 4.x parameters).
+    Algorithm("lambdamart_lightgbm", "LambdaMART (LightGBM)",
+              "ltrconv.rankers.lambdamart_lightgbm:LambdaMARTLightGBM", OBJECTIVE,
+              "#0072B2", "P", "--"),
+)
+
+KNOWN: MappingProxyType[str, Algorithm] = MappingProxyType(
+    {a.name: a for a in _ALGORITHMS + _OTHERS})
+"""The study's algorithms and the other implementations a model file can hold, by name; only
+:data:`REGISTRY` enters the study's tables."""
+
 ORDER: tuple[str, ...] = tuple(REGISTRY)
 """Registry names in the default order of tables, legends and benchmarks."""
 
@@ -102,10 +114,10 @@ ORDER: tuple[str, ...] = tuple(REGISTRY)
 def get(name: str) -> Algorithm:
     """The registry entry of ``name``; :class:`UnknownAlgorithm` names the known ones."""
     try:
-        return REGISTRY[name]
+        return KNOWN[name]
     except (KeyError, TypeError):
-        known = ", ".join(sorted(REGISTRY))
-        raise UnknownAlgorithm(f"unknown algorithm {name!r}; known: {known}") from None
+        known = ", ".join(sorted(KNOWN))
+        raise UnknownAlgorithm(f"unknown algorithm {shown(name)}; known: {known}") from None
 
 
 def names(convention: str | None = None) -> tuple[str, ...]:
