@@ -16,6 +16,9 @@ include: "workflow/rules/report.smk"
 
 report: "workflow/report/workflow.rst"
 
+# An output whose bytes changed since its job wrote them is made again.
+remake_damaged_outputs()
+
 
 onerror:
     prune_empty_dirs(RESULTS, RESOURCES, LOGS)

@@ -74,13 +74,17 @@ def run_notebook(monkeypatch):
     import nbformat
     from nbclient import NotebookClient
 
-    def run(results_dir: Path, out_dir: Path):
-        monkeypatch.setenv("LTRCONV_RESULTS_DIR", str(results_dir))
+    def run(results_dir: Path | None, out_dir: Path, notebook: Path = NOTEBOOK):
+        """``results_dir`` None: the notebook's own choice (LTRCONV_RESULTS_DIR unset)."""
+        if results_dir is None:
+            monkeypatch.delenv("LTRCONV_RESULTS_DIR", raising=False)
+        else:
+            monkeypatch.setenv("LTRCONV_RESULTS_DIR", str(results_dir))
         monkeypatch.setenv("LTRCONV_NOTEBOOK_OUT", str(out_dir))
         monkeypatch.setenv("LTRCONV_NOTEBOOK_DPI", "50")
-        nb = nbformat.read(NOTEBOOK, as_version=4)
+        nb = nbformat.read(notebook, as_version=4)
         NotebookClient(nb, timeout=120, kernel_name="python3",
-                       resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+                       resources={"metadata": {"path": str(notebook.parent)}}).execute()
         for cell in nb.cells:
             for o in cell.get("outputs", []):
                 assert o.output_type != "error", o.get("evalue")

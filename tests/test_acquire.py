@@ -13,6 +13,7 @@ import re
 import shutil
 import socket
 import struct
+import sys
 import subprocess
 import tarfile
 import threading
@@ -730,7 +731,6 @@ def test_mq2008_changed_label_refused(mq2008_archives, server, tmp_path):
 
 
 @pytest.mark.mq2008
-@pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not on PATH")
 def test_mq2008_acquire_rule_downloads(mq2008_dir, mq2008_archives, server, tmp_path):
     good = mq2008_archives["zip"]
     server.routes["/cut/MQ2008.zip"] = (good[: len(good) // 3], "ok")
@@ -744,7 +744,7 @@ def test_mq2008_acquire_rule_downloads(mq2008_dir, mq2008_archives, server, tmp_
     env = dict(os.environ)  # the jobs import this checkout's ltrconv
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
     proc = subprocess.run(
-        ["snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work), "--configfile",
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(work), "--configfile",
          str(cfg), "--cores", "1", "resources/MQ2008/manifest.tsv"],
         capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "workflow" / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 import _job  # noqa: E402
+from untracked import Untracked  # noqa: E402
 
 from ltrconv.evaluation import conventions
 from ltrconv.errors import LtrconvError  # noqa: E402
@@ -48,8 +49,9 @@ def test_cap_threads():
 
 
 def fake_job(path: Path | None, digest: str | None):
-    return SimpleNamespace(config={"conventions_file": str(path) if path else None},
-                           params={"conventions_sha256": digest} if digest else {})
+    """A job as common.smk declares it: the file's digest, and its path untracked."""
+    params = {"conventions_sha256": digest, "conventions_file": Untracked(str(path))}
+    return SimpleNamespace(params=params if digest else {})
 
 
 def test_load_conventions_only_where_declared_and_unchanged(tmp_path, monkeypatch):

@@ -1,3 +1,4 @@
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -54,3 +55,27 @@ def test_notebook_runs(results_dir, tmp_path, run_notebook):
     assert "Verdict: **" in joined
     assert any("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
     assert not (results_dir / "figures").exists()  # the pipeline's figures are left alone
+
+
+def printed(nb) -> str:
+    return "\n".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
+
+
+@pytest.mark.parametrize("run_made", [True, False])
+def test_notebook_draws_the_run_when_it_exists_else_the_reference(results_dir, tmp_path,
+                                                                   run_notebook, run_made):
+    """In a checkout where the pipeline made results/MQ2008 the notebook draws them; elsewhere
+    the committed reference/MQ2008. It says which."""
+    checkout = tmp_path / "checkout"
+    (checkout / "notebooks").mkdir(parents=True)
+    shutil.copy(NOTEBOOK, checkout / "notebooks")
+    shutil.copytree(results_dir, checkout / "reference" / "MQ2008")
+    if run_made:
+        shutil.copytree(results_dir, checkout / "results" / "MQ2008")
+    nb = run_notebook(None, tmp_path / "out", checkout / "notebooks" / "figures.ipynb")
+    first = printed(nb).splitlines()[0]
+    if run_made:
+        assert first == "drawing ../results/MQ2008 (the pipeline's run in this checkout)"
+    else:
+        assert first.startswith("drawing ../reference/MQ2008 (the committed reference")
+    assert (tmp_path / "out" / "figure1.png").stat().st_size > 1000

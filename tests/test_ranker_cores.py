@@ -53,7 +53,7 @@ ADA_VAL = ([[0.5, 1], [1, 0]], [1, 0], [9, 9])
 
 @pytest.mark.parametrize("weighting,second_ratio", [
     # Round 1: uniform weights, sums 2/3 (feature 0) and 1/3: feature 0,
-    # alpha_1 = 0.5 ln((1 + 1 + 1 + 1 + 1) / (0 + 0 + 1)) = 0.5 ln 5.
+    # alpha_1 = 0.5 ln(sum_q (1 + m_q) / sum_q (1 - m_q)) = 0.5 ln((2 + 2 + 1) / (0 + 0 + 1)).
     # Round 2, cumulative: P ~ exp(-alpha_1 m(f_1)) = (5^-1/2, 5^-1/2, 1); sums 2/sqrt5 < 1, so
     # feature 1 (unweighted, feature 0 would win 2 to 1), alpha_2 = 0.5 ln((2/sqrt5 + 2) /
     # (2/sqrt5)) = 0.5 ln(1 + sqrt5). Ensemble weighting: P ~ (e^-1, e^-1, 1), alpha_2 =

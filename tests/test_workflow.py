@@ -42,11 +42,12 @@ SEEDS = [0, 1]
 RANDOM = {"coordinate_ascent", "ranknet"}
 N_MODELS = len(ALGORITHMS) + len(VARIANTS) + len(RANDOM) * (len(SEEDS) - 1)  # per fold, convention
 
-pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None, reason="snakemake not on PATH")
+# Snakemake is a dependency: run the one installed with this interpreter, whatever PATH holds.
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 
 def snakemake(workdir: Path, configfile: Path, *args: str, timeout: int = 600, env=None):
-    cmd = ["snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+    cmd = [*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
            "--configfile", str(configfile), "--cores", "2", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
@@ -201,6 +202,71 @@ def test_rerun_has_nothing_to_do(workflow_run):
     proc = snakemake(workflow_run["work"], workflow_run["config"], "-n")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def run_copy(workflow_run, tmp_path):
+    """A copy of the finished run to damage: outputs, their records, Snakemake's metadata."""
+    work = tmp_path / "work"
+    shutil.copytree(workflow_run["work"], work, symlinks=True)
+    return work
+
+
+def truncate(path: Path, size: int) -> None:
+    with open(path, "r+b") as fh:
+        fh.truncate(size)
+
+
+def cut_mid_row(path: Path) -> None:
+    """Cut a text table inside a row, as a write interrupted there leaves it."""
+    text = path.read_bytes()
+    end = text.rindex(b"\n", 0, len(text) - 1) + 3  # two bytes into the last row
+    path.write_bytes(text[:end])
+
+
+def test_a_truncated_model_is_made_again(run_copy, workflow_run):
+    """Each job records its outputs' bytes; a model changed since is found when the workflow
+    starts (a dry run says so and changes nothing), removed by a run and made again by its
+    train job, though nothing reads the model."""
+    model = "out/SYN/models/adarank/yahoo/seed0/fold1.pkl"
+    written = (run_copy / model).read_bytes()
+    truncate(run_copy / model, 50)
+    proc = snakemake(run_copy, workflow_run["config"], "-n")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-2000:]
+    assert (f"{model}: 50 bytes where its job wrote {len(written)}; a run removes it and rule "
+            "train makes it again") in out
+    assert (run_copy / model).stat().st_size == 50
+    proc = snakemake(run_copy, workflow_run["config"], model)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-2000:]
+    assert f"{model}: 50 bytes where its job wrote {len(written)}; removed: rule train" in out
+    assert (run_copy / model).read_bytes() == written  # AdaRank is deterministic
+    proc = snakemake(run_copy, workflow_run["config"], model, "-n")
+    out = proc.stdout + proc.stderr
+    assert "Nothing to be done" in out and "makes it again" not in out
+
+
+@pytest.mark.parametrize("damaged, damage, target", [
+    ("out/SYN/eval/adarank/yahoo/seed0/fold1.parquet", lambda p: truncate(p, 100),
+     "out/SYN/per_query.parquet"),
+    ("out/SYN/models/adarank/yahoo/seed0/fold1.test_scores.npy", lambda p: truncate(p, 100),
+     "out/SYN/eval/adarank/yahoo/seed0/fold1.parquet"),
+    ("out/SYN/tables/summary.tsv", cut_mid_row, "out/SYN/figures/figure1.png"),
+    ("out/SYN/models/adarank/yahoo/seed0/fits.tsv", cut_mid_row, "out/SYN/tables/runtime.tsv"),
+])
+def test_a_job_refuses_a_damaged_input_naming_it(run_copy, workflow_run, damaged, damage, target):
+    """Without records of what the jobs wrote, the job reading a damaged file fails on one line
+    naming it, instead of a traceback or a table with holes."""
+    for record in run_copy.rglob("*.outputs.json"):
+        record.unlink()
+    damage(run_copy / damaged)
+    proc = snakemake(run_copy, workflow_run["config"], target)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert any(f"{damaged}: " in line and "remove it and run the workflow again" in line
+               for line in out.splitlines()), out[-3000:]
+    assert "Traceback" not in out
 
 
 def test_going_offline_or_moving_the_copy_invalidates_nothing(workflow_run, tmp_path):
@@ -363,6 +429,77 @@ def test_bad_hyperparameter_or_cutoffs_names_key(tmp_path, change, key, message)
     assert proc.returncode != 0
     assert f"config key '{key}': " in out and message in out, out[-2000:]
     assert not (tmp_path / "w" / "out").exists()
+def rename_dataset(name):
+    def change(cfg, tmp_path):
+        cfg["datasets"][name] = cfg["datasets"].pop("SYN")
+    return change
+
+
+def set_dataset(**values):
+    def change(cfg, tmp_path):
+        cfg["datasets"]["SYN"].update(values)
+    return change
+
+
+def set_layout(**values):
+    def change(cfg, tmp_path):
+        cfg["datasets"]["SYN"]["layout"] = values
+    return change
+
+
+def set_key(**values):
+    def change(cfg, tmp_path):
+        cfg.update(values)
+    return change
+
+
+def gain_map_without_label_3(cfg, tmp_path):
+    conv = tmp_path / "conventions.yaml"
+    conv.write_text("conventions:\n  gain012: {base: ranklib, gain: '0:0;1:1;2:3'}\n")
+    cfg["conventions_file"] = str(conv)
+    cfg["eval_conventions"] = [*cfg["eval_conventions"], "gain012"]
+    cfg["datasets"]["SYN"]["labels"] = [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("change, key, message", [
+    (set_key(results_dir=""), "results_dir", "'' is empty"),
+    (set_key(results_dir="/"), "results_dir", "'/' is the filesystem root"),
+    (set_key(resources_dir=""), "resources_dir", "'' is empty"),
+    (rename_dataset(".."), "datasets...", "'..' is not a plain name"),
+    (rename_dataset("a/b"), "datasets.a/b", "'a/b' is not a plain name"),
+    (rename_dataset("../x"), "datasets.../x", "'../x' is not a plain name"),
+    (rename_dataset(""), "datasets.", "'' is not a plain name"),
+    (set_layout(train="../../x.txt"), "datasets.SYN.layout.train",
+     "'../../x.txt' must name a file or directory inside its directory"),
+    (set_layout(fold_dir="/data/Fold{k}"), "datasets.SYN.layout.fold_dir",
+     "'/data/Fold{k}' is an absolute path"),
+    (set_layout(fold_dir="Fold{j}"), "datasets.SYN.layout.fold_dir",
+     "'Fold{j}' has the unknown placeholder(s) {j} (allowed: {k})"),
+    (set_dataset(search=["{datasett}"]), "datasets.SYN.search",
+     "entry 0 '{datasett}' has the unknown placeholder(s) {datasett} (allowed: {dataset})"),
+    (set_dataset(n_features=200000), "datasets.SYN.n_features",
+     "200000 is above 100000, the most features the LETOR reader accepts"),
+    (set_dataset(labels=[0, 1, 2, 5000]), "datasets.SYN.labels",
+     "[5000] above 1000, the largest label the evaluation accepts"),
+    (gain_map_without_label_3, "eval_conventions",
+     "gain map has no value for label(s) [3], a label of datasets.SYN.labels [0, 1, 2, 3]"),
+    (set_key(folds=[1.0]), "folds.0", "1.0 is not of type 'integer'"),
+])
+def test_config_error_stops_the_dry_run_naming_the_key(tmp_path, change, key, message):
+    """Refused while the configuration is read: one line names the key, no job runs."""
+    cfg = base_config(tmp_path / "absent")
+    change(cfg, tmp_path)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert any(f"config key '{key}': " in line and message in line for line in out.splitlines()), \
+        out[-2000:]
+    assert "Traceback" not in out
+    assert not [p for p in (tmp_path / "w").rglob("*") if ".snakemake" not in p.parts]
+
+
 def test_unknown_algorithm_names_key(tmp_path):
     cfg = base_config(tmp_path / "SYN")
     write_dataset(tmp_path / "SYN")
@@ -437,14 +574,17 @@ def test_data_edited_after_acquire_is_refused_by_prepare(tmp_path):
     assert not list((work / "resources" / "SYN").glob("cache/**/*.npz"))
 
 
-MQ2008 = Path(__file__).resolve().parents[2] / "shared/data/MQ2008"
+def local_copies(tmp_path: Path, **copies: Path) -> Path:
+    """A configuration merged on top that reads each dataset from the given directory."""
+    overlay = tmp_path / "local.yaml"
+    overlay.write_text(yaml.safe_dump({"datasets": {d: {"local": str(p)} for d, p in copies.items()}}))
+    return overlay
 
 
-@pytest.mark.mq2008
-@pytest.mark.skipif(not MQ2008.is_dir(), reason=f"no MQ2008 copy at {MQ2008}")
-def test_full_config_dry_run(tmp_path):
-    proc = subprocess.run(["snakemake", "-s", str(REPO / "Snakefile"), "--directory",
-                           str(tmp_path), "-n", "--quiet", "rules"],
+def test_full_config_dry_run(mq2008_dir, tmp_path):
+    overlay = local_copies(tmp_path, MQ2008=mq2008_dir)
+    proc = subprocess.run([*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory",
+                           str(tmp_path), "-n", "--quiet", "rules", "--configfile", str(overlay)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout + proc.stderr
@@ -567,7 +707,8 @@ def test_failed_data_step_leaves_only_its_log(tmp_path, step, change, message):
             if ".snakemake" not in p.parts and "data" not in p.relative_to(work).parts}
     kept = {"logs", "logs/SYN", f"logs/SYN/{step}.log"}
     if step == "prepare":  # what the successful acquire made stays
-        kept |= {"logs/SYN/acquire.log", "resources", "resources/SYN", "resources/SYN/manifest.tsv",
+        kept |= {"logs/SYN/acquire.log", "logs/SYN/acquire.outputs.json", "resources",
+                 "resources/SYN", "resources/SYN/manifest.tsv",
                  "out", "out/SYN", "out/SYN/bench", "out/SYN/bench/acquire.tsv"}
     assert left == kept
     assert message in (work / "logs" / "SYN" / f"{step}.log").read_text()
@@ -665,16 +806,14 @@ def test_report_checker_sees_a_cut_off_figure_and_a_download(report, tmp_path):
     assert found["audit.tsv"].problems == ["offered as a download (text/tab-separated-values), not shown"]
 
 
-OHSUMED = Path(__file__).resolve().parents[2] / "shared/data/OHSUMED"
-
-
-@pytest.mark.mq2008
-@pytest.mark.skipif(not (MQ2008.is_dir() and OHSUMED.is_dir()),
-                    reason=f"no MQ2008 and OHSUMED copies at {MQ2008.parent}")
-def test_extended_config_dry_run(tmp_path):
-    proc = subprocess.run(["snakemake", "-s", str(REPO / "Snakefile"), "--directory",
+def test_extended_config_dry_run(mq2008_dir, tmp_path):
+    ohsumed = mq2008_dir.parent / "OHSUMED"  # kept beside MQ2008
+    if not (ohsumed / "Fold1" / "train.txt").exists():
+        pytest.skip(f"OHSUMED not found at {ohsumed}, beside MQ2008")
+    overlay = local_copies(tmp_path, MQ2008=mq2008_dir, OHSUMED=ohsumed)
+    proc = subprocess.run([*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory",
                            str(tmp_path), "-n", "--quiet", "rules", "--configfile",
-                           str(REPO / "config" / "extended.yaml")],
+                           str(REPO / "config" / "extended.yaml"), str(overlay)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout + proc.stderr

@@ -1,8 +1,12 @@
-"""Configuration: validation, paths, target lists (the only file that reads config)."""
+"""Configuration: validation, paths, parameter values, target lists.
+
+The only file that reads ``config``: the other rule files and every job script get what they
+need through the names and functions defined here, or through their rule's ``params``."""
 
 import hashlib
 import os
 import re
+import string
 import sys
 from pathlib import Path
 
@@ -16,8 +20,6 @@ min_version("8.20")
 REPO = Path(workflow.basedir)
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 SPLITS = ("train", "vali", "test")
-# The tie conventions the ties table and figures read: worst-first, expected, best-first order.
-TIE_CONVENTIONS = ("ranklib-tiepess", "ranklib-tieavg", "ranklib-tieopt", "ranklib")
 
 # The ltrconv of this checkout, whatever else is installed (the job scripts do the same, see
 # _job.py).
@@ -28,14 +30,36 @@ if str(REPO / "workflow/scripts") not in sys.path:
     sys.path.append(str(REPO / "workflow/scripts"))
 
 import openblas_kernels  # noqa: E402
+import output_records  # noqa: E402
+from untracked import Untracked  # noqa: E402
 
 # RankSVM's models depend on OpenBLAS's CPU kernels: the jobs run the AVX2 ones (see the module).
 openblas_kernels.pin()
 
+from ltrconv.rankers import registry as algorithms  # noqa: E402
+from ltrconv.study import tie_ranges  # noqa: E402
+from ltrconv.study.paper.busa_fekete_2012 import Setting as PaperSetting  # noqa: E402
+
+# The tie conventions the ties table and figures read: worst-first, expected, best-first, input.
+TIE_CONVENTIONS = (tie_ranges.PESS, tie_ranges.AVG, tie_ranges.OPT, tie_ranges.INPUT)
+# The evaluation convention winning numbers and the audit's predictions are set against.
+REFERENCE_CONVENTION = PaperSetting.reference
+
+
+# JSON Schema counts 1.0 as an integer; a fold, seed or count written 1.0 would then become
+# part of a path ("Fold1.0") or a float where a count is meant.
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)),
+)
+# A dataset name is a directory name under results_dir and resources_dir.
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
 
 def _readable_config_errors(cfg, schema):
     """One line per schema violation, naming the config key and what it should be."""
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _Validator(schema)
     lines = []
     for err in sorted(validator.iter_errors(cfg), key=lambda e: [str(p) for p in e.absolute_path]):
         key = ".".join(str(p) for p in err.absolute_path) or "(top level)"
@@ -59,12 +83,96 @@ def _check_hyperparams(algorithm, params, key):
         raise WorkflowError(f"config key '{where}': {exc}") from None
 
 
+def _check_directory(key, value):
+    """A directory the workflow writes under: not empty, not the filesystem root."""
+    path = Path(os.path.abspath(value)) if value.strip() else None
+    if path is None or path == path.parent:
+        raise WorkflowError(f"config key '{key}': {value!r} is "
+                            f"{'empty' if path is None else 'the filesystem root'}; name a "
+                            "directory of the workflow's own (relative to the working directory)")
+
+
+def _relative_path_error(path):
+    """Why ``path`` is not a relative path that stays inside its directory, or None."""
+    if path.startswith("/"):
+        return "is an absolute path"
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        return "must name a file or directory inside its directory (no '..', '.' or empty part)"
+    return None
+
+
+def _template_error(template, placeholders):
+    """Why ``template`` is not a str.format template of ``placeholders`` only, or None."""
+    try:
+        fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    except ValueError as exc:
+        return f"is not a template ({exc})"
+    unknown = sorted(fields - set(placeholders))
+    if unknown:
+        allowed = ", ".join(f"{{{p}}}" for p in placeholders) or "none"
+        return (f"has the unknown placeholder(s) {', '.join(f'{{{u}}}' for u in unknown)} "
+                f"(allowed: {allowed})")
+    try:
+        template.format(**{p: 1 for p in placeholders})
+    except (ValueError, KeyError, IndexError, AttributeError) as exc:
+        return f"is not a template ({exc})"
+    return None
+
+
+def _check_dataset(name, spec):
+    """The dataset's name, layout templates, search templates, label scale and width."""
+    from ltrconv.data.letor import MAX_FEATURES
+    from ltrconv.evaluation.queries import MAX_LABEL
+
+    key = f"datasets.{name}"
+    if not PLAIN_NAME.fullmatch(name):
+        raise WorkflowError(f"config key '{key}': {name!r} is not a plain name (letters, digits, "
+                            "'.', '_', '-', not starting with '.'): it names a directory")
+    layout = spec["layout"]
+    for part, placeholders in (("fold_dir", ("k",)),) + tuple((s, ()) for s in SPLITS):
+        value = layout[part]
+        why = _template_error(value, placeholders)
+        if why is None:
+            why = _relative_path_error(value.format(k=1) if placeholders else value)
+        if why:
+            raise WorkflowError(f"config key '{key}.layout.{part}': {value!r} {why}")
+    for i, value in enumerate(spec["search"]):
+        why = _template_error(value, ("dataset",))
+        if why:
+            raise WorkflowError(f"config key '{key}.search': entry {i} {value!r} {why}")
+    if spec.get("n_features") is not None and spec["n_features"] > MAX_FEATURES:
+        raise WorkflowError(f"config key '{key}.n_features': {spec['n_features']} is above "
+                            f"{MAX_FEATURES}, the most features the LETOR reader accepts")
+    above = [lab for lab in spec["labels"] if lab > MAX_LABEL]
+    if above:
+        raise WorkflowError(f"config key '{key}.labels': {above} above {MAX_LABEL}, the largest "
+                            "label the evaluation accepts")
+
+
+def _check_gains(cfg, name):
+    """Every training and evaluation convention has a gain for each label of dataset ``name``."""
+    from ltrconv.evaluation import conventions
+
+    labels = cfg["datasets"][name]["labels"]
+    for key in ("train_conventions", "eval_conventions"):
+        for conv in cfg[key]:
+            try:
+                conventions.get(conv).gain_table(max(labels))
+            except conventions.ConventionError as exc:
+                raise WorkflowError(f"config key '{key}': {exc}, a label of datasets.{name}.labels "
+                                    f"{labels}") from None
+
+
 def _check_config(cfg):
     schema = yaml.safe_load(SCHEMA.read_text())
     errors = _readable_config_errors(cfg, schema)
     if errors:
         raise WorkflowError("Invalid configuration:\n  " + "\n  ".join(errors))
     validate(cfg, str(SCHEMA))  # fills in the schema defaults
+    for key in ("results_dir", "resources_dir", "logs_dir"):
+        _check_directory(key, cfg[key])
+    for name, spec in cfg["datasets"].items():
+        _check_dataset(name, spec)
     from ltrconv.evaluation import conventions
     from ltrconv.errors import LtrconvError
 
@@ -84,14 +192,14 @@ def _check_config(cfg):
     if not enabled:
         raise WorkflowError("config key 'datasets': no dataset has enabled: true")
     for d in enabled:
+        _check_gains(cfg, d)
+    for d in enabled:
         n = cfg["datasets"][d]["layout"]["n_folds"]
         bad = [k for k in cfg["folds"] if k > n]
         if bad:
             raise WorkflowError(
                 f"config key 'folds': fold(s) {bad} exceed datasets.{d}.layout.n_folds = {n}"
             )
-    from ltrconv.rankers import registry as algorithms
-
     for a in cfg["algorithms"]:
         if a not in algorithms.REGISTRY:
             raise WorkflowError(
@@ -133,10 +241,9 @@ def _check_config(cfg):
         raise WorkflowError("config key 'datasets.study': the name is reserved for results over "
                             "every dataset")
     if ext["winning"] or ext["audit"]:
-        ref = "ranklib"
-        if ref not in cfg["eval_conventions"]:
-            raise WorkflowError("config key 'extensions': winning and audit need ranklib in "
-                                "eval_conventions")
+        if REFERENCE_CONVENTION not in cfg["eval_conventions"]:
+            raise WorkflowError(f"config key 'extensions': winning and audit need "
+                                f"{REFERENCE_CONVENTION} in eval_conventions")
     from ltrconv.errors import LtrconvError
     from ltrconv.evaluation.metrics import parse_cutoffs
 
@@ -184,7 +291,16 @@ CONVENTIONS_SHA256 = (
     if config["conventions_file"]
     else None
 )
-CONVENTIONS_PARAMS = {"conventions_sha256": CONVENTIONS_SHA256} if CONVENTIONS_SHA256 else {}
+# The path goes to the jobs untracked, for them to check the file still has that digest.
+CONVENTIONS_PARAMS = ({"conventions_sha256": CONVENTIONS_SHA256,
+                       "conventions_file": Untracked(config["conventions_file"])}
+                      if CONVENTIONS_SHA256 else {})
+CUTOFFS = config["cutoffs"]
+TRAIN_CUTOFF = config["train_cutoff"]
+# The official training convention: Figure 2, the algorithm order, the claims.
+OFFICIAL = config["figures"]["official_convention"]
+FIGURE1_EVAL_CONVENTIONS = list(config["figures"]["figure1_eval_conventions"])
+FIGURE2_EVAL_CONVENTIONS = list(config["figures"]["figure2_eval_conventions"])
 # One software environment for every job: the runtime dependencies of environment.yml.
 CONDA_ENV = "../envs/ltrconv.yml"
 
@@ -219,11 +335,36 @@ def dataset_identity(name):
     )
 
 
-def dataset_source(name):
-    """Keyword arguments of ltrconv.data.acquire.Source: the identity plus where to look."""
+def dataset_locations(name):
+    """Where to look for dataset ``name`` (ltrconv.data.acquire.locations)."""
     from ltrconv.data.acquire import locations
 
-    return {**dataset_identity(name), **locations(config["datasets"][name], name, REPO)}
+    return locations(config["datasets"][name], name, REPO)
+
+
+def dataset_source(name):
+    """Keyword arguments of ltrconv.data.acquire.Source: the identity plus where to look."""
+    return {**dataset_identity(name), **dataset_locations(name)}
+
+
+def acquire_settings(wc):
+    """Where to look, whether to download and how: untracked (changing them redoes nothing)."""
+    return Untracked(dict(locations=dataset_locations(wc.dataset), offline=config["offline"],
+                          download=dict(config["download"])))
+
+
+def dataset_labels(wc):
+    """The label scale of the job's dataset."""
+    return list(config["datasets"][wc.dataset]["labels"])
+
+
+def dataset_max_label(wc):
+    return max(config["datasets"][wc.dataset]["labels"])
+
+
+def dataset_n_features(wc):
+    """The dataset's number of features, None when config does not fix it."""
+    return config["datasets"][wc.dataset].get("n_features")
 
 
 def _check_reachable(name):
@@ -317,8 +458,6 @@ def hyperparams(algorithm):
 
 def is_random(algorithm):
     """Whether the algorithm's fit draws random numbers with its configured hyperparameters."""
-    from ltrconv.rankers import registry as algorithms
-
     return algorithms.is_random(base_algorithm(algorithm), hyperparams(algorithm))
 
 
@@ -379,7 +518,7 @@ def variant_label(name):
 
 
 def train_metric(convention):
-    return f"ndcg@{config['train_cutoff']}:{convention}"
+    return f"ndcg@{TRAIN_CUTOFF}:{convention}"
 
 
 def cache(dataset, fold, split):
@@ -412,6 +551,9 @@ EXTENDED_TABLES = (("seed_fold_means", "seed_ttests") if MULTI_SEED else ()) + (
 # Results over every dataset (winning numbers) live in RESULTS/STUDY, never a dataset's name.
 STUDY = "study"
 FIGURE1_ALGORITHMS = [a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS]
+# The trained algorithms whose scores take few distinct values (registry order).
+FEW_SCORES = [a for a in algorithms.ORDER
+              if algorithms.get(a).few_scores and a in BASE_ALGORITHMS]
 
 
 def figure_output(name):
@@ -467,22 +609,21 @@ def caption_facts():
     """What the captions (workflow/report/*.rst, Jinja) say about this configuration."""
     from ltrconv.rankers.registry import display_name as name
 
-    figures = config["figures"]
     names = lambda items: [_rst(name(a)) for a in items]  # noqa: E731
     return dict(
-        cutoffs=_rst(config["cutoffs"]),
-        train_cutoff=config["train_cutoff"],
+        cutoffs=_rst(CUTOFFS),
+        train_cutoff=TRAIN_CUTOFF,
         train_conventions=names(TRAIN_CONVENTIONS),
-        official=_rst(figures["official_convention"]),
+        official=_rst(OFFICIAL),
         figure1_algorithms=names(FIGURE1_ALGORITHMS),
-        figure1_eval_conventions=names(figures["figure1_eval_conventions"]),
+        figure1_eval_conventions=names(FIGURE1_EVAL_CONVENTIONS),
         figure2_algorithms=names(BASE_ALGORITHMS),
-        figure2_eval_conventions=names(figures["figure2_eval_conventions"]),
+        figure2_eval_conventions=names(FIGURE2_EVAL_CONVENTIONS),
         variants=[_rst(f"{v} ({name(VARIANTS[v]['of'])}: {variant_label(v)})") for v in VARIANTS],
         seeds=[str(s) for s in SEEDS],
         random_algorithms=names(a for a in BASE_ALGORITHMS if is_random(a)),
         deterministic_algorithms=names(a for a in BASE_ALGORITHMS if not is_random(a)),
-        few_scores=names(a for a in ("rankboost", "adarank") if a in BASE_ALGORITHMS),
+        few_scores=names(FEW_SCORES),
         datasets=[_rst(d) for d in DATASETS],
         folds=[str(f) for f in FOLDS],
     )
@@ -505,6 +646,7 @@ def claims_extra_inputs(dataset):
 def all_targets():
     out = []
     for d in DATASETS:
+        out += _model_files(d, "models", ".pkl")
         out += [f"{RESULTS}/{d}/{page['source']}" for page in REPORT_PAGES.values()]
         out += [f"{RESULTS}/{d}/report/{key}.html" for key in REPORT_PAGES]
         out += [f"{RESULTS}/{d}/figures/{f}.pdf" for f in FIGURES]
@@ -517,3 +659,40 @@ def all_targets():
     if STUDY_PAGES:
         out.append(f"{RESULTS}/{STUDY}/figures/winning.pdf")
     return out
+
+
+def _made_here(damage):
+    """Whether the configured workflow makes ``damage.path`` by the recorded job: its rule,
+    wildcard values and output pattern are still configured (not a leftover of another
+    configuration, which is left alone)."""
+    wc = damage.wildcards
+    configured = {"dataset": DATASETS, "algorithm": ALGORITHMS,
+                  "train_convention": TRAIN_CONVENTIONS}
+    if any(key in wc and wc[key] not in values for key, values in configured.items()):
+        return False
+    if "seed" in wc and not (SEED_DIR and int(wc["seed"]) in model_seeds(wc["algorithm"])):
+        return False
+    try:
+        return damage.path in {str(p).format(**wc) for p in getattr(rules, damage.rule).output}
+    except (AttributeError, KeyError, IndexError, ValueError):
+        return False
+
+
+def remake_damaged_outputs():
+    """Remove each output whose bytes are no longer those its job recorded
+    (workflow/scripts/output_records.py), so that Snakemake makes it again as it makes a
+    missing output: a truncated model or table is redone instead of being taken as done. A dry
+    run only says which. Outputs the configured workflow does not make are left alone; only the
+    main Snakemake process checks. Called once every rule is defined."""
+    from snakemake.logging import logger
+
+    if not workflow.is_main_process:
+        return
+    dry_run = workflow.output_settings.dryrun
+    for d in output_records.damaged(LOGS):
+        if not _made_here(d):
+            continue
+        if not dry_run:
+            os.remove(d.path)
+        done = "a run removes it and" if dry_run else "removed:"
+        logger.warning(f"{d.path}: {d.why}; {done} rule {d.rule} makes it again")

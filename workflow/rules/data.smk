@@ -8,6 +8,7 @@ rule acquire:
         source=lambda wc: dataset_identity(wc.dataset),
         data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
         work_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/work",
+        settings=acquire_settings,
     log:
         f"{LOGS}/{{dataset}}/acquire.log",
     benchmark:
@@ -33,8 +34,8 @@ rule prepare:
         data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
         layout=lambda wc: dataset_identity(wc.dataset)["layout"],
         folds=FOLDS,
-        labels=lambda wc: config["datasets"][wc.dataset]["labels"],
-        n_features=lambda wc: config["datasets"][wc.dataset].get("n_features"),
+        labels=dataset_labels,
+        n_features=dataset_n_features,
     log:
         f"{LOGS}/{{dataset}}/prepare.log",
     benchmark:

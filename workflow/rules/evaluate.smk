@@ -13,9 +13,9 @@ rule evaluate:
         train_conventions=TRAIN_CONVENTIONS,  # the outputs: each convention, then each fold
         folds=FOLDS,
         conventions=EVAL_CONVENTIONS,
-        cutoffs=config["cutoffs"],
-        max_label=lambda wc: max(config["datasets"][wc.dataset]["labels"]),
-        **({"seed": job_seed} if SEED_DIR else {}),
+        cutoffs=CUTOFFS,
+        max_label=dataset_max_label,
+        seed=job_seed,
         **CONVENTIONS_PARAMS,
     log:
         algorithm_stem("evaluate", LOGS) + "evaluate.log",
@@ -54,8 +54,8 @@ rule aggregate:
     output:
         **{t: f"{RESULTS}/{{dataset}}/tables/{t}.tsv" for t in TABLES},
     params:
-        official=config["figures"]["official_convention"],
-        cutoff=config["train_cutoff"],
+        official=OFFICIAL,
+        cutoff=TRAIN_CUTOFF,
         algorithms=BASE_ALGORITHMS,
     log:
         f"{LOGS}/{{dataset}}/aggregate.log",
@@ -103,8 +103,8 @@ rule claims:
         algorithms=BASE_ALGORITHMS,
         variants={v: spec["of"] for v, spec in VARIANTS.items()},
         labels={v: variant_label(v) for v in VARIANTS},
-        official=config["figures"]["official_convention"],
-        cutoff=config["train_cutoff"],
+        official=OFFICIAL,
+        cutoff=TRAIN_CUTOFF,
         **({"seeds": SEEDS} if MULTI_SEED else {}),
     benchmark:
         f"{RESULTS}/{{dataset}}/bench/claims.tsv"

@@ -17,7 +17,7 @@ rule seed_tables:
     conda:
         CONDA_ENV
     script:
-        "../scripts/extended.py"
+        "../scripts/seed_tables.py"
 
 
 rule ties_table:
@@ -26,16 +26,18 @@ rule ties_table:
     output:
         f"{RESULTS}/{{dataset}}/tables/ties.tsv",
     params:
-        cutoff=config["train_cutoff"],
+        cutoff=TRAIN_CUTOFF,
     log:
         f"{LOGS}/{{dataset}}/ties_table.log",
+    benchmark:
+        f"{RESULTS}/{{dataset}}/bench/ties_table.tsv"
     threads: 1
     resources:
         **job_resources("ties_table"),
     conda:
         CONDA_ENV
     script:
-        "../scripts/extended.py"
+        "../scripts/ties_table.py"
 
 
 rule ties_figure:
@@ -54,7 +56,7 @@ rule ties_figure:
     conda:
         CONDA_ENV
     script:
-        "../scripts/extended.py"
+        "../scripts/ties_figure.py"
 
 
 rule winning:
@@ -66,8 +68,8 @@ rule winning:
         pdf=f"{RESULTS}/{STUDY}/figures/winning.pdf",
     params:
         algorithms=BASE_ALGORITHMS,
-        eval_conventions=config["figures"]["figure2_eval_conventions"],
-        train_convention=config["figures"]["official_convention"],
+        eval_conventions=FIGURE2_EVAL_CONVENTIONS,
+        train_convention=OFFICIAL,
     log:
         f"{LOGS}/{STUDY}/winning.log",
     threads: 1
@@ -76,7 +78,7 @@ rule winning:
     conda:
         CONDA_ENV
     script:
-        "../scripts/extended.py"
+        "../scripts/winning.py"
 
 
 rule study_report_pages:

@@ -8,7 +8,7 @@ rule figure1:
         **figure_output("figure1"),
     params:
         algorithms=FIGURE1_ALGORITHMS,
-        eval_conventions=config["figures"]["figure1_eval_conventions"],
+        eval_conventions=FIGURE1_EVAL_CONVENTIONS,
         train_conventions=TRAIN_CONVENTIONS,
     log:
         f"{LOGS}/{{dataset}}/figure1.log",
@@ -18,7 +18,7 @@ rule figure1:
     conda:
         CONDA_ENV
     script:
-        "../scripts/figure.py"
+        "../scripts/figure1.py"
 
 
 rule figure2:
@@ -28,8 +28,8 @@ rule figure2:
         **figure_output("figure2"),
     params:
         algorithms=BASE_ALGORITHMS,
-        eval_conventions=config["figures"]["figure2_eval_conventions"],
-        train_convention=config["figures"]["official_convention"],
+        eval_conventions=FIGURE2_EVAL_CONVENTIONS,
+        train_convention=OFFICIAL,
     log:
         f"{LOGS}/{{dataset}}/figure2.log",
     threads: 1
@@ -38,7 +38,7 @@ rule figure2:
     conda:
         CONDA_ENV
     script:
-        "../scripts/figure.py"
+        "../scripts/figure2.py"
 
 
 rule runtime_figure:
@@ -54,7 +54,7 @@ rule runtime_figure:
     conda:
         CONDA_ENV
     script:
-        "../scripts/figure.py"
+        "../scripts/runtime_figure.py"
 
 
 rule implementation:
@@ -67,10 +67,12 @@ rule implementation:
     params:
         variants={v: spec["of"] for v, spec in VARIANTS.items()},
         labels={v: variant_label(v) for v in VARIANTS},
-        eval_conventions=config["figures"]["figure1_eval_conventions"],
-        train_convention=config["figures"]["official_convention"],
+        eval_conventions=FIGURE1_EVAL_CONVENTIONS,
+        train_convention=OFFICIAL,
     log:
         f"{LOGS}/{{dataset}}/implementation.log",
+    benchmark:
+        f"{RESULTS}/{{dataset}}/bench/implementation.tsv"
     threads: 1
     resources:
         **job_resources("implementation"),

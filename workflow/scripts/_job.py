@@ -1,9 +1,12 @@
 """Shared plumbing of the workflow scripts: this checkout's ltrconv, the rule's thread budget,
-the configured conventions file, logging to the rule's log file, clean failures."""
+the configured conventions file, logging to the rule's log file, clean failures, the record of
+the outputs (output_records.py), the TSV writer and readers that refuse a damaged input."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import logging
 import os
 import sys
@@ -19,6 +22,9 @@ sys.path.insert(0, str(SRC))
 
 import ltrconv  # noqa: E402
 from ltrconv.errors import LtrconvError  # noqa: E402
+from ltrconv.outputs import atomic_path  # noqa: E402
+
+import output_records  # noqa: E402
 
 if Path(ltrconv.__file__).resolve().parent != SRC / "ltrconv":
     sys.exit(f"job imported ltrconv from {Path(ltrconv.__file__).parent}, not from this "
@@ -69,12 +75,13 @@ def load_conventions(smk) -> list[str]:
     """Register the conventions of config key ``conventions_file``; their names.
 
     Rules whose results depend on the definitions declare ``params.conventions_sha256`` (the
-    file's digest when the job was scheduled, None without a file); the file must still have
-    it, so that no output is recorded under definitions other than those it was made with."""
+    file's digest when the job was scheduled) and ``params.conventions_file`` (its path,
+    untracked); the file must still have that digest, so that no output is recorded under
+    definitions other than those it was made with."""
     expected = smk.params.get("conventions_sha256")
-    path = smk.config.get("conventions_file")
-    if not expected or not path:
+    if not expected:
         return []
+    path = smk.params.get("conventions_file").value
     from ltrconv.evaluation import conventions
 
     try:
@@ -88,9 +95,73 @@ def load_conventions(smk) -> list[str]:
     return [c.name for c in conventions.load_yaml(path)]
 
 
+def write_tsv(frame, path, float_format: str = "%.10g") -> None:
+    """``frame`` as a tab-separated table at ``path``, written whole or not at all."""
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, sep="\t", index=False, float_format=float_format)
+
+
+class DamagedInput(LtrconvError):
+    """An input file that is not what its job wrote: cut short, or not of its format."""
+
+    def __init__(self, path, why: str):
+        super().__init__(f"{path}: {why}; remove it and run the workflow again to have it "
+                         "made anew")
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def read_tsv(path):
+    """A tab-separated table of the workflow's, as a DataFrame; :class:`DamagedInput` when it
+    was cut short: every record ends with a newline and has as many fields as the header."""
+    import pandas as pd
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter="\t", strict=True))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise DamagedInput(path, f"not a readable table ({_first_line(exc)})") from None
+    if not rows:
+        raise DamagedInput(path, "empty")
+    if not text.endswith("\n"):
+        raise DamagedInput(path, "cut short: its last line has no end")
+    for number, row in enumerate(rows[1:], start=2):
+        if len(row) != len(rows[0]):
+            raise DamagedInput(path, f"row {number} has {len(row)} fields, the header "
+                                     f"{len(rows[0])}")
+    return pd.read_csv(path, sep="\t")
+
+
+def read_parquet(path):
+    """A Parquet table as a DataFrame; :class:`DamagedInput` when it cannot be read."""
+    import pandas as pd
+
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:  # pyarrow's errors have no common base with OSError
+        raise DamagedInput(path, f"not a readable Parquet file ({_first_line(exc)})") from None
+
+
+def load_scores(path, n_docs: int):
+    """One model's test scores (a .npy array of ``n_docs`` floats)."""
+    import numpy as np
+
+    try:
+        scores = np.load(path)
+    except (OSError, ValueError, EOFError) as exc:
+        raise DamagedInput(path, f"not a readable .npy array ({_first_line(exc)})") from None
+    if scores.shape != (n_docs,):
+        raise DamagedInput(path, f"holds scores of shape {scores.shape}, the test split "
+                                 f"{n_docs} documents")
+    return scores
+
+
 def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
-    """Call ``main(snakemake, log)`` with threads capped and the conventions file loaded; a user
-    error becomes one line on stderr and exit 1."""
+    """Call ``main(snakemake, log)`` with threads capped and the conventions file loaded, then
+    record the outputs beside the log; a user error (a damaged input among them) becomes one
+    line on stderr and exit 1."""
     log_path = snakemake.log[0] if len(snakemake.log) else None
     handlers = [logging.StreamHandler(sys.stderr)]
     if log_path:
@@ -98,10 +169,15 @@ def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s", handlers=handlers, force=True)
     logging.captureWarnings(True)  # e.g. DocidWarning from the reader, into the rule log
     log = logging.getLogger(snakemake.rule)
+    if log_path:
+        output_records.forget(log_path)
     try:
         log.info(limit_threads(snakemake.threads))
         load_conventions(snakemake)
         main(snakemake, log)
+        if log_path:
+            output_records.write(log_path, snakemake.rule, dict(snakemake.wildcards),
+                                 snakemake.output)
     except LtrconvError as exc:
         log.error(f"error in rule {snakemake.rule} {dict(snakemake.wildcards)}: {exc}")
         sys.exit(1)

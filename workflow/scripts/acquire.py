@@ -1,25 +1,22 @@
 """Obtain and verify a dataset (rule acquire).
 
-What the data is comes in params; where to look, the download settings and ``offline`` come
-from config, so that moving the checkout, changing mirrors or going offline does not
-invalidate the results.
+What the data is comes in ``params.source``; where to look, the download settings and
+``offline`` in ``params.settings``, untracked, so that moving the checkout, changing mirrors or
+going offline does not invalidate the results.
 """
 
-from pathlib import Path
-
 from _job import run
-from ltrconv.data.acquire import Source, acquire, locations
+from ltrconv.data.acquire import Source, acquire
 from ltrconv.data.verify import write_manifest
 
 
 def main(smk, log):
-    spec = dict(smk.params.source)
-    repo = Path(smk.scriptdir).resolve().parents[1]  # scriptdir is workflow/rules/../scripts
-    spec.update(locations(smk.config["datasets"][spec["name"]], spec["name"], repo))
-    net = smk.config["download"]
+    settings = smk.params.settings.value
+    spec = {**smk.params.source, **settings["locations"]}
+    net = settings["download"]
     manifest, origin = acquire(
         Source.from_dict(spec), smk.params.data_dir, smk.params.work_dir,
-        offline=smk.config["offline"], log=log.info,
+        offline=settings["offline"], log=log.info,
         timeout=float(net["timeout"]), retries=int(net["retries"]), backoff=float(net["backoff"]),
     )
     by = {}

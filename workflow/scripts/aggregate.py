@@ -1,19 +1,11 @@
 """Summary, fold means, paired t-tests and the algorithm order (rule aggregate)."""
 
-import pandas as pd
-
-from _job import run
+from _job import read_parquet, run, write_tsv
 from ltrconv.study import tables as study
-from ltrconv.outputs import atomic_path
-
-
-def write_tsv(frame: pd.DataFrame, path) -> None:
-    with atomic_path(path) as tmp:
-        frame.to_csv(tmp, sep="\t", index=False, float_format="%.10g")
 
 
 def main(smk, log):
-    per_query = pd.read_parquet(smk.input[0])
+    per_query = read_parquet(smk.input[0])
     folds = study.fold_stats(per_query)
     summary = study.summarise(folds=folds)
     write_tsv(summary, smk.output.summary)

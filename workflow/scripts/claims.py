@@ -1,8 +1,6 @@
 """The paper's claims checked against this run, as Markdown (rule claims)."""
 
-import pandas as pd
-
-from _job import run
+from _job import read_parquet, read_tsv, run
 from ltrconv.data.audit import audit_from_table
 from ltrconv.study import audit_predictions, seeds, variants, winning
 from ltrconv.rankers.registry import display_name
@@ -11,34 +9,34 @@ from ltrconv.study.paper import busa_fekete_2012 as paper
 
 
 def main(smk, log):
-    read = lambda p: pd.read_csv(p, sep="\t")  # noqa: E731
-    summary, ttests = read(smk.input.summary), read(smk.input.ttests)
+    summary, ttests = read_tsv(smk.input.summary), read_tsv(smk.input.ttests)
     p = smk.params
     setting = paper.Setting(k=p.cutoff, train=p.official)
     text = paper.claims_markdown(summary[summary["algorithm"].isin(p.algorithms)],
                                  ttests[ttests["algorithm"].isin(p.algorithms)],
-                                 read(smk.input.order), audit_from_table(read(smk.input.audit)),
+                                 read_tsv(smk.input.order),
+                                 audit_from_table(read_tsv(smk.input.audit)),
                                  smk.wildcards.dataset, setting)
     dataset = smk.wildcards.dataset
     if p.variants:
         text += variants.implementation_section(
             summary[summary["dataset"] == dataset],
-            read(smk.input.implementation), dict(p.variants), dict(p.labels),
+            read_tsv(smk.input.implementation), dict(p.variants), dict(p.labels),
             train_convention=p.official, k=p.cutoff)
     # beyond the paper, each as configured (config key extensions, seeds)
     if "seed_ttests" in smk.input.keys():
         text += seeds.seeds_section(ttests[ttests["algorithm"].isin(p.algorithms)],
-                                    read(smk.input.seed_ttests), p.seeds, dataset, setting)
+                                    read_tsv(smk.input.seed_ttests), p.seeds, dataset, setting)
     if "per_query" in smk.input.keys():
-        per_query = pd.read_parquet(smk.input.per_query)
+        per_query = read_parquet(smk.input.per_query)
         per_query = per_query[per_query["algorithm"].isin(p.algorithms)]
         text += audit_predictions.predictions_markdown(
-            audit_from_table(read(smk.input.audit)),
+            audit_from_table(read_tsv(smk.input.audit)),
             summary[summary["algorithm"].isin(p.algorithms) & (summary["dataset"] == dataset)],
             audit_predictions.zero_shares(per_query, p.official), p.official,
             collapse_cutoffs=setting.collapse_cutoffs)
     if "winning" in smk.input.keys():
-        text += winning.flips_markdown(read(smk.input.winning), setting.reference,
+        text += winning.flips_markdown(read_tsv(smk.input.winning), setting.reference,
                                        train_convention=p.official, k=p.cutoff,
                                        display=display_name)
     with atomic_path(smk.output[0]) as tmp:

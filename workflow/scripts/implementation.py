@@ -1,19 +1,15 @@
 """Each implementation variant against its base algorithm: table and figure (rule implementation)."""
 
-import pandas as pd
-
-from _job import run
+from _job import read_parquet, read_tsv, run, write_tsv
 from ltrconv.study import figures, variants as implementation
-from ltrconv.outputs import atomic_path
 
 
 def main(smk, log):
     p = smk.params
-    table = implementation.implementation_table(pd.read_parquet(smk.input.per_query), dict(p.variants))
-    with atomic_path(smk.output.table) as tmp:
-        table.to_csv(tmp, sep="\t", index=False, float_format="%.10g")
+    table = implementation.implementation_table(read_parquet(smk.input.per_query), dict(p.variants))
+    write_tsv(table, smk.output.table)
     pairs = [(v, b, p.labels[v]) for v, b in p.variants.items()]
-    figures.implementation_figure(pd.read_csv(smk.input.summary, sep="\t"),
+    figures.implementation_figure(read_tsv(smk.input.summary),
                                   str(smk.output.png)[: -len(".png")], pairs,
                                   eval_conventions=p.eval_conventions,
                                   train_convention=p.train_convention)

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from _job import run
+from _job import read_parquet, run
 from ltrconv.outputs import atomic_path
 from ltrconv.study.tables import PER_QUERY_COLUMNS
 
@@ -11,7 +11,7 @@ KEYS = [c for c in PER_QUERY_COLUMNS if c not in ("qid", "value")]
 
 
 def main(smk, log):
-    frame = pd.concat([pd.read_parquet(p) for p in smk.input], ignore_index=True)
+    frame = pd.concat([read_parquet(p) for p in smk.input], ignore_index=True)
     frame = frame.sort_values(KEYS, kind="stable", ignore_index=True)
     with atomic_path(smk.output[0]) as tmp:
         frame.to_parquet(tmp, index=False)

@@ -9,9 +9,11 @@ from pathlib import Path
 import numpy as np
 
 from _job import run
-from ltrconv.data.verify import check_unchanged
+from ltrconv.data.verify import Layout, check_unchanged
 from ltrconv.data.letor import Dataset, read_letor
 from ltrconv.errors import InputError
+
+SPLITS = ("train", "vali", "test")
 
 
 def check(data: Dataset, path: Path, labels) -> None:
@@ -21,18 +23,17 @@ def check(data: Dataset, path: Path, labels) -> None:
 
 
 def main(smk, log):
-    layout = smk.params.layout
+    layout = Layout(**smk.params.layout)
     root = Path(smk.params.data_dir)
     n_features = smk.params.n_features
     outputs = iter(smk.output.splits)
-    files = [f"{layout['fold_dir'].format(k=k)}/{layout['splits'][split]}"
-             for k in smk.params.folds for split in ("train", "vali", "test")]
+    files = [layout.fold_file(k, split) for k in smk.params.folds for split in SPLITS]
     check_unchanged(root, smk.input.manifest, files)
     first_fold = None
     for k in smk.params.folds:
         fold = {}
-        for split in ("train", "vali", "test"):
-            path = root / layout["fold_dir"].format(k=k) / layout["splits"][split]
+        for split in SPLITS:
+            path = root / layout.fold_file(k, split)
             data = read_letor(path, n_features=n_features)
             check(data, path, smk.params.labels)
             data.save(next(outputs))
@@ -40,7 +41,7 @@ def main(smk, log):
             log.info(f"fold {k} {split}: {data.n_queries} queries, {data.n_docs} rows, {data.X.shape[1]} features")
         first_fold = first_fold or fold
     check_unchanged(root, smk.input.manifest, files)  # nothing changed while parsing
-    full = Dataset.concat([first_fold[s] for s in ("train", "vali", "test")])
+    full = Dataset.concat([first_fold[s] for s in SPLITS])
     full.save(smk.output.full)
     log.info(f"all: {full.n_queries} queries, {full.n_docs} rows")
 

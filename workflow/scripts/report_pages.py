@@ -4,9 +4,7 @@ table_NAME, figure_NAME."""
 
 from pathlib import Path
 
-import pandas as pd
-
-from _job import run
+from _job import read_tsv, run
 from ltrconv.study import report_pages as pages
 
 
@@ -19,7 +17,7 @@ def main(smk, log):
         if key == "claims":
             text = pages.claims_page(src.read_text(encoding="utf-8"), title)
         elif key.startswith("table_"):
-            frame = pd.read_csv(src, sep="\t")
+            frame = read_tsv(src)
             text = pages.table_page(frame, title, src.name, src.read_bytes())
         else:
             text = pages.figure_page(src.read_bytes(), title)

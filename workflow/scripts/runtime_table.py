@@ -5,8 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from _job import run
-from ltrconv.outputs import atomic_path
+from _job import read_tsv, run, write_tsv
 
 
 def main(smk, log):
@@ -16,15 +15,14 @@ def main(smk, log):
         # RESULTS/DATASET/models/ALGORITHM/CONVENTION/[seedS/]fits.tsv
         parts = Path(path).parent.parts
         algorithm, convention = parts[-3:-1] if seeded else parts[-2:]
-        fits = pd.read_csv(path, sep="\t").assign(algorithm=algorithm, train_convention=convention)
+        fits = read_tsv(path).assign(algorithm=algorithm, train_convention=convention)
         if seeded:
             fits["seed"] = int(parts[-1].removeprefix("seed"))
         frames.append(fits)
     keys = ["algorithm", "train_convention", "fold"] + (["seed"] if seeded else [])
     table = pd.concat(frames, ignore_index=True)[keys + ["s", "max_rss"]]
     table = table.sort_values(keys, ignore_index=True)
-    with atomic_path(smk.output[0]) as tmp:
-        table.to_csv(tmp, sep="\t", index=False, float_format="%.4f")
+    write_tsv(table, smk.output[0], float_format="%.4f")
     log.info(f"{len(table)} models")
 
 

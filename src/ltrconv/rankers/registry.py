@@ -33,6 +33,8 @@ class Algorithm:
     every series stays distinguishable in greyscale. ``randomness`` says what the ranker's
     ``random_state`` draws ("" when nothing: the model is a function of the data alone);
     ``random_if``, when set, tells from the hyperparameters whether it draws anything at all.
+    ``few_scores``: the scores take few distinct values (sums of threshold stumps or of a few
+    features), so many documents tie and the tie order moves the reported NDCG.
     """
 
     name: str
@@ -44,6 +46,7 @@ class Algorithm:
     linestyle: str | tuple
     randomness: str = ""
     random_if: Callable[[Mapping], bool] | None = None
+    few_scores: bool = False
 
     @property
     def style(self) -> dict:
@@ -74,7 +77,7 @@ _ALGORITHMS = (
               "#E69F00", "s", "--"),
     # pairwise rank loss; the prefix of boosting rounds is chosen on validation NDCG
     Algorithm("rankboost", "RankBoost", "ltrconv.rankers.rankboost:RankBoost", SELECTION,
-              "#56B4E9", "D", "-."),
+              "#56B4E9", "D", "-.", few_scores=True),
     # pairwise hinge loss; C is chosen from a grid on validation NDCG
     # liblinear's dual solver (hinge loss) visits the coordinates in a random order; the primal
     # solver of the default squared hinge loss draws nothing
@@ -87,7 +90,7 @@ _ALGORITHMS = (
               randomness="the initial weights and the query order of each epoch"),
     # each round adds the feature with the best query-weighted training NDCG
     Algorithm("adarank", "AdaRank", "ltrconv.rankers.adarank:AdaRank", OBJECTIVE,
-              "#D55E00", "x", (0, (3, 1, 1, 1, 1, 1))),
+              "#D55E00", "x", (0, (3, 1, 1, 1, 1, 1)), few_scores=True),
 )
 
 REGISTRY: MappingProxyType[str, Algorithm] = MappingProxyType({a.name: a for a in _ALGORITHMS})
