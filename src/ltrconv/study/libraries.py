@@ -330,18 +330,20 @@ def libraries_section(table: pd.DataFrame, spread: pd.DataFrame, tests: pd.DataF
 
 def _training_lines(tests: pd.DataFrame, dataset: str, reference: str, k: int,
                     alpha: float) -> list[str]:
+    """The t-tests evaluated with ``reference`` and with the library itself, as Markdown."""
     tt = _at(tests, dataset, k)
     tt = tt[(tt["eval_convention"] == reference) | (tt["eval_convention"] == tt["conv_a"])]
     lines = ["", "### Training with a library's NDCG", ""]
     if tt.empty:
         return lines + ["No model was trained with a library's NDCG in this run."]
     tt = tt.assign(p_section=holm(tt["p"].to_numpy()))
+    base = ", ".join(dict.fromkeys(tt["conv_b"]))
     lines += [f"Models trained with the library's NDCG@{k} against models trained with "
-              f"{reference}'s, paired t-test over the queries of all folds (each query's score "
+              f"{base}'s, paired t-test over the queries of all folds (each query's score "
               f"averaged over seeds); Holm over the {len(tt)} tests of this section; "
               f"alpha = {alpha}.", "",
               "| algorithm | trained with | evaluated with | trained library | trained "
-              f"{reference} | diff | p | Holm p |", "|---|---|---|---|---|---|---|---|"]
+              f"{base} | diff | p | Holm p |", "|---|---|---|---|---|---|---|---|"]
     for r in tt.itertuples():
         sig = " (significant)" if r.p_section < alpha else ""
         lines.append(f"| {name(r.algorithm)} | {r.conv_a} | {r.eval_convention} | "
@@ -353,6 +355,6 @@ def _training_lines(tests: pd.DataFrame, dataset: str, reference: str, k: int,
     fmt = lambda s: ", ".join(f"{name(r.algorithm)} trained with {r.conv_a} "  # noqa: E731
                               f"({r.eval_convention} evaluation, {r.diff:+.4f})"
                               for r in s.itertuples()) or "none"
-    lines += ["", f"Significantly worse than trained with {reference}: {fmt(worse)}. "
+    lines += ["", f"Significantly worse than trained with {base}: {fmt(worse)}. "
               f"Significantly better: {fmt(better)}."]
     return lines
