@@ -572,9 +572,9 @@ def train_conventions(algorithm):
 
 
 def _evaluate_rules():
-    """(rule name, algorithms, training conventions) of each evaluate rule: ``evaluate`` for the
+    """The evaluate rules as (name, algorithms, training conventions): ``evaluate`` for the
     algorithms trained with train_conventions, ``evaluate_ALGORITHM`` for one with a list of its
-    own (a rule's outputs are one list for all its jobs)."""
+    own (the outputs of a rule are one list for all its jobs)."""
     own = [a for a in ALGORITHMS if train_conventions(a) != TRAIN_CONVENTIONS]
     common = [a for a in ALGORITHMS if a not in own]
     return ([("evaluate", common, TRAIN_CONVENTIONS)] if common else []) + [
@@ -763,7 +763,7 @@ def all_targets():
             out.append(f"{RESULTS}/{d}/figures/libraries.pdf")
     out += [f"{RESULTS}/{STUDY}/{page['source']}" for page in STUDY_PAGES.values()]
     out += [f"{RESULTS}/{STUDY}/report/{key}.html" for key in STUDY_PAGES]
-    if STUDY_PAGES:
+    if EXTENSIONS["winning"]:
         out.append(f"{RESULTS}/{STUDY}/figures/winning.pdf")
     return out
 
