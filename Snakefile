@@ -8,9 +8,11 @@ configfile: os.path.join(workflow.basedir, "config/config.yaml")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
+include: "workflow/rules/scatter.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/extended.smk"
+include: "workflow/rules/libraries.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -23,15 +23,26 @@ whose predicted CPU time (power law through the sizes measured so far; linear fr
 above ``--max-fit`` CPU seconds, or whose predicted memory is above ``--max-mem`` GB, is not run: its
 row gives the prediction, marked ``~``, and says why.
 
+Units (``--part units``): one Coordinate Ascent restart or one RankNet architecture of the
+default parameters (``fit(..., units=[u])``), the work of one job when the pipeline scatters
+them, each in a fresh process at each size, with its figure at the fold (measured, or
+extrapolated on the log-log line of the sizes measured) against 15 min and 8 GB per job.
+
 Evaluation: ``ltrconv.evaluation.metrics.evaluate`` on MSLR-WEB30K's size (3,771,125 documents, about
 31,500 queries) under every built-in convention at cutoffs 1..10, against pytrec_eval's
 ``ndcg_cut_1..10`` (trec_eval's NDCG, labels mapped to gains 2^l - 1) for the ``trec``
-convention, each side in its own process (medians of ``--eval-repeats`` calls). Ours runs with
-NDCG only (``metrics=("NDCG",)``: each query ranked only as deep as the last cutoff), the work
-pytrec_eval does, and with every metric (the whole ranking, for MAP and RR).
+convention, and against ranx's ``ndcg_burges@1..10`` (the same gains and discounts; ranx orders
+tied scores as its unstable sort leaves them, so its values are checked to lie between ltrconv's
+``ranklib-tiepess`` and ``ranklib-tieopt``), each side in its own process (medians of
+``--eval-repeats`` calls). The peers' input structures (pytrec_eval's dicts, ranx's ``Qrels`` and
+``Run``, sorted) are built once, timed apart. Ours runs with NDCG only (``metrics=("NDCG",)``:
+each query ranked only as deep as the last cutoff), the work the peers do, and with every
+metric (the whole ranking, for MAP and RR).
 
     python benchmarks/bench_scale.py [--sizes 10000,100000,1200000] [--algorithms all]
         [--max-fit 600] [--max-mem 8] [--eval-docs 3771125] [--eval-repeats 5] [--part all]
+    python benchmarks/bench_scale.py --part units --sizes 10000,100000,720000 [--ca-restarts 0,1,2]
+        [--ranknet-units all]
 """
 
 from __future__ import annotations
@@ -72,6 +83,7 @@ VARIANTS = {
                           ("1 sweep", {"n_restarts": 1, "max_sweeps": 1}, "unit")],
 }
 CA_RESTARTS = 30  # CoordinateAscent's default n_restarts
+MAX_EPOCHS = 100  # RankNet's default max_epochs
 WARM = {"adarank": {"n_rounds": 2}, "rankboost": {"n_rounds": 2}, "lambdamart": {"n_estimators": 2},
         "ranksvm": {"C_grid": [1.0]}, "ranknet": {"architectures": [[10]], "max_epochs": 1},
         "coordinate_ascent": {"n_restarts": 1, "max_sweeps": 1}}
@@ -100,7 +112,7 @@ def training_data(n: int, seed: int):
 
 
 # --- one fit, in a child process -------------------------------------------------------------
-def fit_one(name: str, n: int, params: dict, metric: str, seed: int) -> dict:
+def fit_one(name: str, n: int, params: dict, metric: str, seed: int, units=None) -> dict:
     from ltrconv import rankers
 
     # an untimed fit on tiny data loads or compiles the numba kernels this ranker uses
@@ -112,7 +124,8 @@ def fit_one(name: str, n: int, params: dict, metric: str, seed: int) -> dict:
     base = rss_mb()
     model = rankers.make(name, metric=metric, **params)
     w0, c0 = time.perf_counter(), time.process_time()
-    model.fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
+    model.fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid, **(
+        {} if units is None else {"units": units}))
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     info = {}
     for attr in ("best_iteration_", "n_pairs_", "best_C_", "architecture_", "best_epoch_"):
@@ -122,6 +135,8 @@ def fit_one(name: str, n: int, params: dict, metric: str, seed: int) -> dict:
         info["sweeps"] = model.n_sweeps_
     if hasattr(model, "rounds_"):
         info["rounds"] = len(model.rounds_)
+    if hasattr(model, "search_"):
+        info["epochs"] = [len(a["history"]) for a in model.search_]
     return {"wall": wall, "cpu": cpu, "peak_mb": peak_mb(), "data_mb": base, "start_mb": start,
             "val_ndcg": float(model.val_score_), "info": info}
 
@@ -308,6 +323,84 @@ why a ranker misses a target, and what it would need:
     documents per query, not for queries of thousands of documents without pair sampling."""
 
 
+# --- one unit per job: a Coordinate Ascent restart, a RankNet architecture --------------------
+def unit_label(name: str, unit: int) -> str:
+    if name == "ranknet":
+        from ltrconv.rankers.ranknet import PAPER_GRID
+
+        return "arch " + "x".join(map(str, PAPER_GRID[unit]))
+    return f"restart {unit}"
+
+
+def run_units(args) -> None:
+    """Each unit fitted alone (``fit(..., units=[u])``, the rankers' defaults: 30 restarts, the
+    paper's 12 architectures) in a fresh process at each size while the power law through the
+    sizes run so far predicts it within --max-fit and --max-mem; its figure at the fold is
+    measured when the fold's size was run, else extrapolated on that line."""
+    sizes = sorted(args.sizes)
+    pairs = {}
+    for n in sorted(set(sizes) | {FOLD_DOCS}):
+        d = make_mslr_like(n, n_features=1, seed=args.seed)
+        pairs[n] = crucial_pairs(d.y, d.offsets)
+    plan = [("coordinate_ascent", u) for u in args.ca_restarts] + \
+        [("ranknet", u) for u in args.ranknet_units]
+    print(f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}")
+    print(f"one unit per fit (default parameters; fit(..., units=[u])), make_mslr_like(n, "
+          f"seed={args.seed}), validation n/4; metric {args.metric}; budget {args.max_fit:.0f} s "
+          f"and {args.max_mem:.0f} GB per fit")
+    head = (f"{'algorithm':18s} {'unit':16s} {'docs':>9s} {'wall s':>9s} {'CPU s':>9s} "
+            f"{'peak MB':>8s} {'data MB':>8s}  notes")
+    print(head)
+    print("-" * len(head))
+    rows = []
+    for name, unit in plan:
+        label = unit_label(name, unit)
+        done: list[tuple[int, dict]] = []
+        for n in sizes:
+            if done:
+                t_hat = power_law([m for m, _ in done], [r["cpu"] for _, r in done], n)
+                m_hat = predict_mb(name, done, pairs, n)
+                if t_hat > args.max_fit or m_hat > args.max_mem * 1024:
+                    print(f"{name:18s} {label:16s} {n:9,d} {'~' + format(t_hat, ',.0f'):>9s}  "
+                          f"not run: predicted {t_hat:,.0f} s, {m_hat / 1024:.1f} GB", flush=True)
+                    continue
+            cmd = [sys.executable, str(HERE), "--one", name, "--n", str(n), "--units", str(unit),
+                   "--metric", args.metric, "--seed", str(args.seed)]
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            if out.returncode != 0:
+                err = (out.stderr.strip().splitlines() or ["no output"])[-1]
+                print(f"{name:18s} {label:16s} {n:9,d}  failed: {err}")
+                break
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            done.append((n, r))
+            print(f"{name:18s} {label:16s} {n:9,d} {r['wall']:9.1f} {r['cpu']:9.1f} "
+                  f"{r['peak_mb']:8.0f} {r['data_mb']:8.0f}  {json.dumps(r['info'])}", flush=True)
+        if done:
+            rows.append((name, label, done))
+    print()
+    print(f"per job at the fold ({FOLD_DOCS:,} training documents; CPU s = wall on an idle core, "
+          f"one thread); target <= {TARGET_S / 60:.0f} min and <= {TARGET_GB:.0f} GB per job")
+    print("(RankNet stops early, after a number of epochs that varies with the data; 'bound' is "
+          f"{MAX_EPOCHS} epochs at the fold's per-epoch time, on the line of the measured ones)")
+    head = (f"{'algorithm':18s} {'unit':16s} {'slope':>6s} {'fold CPU s':>10s} {'bound s':>8s} "
+            f"{'fold GB':>8s}  how")
+    print(head)
+    print("-" * len(head))
+    for name, label, done in rows:
+        ns, cpus = [n for n, _ in done], [r["cpu"] for _, r in done]
+        fold_s, how = fold_estimate(done, None)
+        fold_gb = predict_mb(name, done, pairs, FOLD_DOCS) / 1024
+        bound = ""
+        worst = fold_s
+        if "epochs" in done[0][1]["info"]:
+            per_epoch = [r["cpu"] / r["info"]["epochs"][0] for _, r in done]
+            worst = MAX_EPOCHS * power_law(ns, per_epoch, FOLD_DOCS)
+            bound = f"{worst:,.0f}"
+        ok = "meets" if worst <= TARGET_S and fold_gb <= TARGET_GB else "MISSES"
+        print(f"{name:18s} {label:16s} {slope(ns, cpus):6.2f} {fold_s:10,.0f} {bound:>8s} "
+              f"{fold_gb:8.1f}  {how}: {ok}")
+
+
 # --- evaluation at MSLR-WEB30K size -----------------------------------------------------------
 def eval_child(kind: str, path: str, repeats: int) -> dict:
     z = np.load(path)
@@ -335,9 +428,14 @@ def eval_child(kind: str, path: str, repeats: int) -> dict:
                 cpu.append(time.process_time() - c0)
                 wall.append(time.perf_counter() - w0)
             out[key] = {"wall": statistics.median(wall), "cpu": statistics.median(cpu)}
+            if key == "all":
+                for name in ("ranklib-tiepess", "ranklib-tieopt"):
+                    np.save(f"{path}.{name}.npy", res[name]["NDCG@10"])
         np.save(path + ".ours.npy", res["trec"]["NDCG@10"])
         out["peak_mb"] = peak_mb()
         return out
+    if kind == "ranx":
+        return ranx_child(path, y, scores, offsets, repeats)
     import pytrec_eval
 
     base = rss_mb()
@@ -363,6 +461,44 @@ def eval_child(kind: str, path: str, repeats: int) -> dict:
             "cpu": statistics.median(cpu), "peak_mb": peak_mb()}
 
 
+def ranx_child(path: str, y, scores, offsets, repeats: int) -> dict:
+    """ranx's ``ndcg_burges@1..10``: an untimed run on 20 queries loads its numba functions,
+    then its Qrels and Run are built (dicts, typed dicts, sorted) once and evaluated
+    ``repeats`` times on one thread."""
+    from ranx import Qrels, Run, evaluate
+
+    metrics = [f"ndcg_burges@{k}" for k in range(1, 11)]
+
+    def build(n_queries):
+        qd, rd = {}, {}
+        labels, sc = y.tolist(), scores.tolist()
+        for q in range(n_queries):
+            a, b = int(offsets[q]), int(offsets[q + 1])
+            ids = [f"D{i:07d}" for i in range(a, b)]
+            qd[f"q{q:06d}"] = dict(zip(ids, labels[a:b]))  # query ids sort in row order
+            rd[f"q{q:06d}"] = dict(zip(ids, sc[a:b]))
+        qrels, run = Qrels.from_dict(qd), Run.from_dict(rd)
+        qrels.sort()
+        run.sort()
+        return qrels, run
+
+    evaluate(*build(20), metrics, threads=1, save_results_in_run=False)
+    base = rss_mb()
+    w0 = time.perf_counter()
+    qrels, run = build(len(offsets) - 1)
+    build_s = time.perf_counter() - w0
+    wall, cpu = [], []
+    for _ in range(repeats):
+        w0, c0 = time.perf_counter(), time.process_time()
+        res = evaluate(qrels, run, metrics, return_mean=False, threads=1,
+                       save_results_in_run=False)
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    np.save(path + ".ranx.npy", np.asarray(res["ndcg_burges@10"], dtype=np.float64))
+    return {"base_mb": base, "build_s": build_s, "wall": statistics.median(wall),
+            "cpu": statistics.median(cpu), "peak_mb": peak_mb()}
+
+
 def run_eval(args) -> None:
     d = make_mslr_like(args.eval_docs, n_features=1, seed=args.seed)
     # a noisy relevance signal rounded to 0.01: about the ties of a real model's scores
@@ -375,15 +511,21 @@ def run_eval(args) -> None:
               f"{len(np.unique(scores)):,} distinct scores; {args.eval_repeats} repeats, medians; "
               "one process per side")
         got = {}
-        for kind in ("ours", "theirs"):
+        for kind in ("ours", "theirs", "ranx"):
             out = subprocess.run([sys.executable, str(HERE), "--eval-child", kind, path,
                                   "--eval-repeats", str(args.eval_repeats)],
                                  capture_output=True, text=True, check=True)
             got[kind] = json.loads(out.stdout.strip().splitlines()[-1])
         err = np.abs(np.load(path + ".ours.npy") - np.load(path + ".theirs.npy")).max()
-    o, t = got["ours"], got["theirs"]
+        rx = np.load(path + ".ranx.npy")
+        lo, hi = (np.load(f"{path}.ranklib-tie{b}.npy") for b in ("pess", "opt"))
+        outside = float(max((lo - rx).max(), (rx - hi).max(), 0.0))
+        ranx_trec = int(np.count_nonzero(np.abs(rx - np.load(path + ".ours.npy")) > 1e-12))
+    o, t, r = got["ours"], got["theirs"], got["ranx"]
     nconv = len(o["conventions"])
     print(f"check: max |ltrconv trec - pytrec_eval| NDCG@10 over {d.n_queries:,} queries = {err:.1e}")
+    print(f"check: ranx ndcg_burges@10 outside [ranklib-tiepess, ranklib-tieopt] by at most "
+          f"{outside:.1e}; differs from trec's tie order on {ranx_trec:,} queries")
     print(f"{'':62s} {'wall s':>8s} {'CPU s':>8s} {'peak-data MB':>13s}")
     peak = f"{o['peak_mb'] - o['base_mb']:13.0f}"  # over all four calls, reported once
     for key, label in (("all", f"{nconv} built-in conventions, @1..10, all metrics"),
@@ -395,6 +537,9 @@ def run_eval(args) -> None:
     print(f"{'pytrec_eval evaluate, ndcg_cut_1..10 (trec)':62s} {t['wall']:8.2f} {t['cpu']:8.2f} "
           f"{t['peak_mb'] - t['base_mb']:13.0f}")
     print(f"{'pytrec_eval: building its qrel/run dicts (once)':62s} {t['build_s']:8.2f}")
+    print(f"{'ranx evaluate, ndcg_burges@1..10 (1 thread)':62s} {r['wall']:8.2f} {r['cpu']:8.2f} "
+          f"{r['peak_mb'] - r['base_mb']:13.0f}")
+    print(f"{'ranx: building its Qrels/Run, sorted (once)':62s} {r['build_s']:8.2f}")
     r_one = t["cpu"] / o["trec_ndcg"]["cpu"]
     r_all = t["cpu"] * nconv / o["all_ndcg"]["cpu"]
     r_more = t["cpu"] / o["trec"]["cpu"]
@@ -403,6 +548,9 @@ def run_eval(args) -> None:
           f"(pytrec_eval x {nconv} calls, which could only do trec's); target >= 10x: "
           f"{'met' if r_one >= 10 else 'NOT met'}. With MAP, RR, P, ERR and DCG as well "
           f"(the whole ranking): {r_more:.1f}x")
+    print(f"speed-up against ranx, CPU, NDCG@1..10 (one convention): "
+          f"{r['cpu'] / o['trec_ndcg']['cpu']:.1f}x (wall {r['wall'] / o['trec_ndcg']['wall']:.1f}x), "
+          f"its Qrels/Run build aside")
 
 
 def main() -> None:
@@ -422,15 +570,22 @@ def main() -> None:
     ap.add_argument("--max-mem", type=float, default=8.0, help="GB a fit may use")
     ap.add_argument("--eval-docs", type=int, default=MSLR_WEB30K_DOCS)
     ap.add_argument("--eval-repeats", type=int, default=5)
-    ap.add_argument("--part", choices=("all", "train", "eval"), default="all")
+    ap.add_argument("--part", choices=("all", "train", "eval", "units"), default="all")
+    ap.add_argument("--ca-restarts", default="0,1,2", type=lambda s: [int(x) for x in s.split(",")],
+                    help="--part units: the Coordinate Ascent restarts fitted, one per process")
+    ap.add_argument("--ranknet-units", default="all",
+                    help="--part units: RankNet architectures (indices into the paper's grid)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    ap.add_argument("--units", help="with --one: fit only these units, e.g. 0 or 0,3")
     ap.add_argument("--eval-child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(fit_one(args.one, args.n, json.loads(args.params), args.metric, args.seed)))
+        units = None if args.units is None else [int(u) for u in args.units.split(",")]
+        print(json.dumps(fit_one(args.one, args.n, json.loads(args.params), args.metric,
+                                 args.seed, units)))
         return
     if args.eval_child:
         print(json.dumps(eval_child(*args.eval_child, args.eval_repeats)))
@@ -441,6 +596,17 @@ def main() -> None:
         sys.exit(f"bench_scale: --algorithms: {exc}")
     if any(n < 200 for n in args.sizes):
         sys.exit("bench_scale: --sizes: every size must be at least 200 documents")
+    if args.part == "units":
+        from ltrconv.rankers.ranknet import PAPER_GRID
+
+        if args.ranknet_units == "all":
+            args.ranknet_units = list(range(len(PAPER_GRID)))
+        elif args.ranknet_units == "none":
+            args.ranknet_units = []
+        else:
+            args.ranknet_units = [int(u) for u in args.ranknet_units.split(",")]
+        run_units(args)
+        return
     if args.part in ("all", "train"):
         run_training(args, list(names))
         print()

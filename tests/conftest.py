@@ -18,7 +18,7 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
 
 # Markers (registered in pyproject.toml) follow from the fixtures a test uses, directly or not.
 MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow",
-                   "ci_run": "slow"}
+                   "ci_run": "slow", "scatter_runs": "slow"}
 
 
 def pytest_collection_modifyitems(config, items):

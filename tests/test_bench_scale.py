@@ -51,3 +51,21 @@ def test_fold_estimate_uses_the_unit(bench):
     s, how = bench.fold_estimate(full, None)
     assert s == pytest.approx(720.0) and how == "linear from one size"
     assert np.isfinite(bench.fold_estimate(unit, None)[0])
+
+
+def test_study_walltime_counts_and_bounds():
+    """benchmarks/study_walltime.py: one job per fold and convention for each whole fit, one per
+    restart or architecture besides, and the critical path through the longest of them."""
+    spec = importlib.util.spec_from_file_location("study_walltime", PATH.parent / "study_walltime.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    fig = {k: v for k, (v, _) in mod.FIGURES.items()}
+    ca, rn = [100.0, 300.0], [50.0] * 12
+    table, chain = mod.jobs(fig, ca, rn, overhead=10.0)
+    counts = {name.split(" ")[0]: n for name, _, n in table}
+    assert counts["coordinate_ascent"] == 15 * 30 and counts["ranknet"] == 15 * 12
+    assert counts["adarank"] == counts["ranksvm"] == 15 and counts["gather"] == 6 * 3
+    ca_row = next(s for name, s, _ in table if name.startswith("coordinate_ascent"))
+    assert ca_row == 200.0 + 10.0  # the mean restart plus the start-up
+    longest = dict(chain)["longest training job"]
+    assert longest == max(fig["lambdamart"], fig["rankboost"], 300.0) + 10.0

@@ -52,6 +52,15 @@ def test_lookup_fallbacks():
     assert job_requests.lookup(jobs, "train", "new", None) == {"max_rss": 300, "s": 960}
     # a rule without figures takes the largest over the measured rules but train
     assert job_requests.lookup(jobs, "figure1", None, None) == {"max_rss": 1000, "s": 14}
+    # a scattered dataset's training rules without figures take train's, per algorithm; with
+    # figures, their own, which the light rules' fallback leaves out
+    assert job_requests.lookup(jobs, "fit_unit", "coordinate_ascent", None) == \
+        jobs["train"]["coordinate_ascent"]
+    assert job_requests.lookup(jobs, "fit_fold", "adarank_variant", "adarank") == \
+        jobs["train"]["adarank"]
+    with_units = {**jobs, "fit_unit": {"ranknet": {"max_rss": 5000, "s": 2}}}
+    assert job_requests.lookup(with_units, "fit_unit", "ranknet", None) == {"max_rss": 5000, "s": 2}
+    assert job_requests.lookup(with_units, "figure1", None, None) == {"max_rss": 1000, "s": 14}
 
 
 def test_config_has_figures_for_every_measured_rule():

@@ -4,7 +4,10 @@ with every seed); score the test split."""
 
 rule train:
     """Every fold of one algorithm under one training convention, in one job: on MQ2008 most fits
-    take less than the process start-up (about a second, scikit-learn's import more)."""
+    take less than the process start-up (about a second, scikit-learn's import more). A
+    scattered dataset's models come from rule gather instead (workflow/rules/scatter.smk)."""
+    wildcard_constraints:
+        dataset=one_of(GROUPED),
     input:
         train=lambda wc: [cache(wc.dataset, f, "train") for f in FOLDS],
         vali=lambda wc: [cache(wc.dataset, f, "vali") for f in FOLDS],

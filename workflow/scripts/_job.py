@@ -1,6 +1,7 @@
 """Shared plumbing of the workflow scripts: this checkout's ltrconv, the rule's thread budget,
 the configured conventions file, logging to the rule's log file, clean failures, the record of
-the outputs (output_records.py), the TSV writer and readers that refuse a damaged input."""
+the outputs (output_records.py), the TSV writer and readers that refuse a damaged input, a
+fit's peak memory."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import hashlib
 import io
 import logging
 import os
+import resource
 import sys
 import traceback
 from pathlib import Path
@@ -34,6 +36,10 @@ if Path(ltrconv.__file__).resolve().parent != SRC / "ltrconv":
 # LightGBM, the BLAS builds numpy and scipy ship, numexpr); numba is set at run time.
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
               "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+# The rankers' thread parameters (LightGBM's num_threads, Coordinate Ascent's n_jobs).
+THREAD_PARAMS = ("num_threads", "n_jobs")
 
 
 def limit_threads(n: int) -> str:
@@ -69,6 +75,28 @@ def cap_threads(params: dict, names, threads: int, log=None) -> dict:
                 log.info(f"{name}={asked} lowered to the rule's threads ({threads})")
             out[name] = threads
     return out
+
+
+def reset_peak_rss() -> None:
+    """Start a new peak-memory record for this process (Linux: clear_refs 5 resets VmHWM)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass  # elsewhere the peak stays the process's, from its start
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory, MiB, since the last reset where it can be reset."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kB on Linux, bytes on macOS
+    return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
 
 
 def load_conventions(smk) -> list[str]:

@@ -15,7 +15,8 @@ the part of the peak that grows with the data, and ``dataset_mb`` is the measure
 under ``resources_dir`` (acquire holds an archive, its extracted tree and the verified copy at
 once; every other job writes less). MIN_RUNTIME covers jobs of a few seconds on a node shared
 with other work, where wall times stretch several-fold. A retry (``attempt`` 2) doubles memory
-and wall time.
+and wall time. The training rules of a scattered dataset (``fit_fold``, ``fit_unit``) without
+figures of their own take those of ``train``, whose job does more: every fold, every unit.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ MEM_FACTOR = 2.0
 RUNTIME_FACTOR = 3.0
 MIN_RUNTIME = 10
 DISK_FACTOR = 3.0
-RULES_BY_ALGORITHM = ("train", "evaluate")
+RULES_BY_ALGORITHM = ("train", "evaluate", "fit_fold", "fit_unit", "gather")
+TRAINING = ("train", "fit_fold", "fit_unit")
+STANDS_IN = {"fit_fold": "train", "fit_unit": "train"}  # a rule without figures: whose to take
 
 
 def _ceil_100(x: float) -> int:
@@ -55,8 +58,9 @@ def request(max_rss: float, s: float, *, scale: float, data: float, dataset: flo
 def lookup(jobs: dict, rule: str, algorithm: str | None, base: str | None) -> dict:
     """The measured figures of ``rule`` (and ``algorithm``) in ``jobs``, config's
     ``resources.measured.jobs``. An algorithm without figures takes its base algorithm's, else
-    the largest of the rule's; a rule without figures takes the largest over the measured rules
-    other than ``train``: every unmeasured rule reads tables those rules wrote."""
+    the largest of the rule's; a training rule without figures takes those of the rule in
+    ``STANDS_IN``, any other rule the largest over the measured rules other than the training
+    ones: every unmeasured rule reads tables those rules wrote."""
     def largest(entries):
         entries = list(entries)
         return {"max_rss": max(e["max_rss"] for e in entries), "s": max(e["s"] for e in entries)}
@@ -69,9 +73,11 @@ def lookup(jobs: dict, rule: str, algorithm: str | None, base: str | None) -> di
             if name in entry:
                 return entry[name]
         return largest(entry.values())
+    if STANDS_IN.get(rule) in jobs:
+        return lookup(jobs, STANDS_IN[rule], algorithm, base)
     light = []
     for name, entry in jobs.items():
-        if name == "train":
+        if name in TRAINING:
             continue
         light += list(entry.values()) if name in RULES_BY_ALGORITHM else [entry]
     return largest(light)

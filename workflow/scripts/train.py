@@ -1,40 +1,14 @@
 """Fit one ranker under one training convention on every fold; score each fold's test split, and
 record each fit's wall time and peak memory in fits.tsv (rule train)."""
 
-import resource
-import sys
 import time
 
 import numpy as np
 
-from _job import cap_threads, run
+from _job import THREAD_PARAMS, cap_threads, peak_rss_mb, reset_peak_rss, run
 from ltrconv import rankers
 from ltrconv.data.letor import Dataset
 from ltrconv.outputs import atomic_path
-
-THREAD_PARAMS = ("num_threads", "n_jobs")
-
-
-def reset_peak_rss() -> None:
-    """Start a new peak-memory record for this process (Linux: clear_refs 5 resets VmHWM)."""
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-    except OSError:
-        pass  # elsewhere the peak stays the process's, from its start
-
-
-def peak_rss_mb() -> float:
-    """This process's peak resident memory, MiB, since the last reset where it can be reset."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kB on Linux, bytes on macOS
-    return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
 
 
 def main(smk, log):

@@ -2,7 +2,9 @@
 
 ``make("lambdamart", metric="ndcg@10:letor", n_estimators=500)`` builds one by name; the names
 and classes come from :mod:`ltrconv.rankers.registry`. ``validate_params(name, params)`` checks
-hyperparameters without building anything.
+hyperparameters without building anything. ``unit_count(name, params)`` says how many independent
+units (Coordinate Ascent's restarts, RankNet's architectures) a fit runs, which
+:mod:`ltrconv.rankers.units` fits apart and gathers.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
 # scikit-learn.
 _LAZY = {"DegenerateDataError": ".base", "NotFittedModelError": ".base", "Ranker": ".base",
          "TrainingData": ".base", "TrainingSelectionWarning": ".base", "load": ".base",
-         "ParamError": ".params"}
+         "ParamError": ".params", "GatherError": ".units", "UnitRanker": ".units"}
 
 
 def __getattr__(name: str):
@@ -81,13 +83,22 @@ def validate_params(name: str, params: Mapping[str, Any]) -> None:
     get_class(name).validate_params(params)
 
 
+def unit_count(name: str, params: Mapping[str, Any] | None = None) -> int:
+    """How many independent units a fit of algorithm ``name`` with hyperparameters ``params``
+    runs (restarts, architectures; :mod:`ltrconv.rankers.units`); 0 when its fit is one piece."""
+    from .units import UnitRanker
+
+    cls = get_class(name)
+    return cls(**dict(params or {})).n_units() if issubclass(cls, UnitRanker) else 0
+
+
 def make(name: str, **params: Any) -> "Ranker":
     """An unfitted ranker by registry name, its parameters validated."""
     validate_params(name, params)
     return get_class(name)(**params)
 
 
-__all__ = ["ALGORITHMS", "DegenerateDataError", "NotFittedModelError", "ParamError", "Ranker",
-           "TrainingData", "TrainingSelectionWarning", "get_class", "load", "make",
-           "param_help", "param_names", "removed_params", "selected", "selects",
-           "validate_params"]
+__all__ = ["ALGORITHMS", "DegenerateDataError", "GatherError", "NotFittedModelError", "ParamError",
+           "Ranker", "TrainingData", "TrainingSelectionWarning", "UnitRanker", "get_class", "load",
+           "make", "param_help", "param_names", "removed_params", "selected", "selects",
+           "unit_count", "validate_params"]

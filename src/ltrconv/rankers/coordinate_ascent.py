@@ -32,9 +32,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .base import Ranker, TrainingData
+from .base import TrainingData
 from .linear_objective import LinearObjective, linear_scores
 from .params import Integer, Metric, Number, Options, RandomState
+from .units import UnitRanker
 
 INITS = ("uniform", "random")
 
@@ -89,13 +90,15 @@ def _ascend(obj: LinearObjective, X: np.ndarray, Xt: np.ndarray, varying: list, 
     return w, cur, sweeps
 
 
-class CoordinateAscent(Ranker):
+class CoordinateAscent(UnitRanker):
     """Linear ranker; coordinate-wise line search on the training NDCG, restarts kept on validation.
 
     ``n_steps`` is the number of doubling steps tried in each direction (RankLib's ``-i``).
     ``random_state`` shuffles the feature order of each restart (and draws the starting weights
     with ``init="random"``); restarts run on ``n_jobs`` threads (-1: all cores) with the same
-    result whatever the number.
+    result whatever the number. The restarts are independent units: ``fit(..., units=[r, ...])``
+    runs some of them and :meth:`~ltrconv.rankers.units.UnitRanker.gather` joins such partial
+    fits into this fit's model (:mod:`ltrconv.rankers.units`).
     """
 
     name = "coordinate_ascent"
@@ -111,6 +114,7 @@ class CoordinateAscent(Ranker):
         "random_state": [None, RandomState()],
     }
     _selects = "the restart"
+    unit = "restart"
 
     def _selected(self) -> str:
         return f"restart {self.best_restart_ + 1} of {len(self.history_)}"
@@ -129,17 +133,22 @@ class CoordinateAscent(Ranker):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _fit(self, data: TrainingData) -> None:
+    def n_units(self) -> int:
+        """The restarts of a fit: ``n_restarts``."""
+        self._validate_params()
+        return int(self.n_restarts)
+
+    def _fit_units(self, data: TrainingData, units: tuple[int, ...]) -> tuple[dict, list[dict]]:
+        """Run restarts ``units``; each one's weights, validation and training NDCG, sweeps."""
         nj = self.n_jobs
         n_jobs = 1 if nj is None else (os.cpu_count() or 1) if nj == -1 else int(nj)
-        n_restarts = int(self.n_restarts)
         max_sweeps = None if self.max_sweeps is None else int(self.max_sweeps)
         obj = LinearObjective(data.scorer)
         val_obj = LinearObjective(data.val_scorer)
         X = np.ascontiguousarray(data.X)
         Xt = np.ascontiguousarray(X.T)
         varying = [obj.varying(Xt[j]) for j in range(X.shape[1])]
-        seeds = np.random.SeedSequence(self._seed()).spawn(n_restarts)
+        seeds = np.random.SeedSequence(self._seed()).spawn(int(self.n_restarts))
 
         def run(r):
             rng = np.random.default_rng(seeds[r])
@@ -151,21 +160,27 @@ class CoordinateAscent(Ranker):
             return _ascend(obj, X, Xt, varying, w0, rng, int(self.n_steps), float(self.tolerance),
                            float(self.step_base), max_sweeps)
 
-        if n_jobs > 1 and n_restarts > 1:
-            with ThreadPoolExecutor(max_workers=min(n_jobs, n_restarts)) as pool:
-                results = list(pool.map(run, range(n_restarts)))
+        if n_jobs > 1 and len(units) > 1:
+            with ThreadPoolExecutor(max_workers=min(n_jobs, len(units))) as pool:
+                results = list(pool.map(run, units))
         else:
-            results = [run(r) for r in range(n_restarts)]
+            results = [run(r) for r in units]
 
         Xv = np.ascontiguousarray(data.X_val)
-        self.history_ = [val_obj.mean(linear_scores(Xv, w)) for w, _, _ in results]
+        return {}, [{"coef": w, "val_score": val_obj.mean(linear_scores(Xv, w)),
+                     "train_score": float(t), "sweeps": int(n)} for w, t, n in results]
+
+    def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
+        """Keep the restart with the best validation NDCG, the first on ties."""
+        self.history_ = [r["val_score"] for r in records]
         best = int(np.argmax(self.history_))
-        self.best_restart_ = best
+        self.best_restart_ = units[best]
         self.val_score_ = self.history_[best]
-        self.train_scores_ = [float(t) for _, t, _ in results]
+        self.train_scores_ = [r["train_score"] for r in records]
         self.train_score_ = self.train_scores_[best]
-        self.n_sweeps_ = [int(n) for _, _, n in results]
-        self.coef_ = np.array(results[best][0], dtype=np.float64)
+        self.n_sweeps_ = [r["sweeps"] for r in records]
+        # a copy holding numpy's own float64 dtype object (see RankNet._select)
+        self.coef_ = np.asarray(records[best]["coef"]).astype(np.float64)
 
     def _predict(self, X) -> np.ndarray:
         return linear_scores(np.ascontiguousarray(X), self.coef_)

@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .base import Ranker, TrainingData
+from .base import TrainingData
 from .params import Check, Integer, Metric, Number, Options, RandomState
+from .units import UnitRanker
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
 # The paper validates 1-3 hidden layers of 10-500 units (Busa-Fekete et al. 2012, Sec. 4). Widths
@@ -229,10 +230,13 @@ def _architectures_ok(value) -> bool:
     return isinstance(value, (list, tuple)) and len(value) > 0 and all(map(units_ok, value))
 
 
-class RankNet(Ranker):
+class RankNet(UnitRanker):
     """Pairwise cross-entropy neural ranker; architecture and epochs chosen on validation.
 
-    ``random_state`` seeds the initial weights and the query order of every architecture.
+    ``random_state`` seeds the initial weights and the query order of every architecture. The
+    architectures are independent units: ``fit(..., units=[a, ...])`` trains some of them and
+    :meth:`~ltrconv.rankers.units.UnitRanker.gather` joins such partial fits into this fit's
+    model (:mod:`ltrconv.rankers.units`).
     """
 
     name = "ranknet"
@@ -247,6 +251,7 @@ class RankNet(Ranker):
         "random_state": [None, RandomState()],
     }
     _selects = "the architecture and epoch"
+    unit = "architecture"
 
     def _selected(self) -> str:
         return (f"hidden layers {', '.join(map(str, self.architecture_))}" if self.architecture_
@@ -263,7 +268,15 @@ class RankNet(Ranker):
         self.patience = patience
         self.random_state = random_state
 
-    def _fit(self, data: TrainingData) -> None:
+    def n_units(self) -> int:
+        """The architectures of a fit: ``len(architectures)``."""
+        self._validate_params()
+        return len(self.architectures)
+
+    def _fit_units(self, data: TrainingData, units: tuple[int, ...]) -> tuple[dict, list[dict]]:
+        """Train architectures ``units`` (indices into ``architectures``) with early stopping;
+        each one's best weights, epoch, validation score and history. ``shared``: the feature
+        scaling, the same for every architecture."""
         archs = tuple(tuple(int(u) for u in arch) for arch in self.architectures)
         X, y, off = data.X, data.y, data.offsets
         mean = X.mean(axis=0)
@@ -276,27 +289,35 @@ class RankNet(Ranker):
         train_q = np.flatnonzero(with_pairs).astype(np.int64)
         act = ACTIVATIONS[self.activation]
         seed = self._seed()
-        self.search_ = []
-        best_index, best_params = -1, None
-        for index, hidden in enumerate(archs):
-            sizes = (X.shape[1], *hidden, 1)
+        records = []
+        for index in units:
+            hidden = archs[index]
             params, epoch, score, history = self._train_one(
-                sizes, seed, index, Z, y, off, train_q, Zv, data.val_scorer, act)
-            self.search_.append({"architecture": hidden, "best_epoch": epoch,
-                                 "val_score": score, "history": history})
-            if best_index < 0 or score > self.search_[best_index]["val_score"]:
-                best_index, best_params = index, params
-        chosen = self.search_[best_index]
-        hidden, params = chosen["architecture"], best_params
-        epoch, score, history = chosen["best_epoch"], chosen["val_score"], chosen["history"]
-        self.architecture_ = hidden
-        self.sizes_ = (X.shape[1], *hidden, 1)
-        self.params_ = params
-        self.best_epoch_ = epoch
-        self.val_score_ = score
-        self.history_ = history
-        self.mean_ = mean
-        self.std_ = std
+                (X.shape[1], *hidden, 1), seed, index, Z, y, off, train_q, Zv, data.val_scorer,
+                act)
+            records.append({"architecture": hidden, "best_epoch": epoch, "val_score": score,
+                            "history": history, "params": params})
+        return {"n_features": X.shape[1], "mean": mean, "std": std}, records
+
+    def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
+        """Keep the architecture with the best validation score, the first on ties."""
+        self.search_ = [{k: r[k] for k in ("architecture", "best_epoch", "val_score", "history")}
+                        for r in records]
+        best = -1
+        for index, record in enumerate(records):
+            if best < 0 or record["val_score"] > records[best]["val_score"]:
+                best = index
+        chosen = self.search_[best]
+        self.architecture_ = chosen["architecture"]
+        self.sizes_ = (shared["n_features"], *chosen["architecture"], 1)
+        # copies holding numpy's own float64 dtype object (an unpickled record holds another): the
+        # arrays share it, so the model pickles to the same bytes from records of any origin
+        self.params_ = np.asarray(records[best]["params"]).astype(np.float64)
+        self.best_epoch_ = chosen["best_epoch"]
+        self.val_score_ = chosen["val_score"]
+        self.history_ = chosen["history"]
+        self.mean_ = np.asarray(shared["mean"]).astype(np.float64)
+        self.std_ = np.asarray(shared["std"]).astype(np.float64)
 
     def _train_one(self, sizes, seed, index, Z, y, off, train_q, Zv, val_scorer, act):
         """Train one architecture with early stopping; (best params, epoch, score, history)."""
