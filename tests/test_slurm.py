@@ -2,24 +2,33 @@
 
 Not in the default run (deselected by the ``slurm`` marker): start a Slurm first, e.g.
 ``scripts/slurm-single-node.sh start``, then ``python -m pytest -m slurm``. Skips where no Slurm
-answers or no node is idle. The configuration is a small synthetic one (one fold, one training
-convention, three algorithms and config.yaml's variants of them): each Slurm job pays
+answers or no node is idle. Two configurations: a small synthetic one (one fold, one training
+convention, three algorithms and config.yaml's variants of them), and a reduced study of
+MSLR-WEB10K's shape (100,000 documents of 136 features, labels 0-4, two folds, the six
+algorithms with small grids). The profile scatters the training (config key scatter): a job per
+fold, and per restart of Coordinate Ascent and architecture of RankNet. Each Slurm job pays
 Snakemake's own start-up, 20-40 s on two shared cores.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
-from test_workflow import EVAL, REPO, base_config, write_dataset
+from ltrconv.data.synthetic import make_folds, make_mslr_like, write_letor
+
+from test_workflow import EVAL, REPO, base_config, openblas_kernels, write_dataset
 
 pytestmark = pytest.mark.slurm
 
@@ -54,14 +63,8 @@ def _slurm_or_skip():
                     "(scripts/slurm-single-node.sh start)")
 
 
-@pytest.fixture(scope="module")
-def slurm_run(tmp_path_factory):
-    _slurm_or_skip()
-    root = tmp_path_factory.mktemp("slurm")
-    write_dataset(root / "SYN")
-    cfg = base_config(root / "SYN")
-    cfg.update(folds=[1], train_conventions=["ranklib"], algorithms=ALGORITHMS)
-    cfg["figures"].update(figure1_algorithms=["adarank", "lambdamart"])
+def run_through_slurm(root: Path, cfg: dict) -> dict:
+    """``cfg`` run by Snakemake through profiles/slurm in ROOT/work."""
     path = root / "config.yaml"
     path.write_text(yaml.safe_dump(cfg))
     work = root / "work"
@@ -71,16 +74,29 @@ def slurm_run(tmp_path_factory):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
     start = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3 * 3600, env=env)
     wall = time.monotonic() - start
     assert proc.returncode == 0, proc.stderr[-4000:]
-    log = proc.stdout + proc.stderr
     print(f"slurm run: {wall:.0f} s wall")
-    return {"work": work, "results": work / "out" / "SYN", "log": log}
+    return {"work": work, "results": work / "out" / "SYN", "log": proc.stdout + proc.stderr,
+            "config": cfg}
 
 
-def test_every_job_went_through_sbatch(slurm_run):
-    log = slurm_run["log"]
+@pytest.fixture(scope="module")
+def slurm_run(tmp_path_factory):
+    _slurm_or_skip()
+    root = tmp_path_factory.mktemp("slurm")
+    write_dataset(root / "SYN")
+    cfg = base_config(root / "SYN")
+    cfg.update(folds=[1], train_conventions=["ranklib"], algorithms=ALGORITHMS)
+    cfg["figures"].update(figure1_algorithms=["adarank", "lambdamart"])
+    return run_through_slurm(root, cfg)
+
+
+def went_through_sbatch(run: dict) -> dict[str, str]:
+    """Check that every job but the target rule was an sbatch submission that ran its own
+    Snakemake job; Snakemake job id -> rule."""
+    log = run["log"]
     submitted = dict(SUBMITTED.findall(log))
     finished = {job: rule for job, rule in FINISHED.findall(log)}
     local = {job for job, rule in finished.items() if rule == "all"}  # the target rule runs in place
@@ -88,12 +104,17 @@ def test_every_job_went_through_sbatch(slurm_run):
     assert set(finished) - local == set(submitted), sorted(set(finished) ^ set(submitted))
     assert len(set(submitted.values())) == len(submitted)  # one Slurm job per Snakemake job
     # and ran there: the log Slurm wrote for each job id holds the job's own Snakemake run
-    logs = {p.stem: p for p in (slurm_run["work"] / ".snakemake" / "slurm_logs").rglob("*.log")}
+    logs = {p.stem: p for p in (run["work"] / ".snakemake" / "slurm_logs").rglob("*.log")}
     for job, slurm_id in submitted.items():
         assert slurm_id in logs, (job, slurm_id)
         text = logs[slurm_id].read_text()
         assert f"(Rule: {finished[job]})" in text and "1 of 1 steps (100%) done" in text, text[-1000:]
     print(f"{len(submitted)} jobs submitted through sbatch")
+    return {job: finished[job] for job in submitted}
+
+
+def test_every_job_went_through_sbatch(slurm_run):
+    went_through_sbatch(slurm_run)
 
 
 def test_outputs_exist(slurm_run):
@@ -118,7 +139,9 @@ def test_jobs_asked_for_the_derived_requests(slurm_run):
     measured = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["resources"]["measured"]
     log = slurm_run["log"]
     blocks = re.findall(r"^rule (\w+):\n(?:    .*\n)*?    resources: (.*)$", log, re.M)
-    assert {rule for rule, _ in blocks} >= {"acquire", "train", "evaluate", "report_pages"}
+    # the profile scatters the training: fit_fold and gather jobs in place of train jobs
+    assert {rule for rule, _ in blocks} >= {"acquire", "fit_fold", "gather", "evaluate",
+                                            "report_pages"}
     for rule, res in blocks:
         if rule == "all":
             continue
@@ -129,3 +152,124 @@ def test_jobs_asked_for_the_derived_requests(slurm_run):
         if rule not in job_requests.RULES_BY_ALGORITHM:
             assert int(fields["mem_mb"]) == want["mem_mb"], (rule, res)
             assert int(fields["runtime"]) == want["runtime"], (rule, res)
+
+
+# --- a reduced study of MSLR-WEB10K's shape, scattered ------------------------------------------
+MSLR_DOCS = 100_000
+MSLR_FOLDS = [1, 2]
+MSLR_ALGORITHMS = {
+    "adarank": {"n_rounds": 10},
+    "coordinate_ascent": {"n_restarts": 3, "max_sweeps": 2},
+    "lambdamart": {"n_estimators": 10, "early_stopping_rounds": 5, "min_data_in_leaf": 5},
+    "rankboost": {"n_rounds": 10},
+    "ranknet": {"architectures": [[10], [20, 10]], "max_epochs": 3, "patience": 1},
+    "ranksvm": {"C_grid": [1.0]},
+}
+UNIT_JOBS = {"coordinate_ascent": 3, "ranknet": 2}  # per fold
+SINGLE_FIT = """
+import json
+import sys
+import numpy as np
+from ltrconv import rankers
+from ltrconv.data.letor import Dataset
+cache, algorithm, params, model_out, scores_out = sys.argv[1:6]
+train, vali, test = (Dataset.load(f"{cache}/{split}.npz") for split in ("train", "vali", "test"))
+model = rankers.make(algorithm, metric="ndcg@10:ranklib", **json.loads(params))
+model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid,
+          docid=train.docid, docid_val=vali.docid)
+model.save(model_out)
+np.save(scores_out, model.predict(test.X))
+"""
+
+
+def write_mslr_like(root: Path) -> int:
+    """Fold1 and Fold2 (LETOR rotation of five parts) of MSLR_DOCS MSLR-shaped documents with
+    docids; the number of queries."""
+    data = make_mslr_like(MSLR_DOCS, seed=3)
+    data = dataclasses.replace(data, docid=np.array([f"D{i:06d}" for i in range(data.n_docs)]))
+    texts = []
+    for i, part in enumerate(make_folds(data, 5, seed=1), start=1):
+        write_letor(part, root / f"S{i}.txt")
+        texts.append((root / f"S{i}.txt").read_text())
+    for k in MSLR_FOLDS:
+        fold = root / f"Fold{k}"
+        fold.mkdir(parents=True)
+        idx = [(k - 1 + j) % 5 for j in range(5)]
+        (fold / "train.txt").write_text("".join(texts[i] for i in idx[:3]))
+        (fold / "vali.txt").write_text(texts[idx[3]])
+        (fold / "test.txt").write_text(texts[idx[4]])
+    return data.n_queries
+
+
+@pytest.fixture(scope="module")
+def mslr_run(tmp_path_factory):
+    _slurm_or_skip()
+    root = tmp_path_factory.mktemp("slurm_mslr")
+    n_queries = write_mslr_like(root / "SYN")
+    cfg = base_config(root / "SYN")
+    cfg["datasets"]["SYN"].update(
+        labels=[0, 1, 2, 3, 4], n_features=136, expect={"queries": n_queries, "rows": MSLR_DOCS},
+        layout={"n_folds": len(MSLR_FOLDS), "fold_dir": "Fold{k}", "train": "train.txt",
+                "vali": "vali.txt", "test": "test.txt"})
+    cfg.update(folds=MSLR_FOLDS, seeds=[0], train_conventions=["ranklib"],
+               algorithms=MSLR_ALGORITHMS, eval_conventions=EVAL,
+               variants={v: None for v in yaml.safe_load(
+                   (REPO / "config" / "config.yaml").read_text())["variants"]},
+               extensions={"ties": False, "winning": False, "audit": False})
+    cfg["figures"].update(official_convention="ranklib",
+                          figure1_algorithms=["adarank", "coordinate_ascent"])
+    return run_through_slurm(root, cfg)
+
+
+def test_mslr_training_was_scattered_through_sbatch(mslr_run):
+    """One Slurm job per fold for the whole fits, per fold and restart or architecture for
+    Coordinate Ascent and RankNet, one gather job per algorithm; no train job."""
+    jobs = list(went_through_sbatch(mslr_run).values())
+    n = len(MSLR_FOLDS)
+    assert jobs.count("fit_unit") == n * sum(UNIT_JOBS.values())
+    assert jobs.count("fit_fold") == n * (len(MSLR_ALGORITHMS) - len(UNIT_JOBS))
+    assert jobs.count("gather") == len(MSLR_ALGORITHMS) and "train" not in jobs
+    res = mslr_run["results"]
+    assert (res / "tables" / "summary.tsv").stat().st_size > 0
+    assert (res / "claims.md").read_text().startswith("#")
+
+
+@pytest.mark.parametrize("algorithm", sorted(UNIT_JOBS))
+def test_mslr_gathered_models_equal_single_fits(mslr_run, algorithm, tmp_path):
+    """The model file and test scores gathered from the unit jobs of each fold are those of one
+    fit of every unit in a process of its own (the jobs' OpenBLAS kernels), byte for byte."""
+    from ltrconv import rankers
+
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    openblas_kernels.pin(env)
+    params = dict(MSLR_ALGORITHMS[algorithm])
+    params.update({n: 1 for n in ("n_jobs",) if n in rankers.param_names(algorithm)})
+    for fold in MSLR_FOLDS:
+        cache = mslr_run["work"] / "resources" / "SYN" / "cache" / f"fold{fold}"
+        out = [tmp_path / f"{algorithm}{fold}.pkl", tmp_path / f"{algorithm}{fold}.npy"]
+        proc = subprocess.run([sys.executable, "-c", SINGLE_FIT, str(cache), algorithm,
+                               json.dumps(params), *map(str, out)], env=env, capture_output=True,
+                              text=True, timeout=1800)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        stem = mslr_run["results"] / "models" / algorithm / "ranklib" / f"fold{fold}"
+        assert Path(f"{stem}.pkl").read_bytes() == out[0].read_bytes(), (algorithm, fold)
+        assert np.array_equal(np.load(f"{stem}.test_scores.npy"), np.load(out[1]))
+
+
+def test_mslr_unit_jobs_asked_for_their_requests(mslr_run):
+    """Each fit_unit job carried the request job_requests derives for its algorithm on a
+    dataset of this one's rows x features."""
+    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+    import job_requests
+
+    measured = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["resources"]["measured"]
+    ref = measured["reference"]
+    scale = MSLR_DOCS * 136 / (ref["rows"] * ref["features"])
+    blocks = re.findall(r"^rule fit_unit:\n((?:    .*\n)*?    resources: .*)$", mslr_run["log"], re.M)
+    assert len(blocks) == len(MSLR_FOLDS) * sum(UNIT_JOBS.values())
+    for block in blocks:
+        algorithm = re.search(r"wildcards: .*algorithm=(\w+)", block).group(1)
+        fields = dict(kv.split("=", 1) for kv in block.splitlines()[-1].split(": ", 1)[1].split(", ")
+                      if "=" in kv)
+        want = job_requests.for_rule(measured, "fit_unit", algorithm, scale=scale)
+        assert int(fields["mem_mb"]) == want["mem_mb"] and int(fields["runtime"]) == want["runtime"]
