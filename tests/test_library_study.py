@@ -1,5 +1,6 @@
 """The library study (ltrconv.study.libraries) on planted per-query tables."""
 
+import io
 import itertools
 
 import numpy as np
@@ -185,6 +186,8 @@ def test_section_states_the_numbers(per_query, table):
     w = winning_numbers(folds[folds["train_convention"] == "ranklib"],
                         by=["train_convention", "eval_convention", "metric", "k"])
     flips = lib.order_flips(w, lib.library_conventions(LIBS))
+    assert (flips["level"] == "").any()  # read back from TSV an empty list is NaN
+    flips = pd.read_csv(io.StringIO(flips.to_csv(sep="\t", index=False)), sep="\t")
     text = lib.libraries_section(table, spread, tests, "synthetic", flips=flips, n_units=3)
     assert text.startswith("\n## Today's libraries")
     t10 = table[table["k"] == 10].set_index(["eval_convention", "algorithm"])["mean"]

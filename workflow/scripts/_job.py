@@ -162,12 +162,13 @@ def read_tsv(path):
     return pd.read_csv(path, sep="\t")
 
 
-def read_parquet(path):
-    """A Parquet table as a DataFrame; :class:`DamagedInput` when it cannot be read."""
+def read_parquet(path, filters=None):
+    """A Parquet table as a DataFrame (only the rows ``filters`` keeps, in pyarrow's form
+    ``[(column, op, value), ...]``); :class:`DamagedInput` when it cannot be read."""
     import pandas as pd
 
     try:
-        return pd.read_parquet(path)
+        return pd.read_parquet(path, filters=filters)
     except Exception as exc:  # pyarrow's errors have no common base with OSError
         raise DamagedInput(path, f"not a readable Parquet file ({_first_line(exc)})") from None
 

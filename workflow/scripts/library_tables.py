@@ -14,10 +14,10 @@ def main(smk, log):
                                     conventions=p.libraries)
     write_tsv(table, smk.output.libraries)
     write_tsv(libraries.library_spread(table, p.reference), smk.output.library_spread)
-    per_query = read_parquet(smk.input.per_query)
-    per_query = per_query[per_query["algorithm"].isin(p.algorithms)
-                          & per_query["train_convention"].isin([p.official, *p.trained])
-                          & (per_query["metric"] == "NDCG")]
+    # the rows the tests read only: the whole table of an extended run is several GB in memory
+    per_query = read_parquet(smk.input.per_query, filters=[
+        ("metric", "==", "NDCG"), ("algorithm", "in", list(p.algorithms)),
+        ("train_convention", "in", [p.official, *p.trained])])
     tests = libraries.training_ttests(per_query, p.trained, reference=p.official)
     write_tsv(tests, smk.output.library_ttests)
     log.info(f"{len(table)} library rows, {len(tests)} tests of models trained with "

@@ -215,6 +215,11 @@ def _at(table: pd.DataFrame, dataset: str, k: int) -> pd.DataFrame:
     return t[t["dataset"] == dataset] if "dataset" in t.columns else t
 
 
+def _diff(x: float) -> str:
+    """A difference in NDCG points: 4 decimals, or 1 significant digit below 5e-5."""
+    return f"{x:+.4f}" if abs(x) >= 5e-5 or x == 0 else f"{x:+.0e}"
+
+
 def _names(joined: str) -> str:
     """``a,b,c`` as ``a, b and c``."""
     items = joined.split(",")
@@ -288,8 +293,8 @@ def libraries_section(table: pd.DataFrame, spread: pd.DataFrame, tests: pd.DataF
         off = d.groupby("eval_convention", sort=False)["diff"].agg(["min", "max"])
         lines.append(f"- Against {reference}, over the algorithms: " + "; ".join(
             f"{c} " + ("equal" if max(abs(r["min"]), abs(r["max"])) <= TIE_TOL else
-                       f"{r['min']:+.4f}" + (f" to {r['max']:+.4f}"
-                                             if r["max"] - r["min"] > 5e-5 else ""))
+                       _diff(r["min"]) + (f" to {_diff(r['max'])}"
+                                          if r["max"] - r["min"] > 5e-5 else ""))
             for c, r in off.iterrows()) + ".")
         allk = spread[(spread["group"] == "all")
                       & ((spread["dataset"] == dataset) if "dataset" in spread.columns else True)]
@@ -311,7 +316,9 @@ def libraries_section(table: pd.DataFrame, spread: pd.DataFrame, tests: pd.DataF
     if flips is not None:
         f = flips[flips["k"].astype(int) == int(k)] if "k" in flips.columns else flips
         f = f[f["train_convention"] == train] if "train_convention" in f.columns else f
-        units = f"over {n_units} (dataset, fold) units" if n_units else "over the study's units"
+        f = f.fillna({"a_ahead": "", "b_ahead": "", "level": ""})  # an empty list read back
+        units = (f"over {n_units} (dataset, fold) unit{'s' if n_units != 1 else ''}" if n_units
+                 else "over the study's units")
         lines += ["", f"Normalized Winning Numbers {units} (Tax, Bockting & Hiemstra 2015), "
                   f"NDCG@{k}: pairs of algorithms whose NWN order reverses between library "
                   "conventions:", ""]
