@@ -12,6 +12,7 @@ include: "workflow/rules/scatter.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/extended.smk"
+include: "workflow/rules/libraries.smk"
 include: "workflow/rules/report.smk"
 
 

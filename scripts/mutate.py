@@ -47,17 +47,20 @@ FILES = {
     "numpy_kernel": "evaluation/_numpy_kernel.py",
     "conventions": "evaluation/conventions.py",
     "scorer": "evaluation/scorer.py",
+    "labels": "evaluation/labels.py",
     "adarank": "rankers/adarank.py",
     "rankboost": "rankers/rankboost.py",
     "coordinate_ascent": "rankers/coordinate_ascent.py",
-    "lambdamart": "rankers/lambdamart_lightgbm.py",
+    "lambdamart": "rankers/lambdamart.py",
+    "lambdamart_lightgbm": "rankers/lambdamart_lightgbm.py",
     "ranknet": "rankers/ranknet.py",
     "ranksvm": "rankers/ranksvm.py",
 }
 
 METRIC_TESTS = "tests/test_metric_truths.py"
 RANKER_TESTS = "tests/test_ranker_cores.py"
-TESTS = (METRIC_TESTS, RANKER_TESTS)
+LAMBDAMART_TESTS = "tests/test_lambdamart.py"
+TESTS = (METRIC_TESTS, RANKER_TESTS, LAMBDAMART_TESTS)
 
 
 @dataclass(frozen=True)
@@ -72,9 +75,9 @@ class Mutation:
 
 MUTATIONS = [
     # ---- evaluation ----
-    Mutation("err-stop-denominator", "metrics",
-             "err_stop = (np.exp2(np.arange(top + 1)) - 1.0) / np.exp2(max(top, 1))",
-             "err_stop = (np.exp2(np.arange(top + 1)) - 1.0) / (2.0 * np.exp2(max(top, 1)))",
+    Mutation("err-stop-denominator", "labels",
+             "return (np.exp2(np.arange(top + 1)) - 1.0) / np.exp2(max(top, 1))",
+             "return (np.exp2(np.arange(top + 1)) - 1.0) / (2.0 * np.exp2(max(top, 1)))",
              "ERR's stopping probability R = (2^l - 1) / 2^l_max divided by twice 2^l_max"),
     Mutation("err-rank-discount", "kernels",
              "acc_e += p_cont * stop / (p + 1.0)", "acc_e += p_cont * stop / (p + 2.0)",
@@ -103,10 +106,10 @@ MUTATIONS = [
              "out[c] = empty", "out[c] = 0.0",
              "a query without relevant document scores 0 whatever the convention (numba)"),
     Mutation("empty-value-numpy", "numpy_kernel",
-             "np.where(i <= 0.0, empty,", "np.where(i <= 0.0, 0.0,",
+             "np.where(fixed, empty, np.where(", "np.where(fixed, 0.0, np.where(",
              "a query without relevant document scores 0 whatever the convention (numpy)"),
     Mutation("empty-value-scorer", "scorer",
-             "self.fallback[q] = self.convention.empty", "self.fallback[q] = 0.0",
+             "self.fallback[q] = empty", "self.fallback[q] = 0.0",
              "the training metric scores empty queries 0 whatever the convention"),
     Mutation("short-rule-numba", "kernels",
              "elif short_zero and n < k:", "elif short_zero and n <= k:",
@@ -139,7 +142,7 @@ MUTATIONS = [
     Mutation("ca-acceptance", "coordinate_ascent",
              "if vals[1 + i] > vals[0]:", "if vals[1 + i] >= vals[0]:",
              "Coordinate Ascent accepts a step that does not improve NDCG", RANKER_TESTS),
-    Mutation("lambdamart-lambda-sign", "lambdamart",
+    Mutation("lambdamart-lightgbm-lambda-sign", "lambdamart_lightgbm",
              "grad_q[i] -= lam\n            grad_q[j] += lam",
              "grad_q[i] += lam\n            grad_q[j] -= lam",
              "LambdaMART's λ pushes the better document down", RANKER_TESTS),
@@ -147,13 +150,21 @@ MUTATIONS = [
              "abs((gains_q[i] - gains_q[j]) * (d[i] - d[j])) * inv_idcg",
              "abs((gains_q[i] - gains_q[j]) * (d[i] + d[j])) * inv_idcg",
              "LambdaMART's |ΔNDCG| adds the two discounts instead of subtracting", RANKER_TESTS),
-    Mutation("lambdamart-rho", "lambdamart",
+    Mutation("lambdamart-lightgbm-rho", "lambdamart_lightgbm",
              "math.exp(sigma * (scores_q[i] - scores_q[j]))",
              "math.exp(-sigma * (scores_q[i] - scores_q[j]))",
              "LambdaMART's rho grows with the margin of a pair already ordered", RANKER_TESTS),
     Mutation("ranknet-gradient-sign", "ranknet",
              "lam[i] -= g\n                lam[j] += g", "lam[i] += g\n                lam[j] -= g",
              "RankNet's dC/ds has the wrong sign", RANKER_TESTS),
+    Mutation("lambdamart-ranklib-lambda-sign", "lambdamart",
+             "lam_q[a] += lam\n                lam_q[b] -= lam",
+             "lam_q[a] -= lam\n                lam_q[b] += lam",
+             "RankLib's LambdaMART: λ pushes the better document down", LAMBDAMART_TESTS),
+    Mutation("lambdamart-ranklib-rho", "lambdamart",
+             "math.exp(scores_q[a] - scores_q[b])", "math.exp(scores_q[b] - scores_q[a])",
+             "RankLib's LambdaMART: rho grows with the margin of a pair already ordered",
+             LAMBDAMART_TESTS),
     Mutation("ranksvm-pair-sign", "ranksvm",
              "pos = X[hi] - X[lo]", "pos = X[lo] - X[hi]",
              "RankSVM's +1 examples are worse minus better", RANKER_TESTS),

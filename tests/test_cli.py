@@ -297,7 +297,7 @@ def test_train_help_lists_every_parameter_with_its_default(capsys, monkeypatch):
         for param, default, _ in rankers.param_help(name):
             if param != "metric":
                 assert f"    {param}=" in out
-    assert "    hess_floor=1.0e-06: a finite number > 0 and < 1" in out  # YAML reads it as a float
+    assert "    C_grid=[1.0e-06, 1.0e-05, 0.0001," in out  # YAML reads them as floats
     assert "    architectures=[[10], [50]," in out and "enqueue=true:" in out
 
 

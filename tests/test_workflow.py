@@ -703,6 +703,7 @@ def test_failed_data_step_leaves_only_its_log(tmp_path, step, change, message):
     proc = snakemake(work, path, "resources/SYN/cache/all.npz", timeout=300)
     assert proc.returncode != 0
     assert f"error in rule {step} {{'dataset': 'SYN'}}" in proc.stderr and message in proc.stderr
+    assert proc.stderr.count(message) == 1  # the job's log, printed once by Snakemake
     left = {str(p.relative_to(work)) for p in work.rglob("*")
             if ".snakemake" not in p.parts and "data" not in p.relative_to(work).parts}
     kept = {"logs", "logs/SYN", f"logs/SYN/{step}.log"}
@@ -820,8 +821,14 @@ def test_extended_config_dry_run(mq2008_dir, tmp_path):
     cfg = yaml.safe_load((REPO / "config" / "extended.yaml").read_text())
     n_variants = len({**VARIANTS, **cfg["variants"]}) - list(cfg["variants"].values()).count(None)
     models = 2 * (6 + n_variants + 2 * (len(cfg["seeds"]) - 1))  # datasets x (algorithm, seed)
-    for rule, count in (("train", 3 * models), ("evaluate", models), ("winning", 1), ("seed_tables", 2),
-                        ("ties_figure", 2 * (6 + n_variants))):
+    seeds = lambda a: len(cfg["seeds"]) if a in ("coordinate_ascent", "ranknet") else 1  # noqa: E731
+    own = cfg["train_conventions_by_algorithm"]  # more conventions: an evaluate rule each
+    more = 2 * sum((len(c) - 3) * seeds(a) for a, c in own.items())
+    for rule, count in (("train", 3 * models + more),
+                        ("evaluate", models - 2 * sum(seeds(a) for a in own)),
+                        *((f"evaluate_{a}", 2 * seeds(a)) for a in own), ("winning", 1),
+                        ("seed_tables", 2), ("ties_figure", 2 * (6 + n_variants)),
+                        ("library_tables", 2), ("library_figure", 2), ("library_order", 1)):
         assert re.search(rf"^{rule}\s+{count}$", out, re.M), (rule, out[-2000:])
 
 

@@ -36,6 +36,7 @@ from untracked import Untracked  # noqa: E402
 # RankSVM's models depend on OpenBLAS's CPU kernels: the jobs run the AVX2 ones (see the module).
 openblas_kernels.pin()
 
+from ltrconv.evaluation.libraries import LIBRARIES as _LIBRARIES  # noqa: E402
 from ltrconv.rankers import registry as algorithms  # noqa: E402
 from ltrconv.study import tie_ranges  # noqa: E402
 from ltrconv.study.paper.busa_fekete_2012 import Setting as PaperSetting  # noqa: E402
@@ -163,6 +164,52 @@ def _check_gains(cfg, name):
                                     f"{labels}") from None
 
 
+def _check_objective(algorithm, convention, key):
+    """An algorithm that optimises the training NDCG (AdaRank, Coordinate Ascent, LambdaMART)
+    can take ``convention`` as its objective: the scorer's training arrays accept it."""
+    import numpy as np
+    from ltrconv.errors import LtrconvError
+    from ltrconv.evaluation import NDCGScorer
+
+    if algorithms.get(algorithm).convention != algorithms.OBJECTIVE:
+        return
+    try:
+        NDCGScorer(np.array([1, 0]), np.array([0, 2]), convention, 1).arrays
+    except LtrconvError as exc:
+        raise WorkflowError(f"config key '{key}': {algorithm}: {exc}") from None
+
+
+def _check_train_conventions_by_algorithm(cfg, enabled_datasets, variants):
+    """Each list of train_conventions_by_algorithm: an enabled algorithm or variant, known
+    conventions with a gain for every label, the official convention among them, and each one
+    a possible objective of the algorithm."""
+    from ltrconv.evaluation import conventions
+
+    known = set(conventions.names())
+    enabled = [a for a, p in cfg["algorithms"].items() if p is not None] + list(variants)
+    official = cfg["figures"]["official_convention"]
+    for a, names in cfg["train_conventions_by_algorithm"].items():
+        key = f"train_conventions_by_algorithm.{a}"
+        if a not in enabled:
+            raise WorkflowError(f"config key '{key}': {a!r} is not an enabled algorithm or "
+                                f"variant; enabled: {', '.join(enabled)}")
+        for name in names:
+            if name not in known:
+                raise WorkflowError(f"config key '{key}': unknown convention {name!r}; known: "
+                                    f"{', '.join(sorted(known))}")
+            for d in enabled_datasets:
+                labels = cfg["datasets"][d]["labels"]
+                try:
+                    conventions.get(name).gain_table(max(labels))
+                except conventions.ConventionError as exc:
+                    raise WorkflowError(f"config key '{key}': {exc}, a label of "
+                                        f"datasets.{d}.labels {labels}") from None
+            _check_objective(variants[a]["of"] if a in variants else a, name, key)
+        if official not in names:
+            raise WorkflowError(f"config key '{key}': must hold figures.official_convention "
+                                f"{official!r}")
+
+
 def _check_config(cfg):
     schema = yaml.safe_load(SCHEMA.read_text())
     errors = _readable_config_errors(cfg, schema)
@@ -232,6 +279,7 @@ def _check_config(cfg):
         if "random_state" in params:
             raise WorkflowError(f"config key '{key}.random_state': the seed of every random "
                                 "algorithm is set by config key 'seeds'")
+    _check_train_conventions_by_algorithm(cfg, enabled, variants)
     ext = cfg["extensions"]
     if ext["ties"]:
         missing = [c for c in TIE_CONVENTIONS if c not in cfg["eval_conventions"]]
@@ -244,6 +292,15 @@ def _check_config(cfg):
         if REFERENCE_CONVENTION not in cfg["eval_conventions"]:
             raise WorkflowError(f"config key 'extensions': winning and audit need "
                                 f"{REFERENCE_CONVENTION} in eval_conventions")
+    if ext["libraries"]:
+        from ltrconv.evaluation.libraries import LIBRARIES
+
+        if REFERENCE_CONVENTION not in cfg["eval_conventions"]:
+            raise WorkflowError(f"config key 'extensions.libraries': needs "
+                                f"{REFERENCE_CONVENTION} in eval_conventions")
+        if not set(LIBRARIES) & set(cfg["eval_conventions"]):
+            raise WorkflowError("config key 'extensions.libraries': needs a library convention "
+                                "(ltrconv conventions) in eval_conventions")
     from ltrconv.errors import LtrconvError
     from ltrconv.evaluation.metrics import parse_cutoffs
 
@@ -275,6 +332,9 @@ BASE_ALGORITHMS = [a for a, p in config["algorithms"].items() if p is not None]
 VARIANTS = {v: spec for v, spec in config["variants"].items() if spec is not None}
 ALGORITHMS = BASE_ALGORITHMS + list(VARIANTS)
 TRAIN_CONVENTIONS = list(config["train_conventions"])
+# Each algorithm's training conventions: its own list (train_conventions_by_algorithm) or
+# train_conventions.
+_OWN_TRAIN_CONVENTIONS = {a: list(c) for a, c in config["train_conventions_by_algorithm"].items()}
 EVAL_CONVENTIONS = list(config["eval_conventions"])
 FOLDS = sorted(config["folds"])
 SEEDS = list(config["seeds"])
@@ -566,10 +626,32 @@ def fold_models(kind, suffix):
     return [model_stem(kind, fold=f) + suffix for f in FOLDS]
 
 
-def algorithm_models(kind, suffix):
-    """One file per training convention and fold of an algorithm: an evaluate job's."""
+def train_conventions(algorithm):
+    """The conventions ``algorithm`` is trained with."""
+    return _OWN_TRAIN_CONVENTIONS.get(algorithm, TRAIN_CONVENTIONS)
+
+
+def _evaluate_rules():
+    """The evaluate rules as (name, algorithms, training conventions): ``evaluate`` for the
+    algorithms trained with train_conventions, ``evaluate_ALGORITHM`` for one with a list of its
+    own (the outputs of a rule are one list for all its jobs)."""
+    own = [a for a in ALGORITHMS if train_conventions(a) != TRAIN_CONVENTIONS]
+    common = [a for a in ALGORITHMS if a not in own]
+    return ([("evaluate", common, TRAIN_CONVENTIONS)] if common else []) + [
+        (f"evaluate_{a}", [a], train_conventions(a)) for a in own]
+
+
+EVALUATE_RULES = _evaluate_rules()
+# Every training convention of some algorithm, train_conventions first.
+ALL_TRAIN_CONVENTIONS = list(dict.fromkeys(
+    TRAIN_CONVENTIONS + [t for a in ALGORITHMS for t in train_conventions(a)]))
+
+
+def algorithm_models(kind, suffix, conventions=None):
+    """One file per training convention (``conventions``, default train_conventions) and fold
+    of an algorithm: an evaluate job's."""
     return [model_stem(kind, train_convention=t, fold=f) + suffix
-            for t in TRAIN_CONVENTIONS for f in FOLDS]
+            for t in (TRAIN_CONVENTIONS if conventions is None else conventions) for f in FOLDS]
 
 
 def variant_label(name):
@@ -587,7 +669,7 @@ def cache(dataset, fold, split):
 
 def _model_files(dataset, kind, suffix):
     return [model_stem(kind, None, dataset, a, t, f, s) + suffix
-            for a in ALGORITHMS for t in TRAIN_CONVENTIONS for f in FOLDS for s in model_seeds(a)]
+            for a in ALGORITHMS for t in train_conventions(a) for f in FOLDS for s in model_seeds(a)]
 
 
 def eval_pieces(dataset):
@@ -597,7 +679,7 @@ def eval_pieces(dataset):
 def fit_records(dataset):
     """Every train job's fits.tsv (fit time and peak memory of each fold's model)."""
     return [convention_stem("models", None, dataset, a, t, s) + "fits.tsv"
-            for a in ALGORITHMS for t in TRAIN_CONVENTIONS for s in model_seeds(a)]
+            for a in ALGORITHMS for t in train_conventions(a) for s in model_seeds(a)]
 
 
 
@@ -608,6 +690,13 @@ FIGURES = ("figure1", "figure2", "runtime")
 # Beyond the paper, as configured: each seed's results, the tie-order ranges.
 EXTENDED_TABLES = (("seed_fold_means", "seed_ttests") if MULTI_SEED else ()) + (
     ("ties",) if EXTENSIONS["ties"] else ())
+# Today's libraries (extensions.libraries): their tables, the library conventions evaluated
+# and those some algorithm is trained with (registry order).
+LIBRARY_TABLES = ("libraries", "library_spread", "library_ttests")
+LIBRARY_EVAL_CONVENTIONS = [c for c in _LIBRARIES if c in EVAL_CONVENTIONS]
+LIBRARY_TRAIN_CONVENTIONS = [c for c in _LIBRARIES if c in ALL_TRAIN_CONVENTIONS]
+if EXTENSIONS["libraries"]:
+    EXTENDED_TABLES += LIBRARY_TABLES
 # Results over every dataset (winning numbers) live in RESULTS/STUDY, never a dataset's name.
 STUDY = "study"
 FIGURE1_ALGORITHMS = [a for a in config["figures"]["figure1_algorithms"] if a in ALGORITHMS]
@@ -628,7 +717,7 @@ def _report_pages():
     category and title. Each becomes RESULTS/DATASET/report/KEY.html (rule report_pages)."""
     extra = ("implementation",) if VARIANTS else ()
     table_captions = {"runtime": "runtime_table", "implementation": "implementation_table",
-                      "ties": "ties_table"}
+                      "ties": "ties_table", "libraries": "libraries_table"}
     figure_titles = {"figure1": "Figure 1", "figure2": "Figure 2", "runtime": "Training time",
                      "implementation": "Implementation variants"}
     pages = {"claims": dict(source="claims.md", caption="claims", category="Claims",
@@ -643,17 +732,25 @@ def _report_pages():
         for a in ALGORITHMS:
             pages[f"figure_ties_{a}"] = dict(source=f"figures/ties/{a}.png", caption="ties",
                                              category="Figures", title=f"Tie orders: {a}")
+    if EXTENSIONS["libraries"]:
+        pages["figure_libraries"] = dict(source="figures/libraries.png", caption="libraries",
+                                         category="Figures", title="Today's libraries")
     return pages
 
 
 def _study_pages():
     """The report pages of results over all datasets (rule study_report_pages)."""
-    if not EXTENSIONS["winning"]:
-        return {}
-    return {"table_winning": dict(source="tables/winning.tsv", caption="winning_table",
-                                  category="Tables", title="Table winning"),
-            "figure_winning": dict(source="figures/winning.png", caption="winning",
-                                   category="Figures", title="Winning numbers")}
+    pages = {}
+    if EXTENSIONS["winning"]:
+        pages = {"table_winning": dict(source="tables/winning.tsv", caption="winning_table",
+                                       category="Tables", title="Table winning"),
+                 "figure_winning": dict(source="figures/winning.png", caption="winning",
+                                        category="Figures", title="Winning numbers")}
+    if EXTENSIONS["libraries"]:
+        for t in ("library_winning", "library_flips"):
+            pages[f"table_{t}"] = dict(source=f"tables/{t}.tsv", caption=t, category="Tables",
+                                       title=f"Table {t}")
+    return pages
 
 
 REPORT_PAGES = _report_pages()
@@ -686,6 +783,11 @@ def caption_facts():
         few_scores=names(FEW_SCORES),
         datasets=[_rst(d) for d in DATASETS],
         folds=[str(f) for f in FOLDS],
+        reference=_rst(REFERENCE_CONVENTION),
+        library_eval_conventions=[_rst(c) for c in LIBRARY_EVAL_CONVENTIONS],
+        library_train_conventions=[_rst(c) for c in LIBRARY_TRAIN_CONVENTIONS],
+        library_trained_algorithms=names(a for a in BASE_ALGORITHMS
+                                         if set(train_conventions(a)) & set(LIBRARY_TRAIN_CONVENTIONS)),
     )
 
 
@@ -700,6 +802,9 @@ def claims_extra_inputs(dataset):
         out["per_query"] = f"{RESULTS}/{dataset}/per_query.parquet"
     if EXTENSIONS["winning"]:
         out["winning"] = f"{RESULTS}/{STUDY}/tables/winning.tsv"
+    if EXTENSIONS["libraries"]:
+        out |= {t: f"{RESULTS}/{dataset}/tables/{t}.tsv" for t in LIBRARY_TABLES}
+        out |= {t: f"{RESULTS}/{STUDY}/tables/{t}.tsv" for t in ("library_winning", "library_flips")}
     return out
 
 
@@ -714,9 +819,11 @@ def all_targets():
             out.append(f"{RESULTS}/{d}/figures/implementation.pdf")
         if EXTENSIONS["ties"]:
             out += [f"{RESULTS}/{d}/figures/ties/{a}.pdf" for a in ALGORITHMS]
+        if EXTENSIONS["libraries"]:
+            out.append(f"{RESULTS}/{d}/figures/libraries.pdf")
     out += [f"{RESULTS}/{STUDY}/{page['source']}" for page in STUDY_PAGES.values()]
     out += [f"{RESULTS}/{STUDY}/report/{key}.html" for key in STUDY_PAGES]
-    if STUDY_PAGES:
+    if EXTENSIONS["winning"]:
         out.append(f"{RESULTS}/{STUDY}/figures/winning.pdf")
     return out
 
@@ -727,8 +834,11 @@ def _made_here(damage):
     configuration, which is left alone)."""
     wc = damage.wildcards
     configured = {"dataset": DATASETS, "algorithm": ALGORITHMS,
-                  "train_convention": TRAIN_CONVENTIONS}
+                  "train_convention": ALL_TRAIN_CONVENTIONS}
     if any(key in wc and wc[key] not in values for key, values in configured.items()):
+        return False
+    if ("train_convention" in wc and "algorithm" in wc
+            and wc["train_convention"] not in train_conventions(wc["algorithm"])):
         return False
     if "seed" in wc and not (SEED_DIR and int(wc["seed"]) in model_seeds(wc["algorithm"])):
         return False

@@ -1,33 +1,41 @@
 """Per-query evaluation under every convention, the study-wide table, aggregates and claims."""
 
 
-rule evaluate:
-    """Every model of one algorithm (each training convention and fold), in one job: the
-    evaluation itself takes milliseconds a model, the process start-up about a second."""
-    input:
-        scores=algorithm_models("models", ".test_scores.npy"),
-        tests=lambda wc: [cache(wc.dataset, f, "test") for f in FOLDS],
-    output:
-        algorithm_models("eval", ".parquet"),
-    params:
-        train_conventions=TRAIN_CONVENTIONS,  # the outputs: each convention, then each fold
-        folds=FOLDS,
-        conventions=EVAL_CONVENTIONS,
-        cutoffs=CUTOFFS,
-        max_label=dataset_max_label,
-        seed=job_seed,
-        **CONVENTIONS_PARAMS,
-    log:
-        algorithm_stem("evaluate", LOGS) + "evaluate.log",
-    benchmark:
-        algorithm_stem("bench/evaluate") + "models.tsv"
-    threads: 1
-    resources:
-        **job_resources("evaluate"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/evaluate.py"
+# One rule per list of training conventions (common.smk's EVALUATE_RULES): `evaluate` for the
+# algorithms trained with train_conventions, evaluate_ALGORITHM for one with its own list.
+for _name, _algorithms, _conventions in EVALUATE_RULES:
+
+    rule:
+        """Every model of one algorithm (each training convention and fold), in one job: the
+        evaluation itself takes milliseconds a model, the process start-up about a second."""
+        name:
+            _name
+        input:
+            scores=algorithm_models("models", ".test_scores.npy", _conventions),
+            tests=lambda wc: [cache(wc.dataset, f, "test") for f in FOLDS],
+        output:
+            algorithm_models("eval", ".parquet", _conventions),
+        params:
+            train_conventions=_conventions,  # the outputs: each convention, then each fold
+            folds=FOLDS,
+            conventions=EVAL_CONVENTIONS,
+            cutoffs=CUTOFFS,
+            max_label=dataset_max_label,
+            seed=job_seed,
+            **CONVENTIONS_PARAMS,
+        wildcard_constraints:
+            algorithm="|".join(_algorithms),
+        log:
+            algorithm_stem("evaluate", LOGS) + "evaluate.log",
+        benchmark:
+            algorithm_stem("bench/evaluate") + "models.tsv"
+        threads: 1
+        resources:
+            **job_resources("evaluate"),
+        conda:
+            CONDA_ENV
+        script:
+            "../scripts/evaluate.py"
 
 
 rule per_query:

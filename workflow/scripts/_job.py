@@ -162,12 +162,13 @@ def read_tsv(path):
     return pd.read_csv(path, sep="\t")
 
 
-def read_parquet(path):
-    """A Parquet table as a DataFrame; :class:`DamagedInput` when it cannot be read."""
+def read_parquet(path, filters=None):
+    """A Parquet table as a DataFrame (only the rows ``filters`` keeps, in pyarrow's form
+    ``[(column, op, value), ...]``); :class:`DamagedInput` when it cannot be read."""
     import pandas as pd
 
     try:
-        return pd.read_parquet(path)
+        return pd.read_parquet(path, filters=filters)
     except Exception as exc:  # pyarrow's errors have no common base with OSError
         raise DamagedInput(path, f"not a readable Parquet file ({_first_line(exc)})") from None
 
@@ -207,8 +208,17 @@ def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
             output_records.write(log_path, snakemake.rule, dict(snakemake.wildcards),
                                  snakemake.output)
     except LtrconvError as exc:
+        _to_log_only(handlers, log_path)
         log.error(f"error in rule {snakemake.rule} {dict(snakemake.wildcards)}: {exc}")
         sys.exit(1)
     except Exception:
+        _to_log_only(handlers, log_path)
         log.error(traceback.format_exc())
         sys.exit(1)
+
+
+def _to_log_only(handlers: list, log_path) -> None:
+    """Send what follows to the rule's log only: Snakemake prints a failed job's log
+    (``show-failed-logs`` in both profiles), so the error is shown once, not twice."""
+    if log_path:
+        logging.getLogger().removeHandler(handlers[0])

@@ -2,7 +2,7 @@
 
 from _job import read_parquet, read_tsv, run
 from ltrconv.data.audit import audit_from_table
-from ltrconv.study import audit_predictions, seeds, variants, winning
+from ltrconv.study import audit_predictions, libraries, seeds, variants, winning
 from ltrconv.rankers.registry import display_name
 from ltrconv.outputs import atomic_path
 from ltrconv.study.paper import busa_fekete_2012 as paper
@@ -39,6 +39,13 @@ def main(smk, log):
         text += winning.flips_markdown(read_tsv(smk.input.winning), setting.reference,
                                        train_convention=p.official, k=p.cutoff,
                                        display=display_name)
+    if "libraries" in smk.input.keys():
+        units = read_tsv(smk.input.library_winning)["n_units"]
+        text += libraries.libraries_section(
+            read_tsv(smk.input.libraries), read_tsv(smk.input.library_spread),
+            read_tsv(smk.input.library_ttests), dataset, flips=read_tsv(smk.input.library_flips),
+            reference=setting.reference, k=p.cutoff,
+            n_units=int(units.max()) if len(units) else None)
     with atomic_path(smk.output[0]) as tmp:
         tmp.write_text(text)
 
