@@ -17,6 +17,7 @@ from ltrconv.evaluation import conventions as C
 from ltrconv.evaluation.conventions import Convention
 from ltrconv.evaluation.metrics import evaluate
 from ltrconv.evaluation.scorer import NDCGScorer
+from test_outputs import fails
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG2 = 1 / np.log2(np.arange(2.0, 200.0))
@@ -325,14 +326,6 @@ def files(tmp_path):
                                     "1 qid:3 1:0.3 #docid = e\n0 qid:3 1:0.3 #docid = f\n")
     (tmp_path / "s.txt").write_text("0.5\n0.2\n0.1\n0.3\n0.3\n0.3\n")
     return tmp_path
-
-
-def fails(capsys, args, message):
-    capsys.readouterr()
-    assert main([str(a) for a in args]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("ltrconv: error: ") and len(err.strip().splitlines()) == 1, err
-    assert message in err, err
 
 
 def test_eval_all_conventions(files, capsys):
