@@ -21,11 +21,41 @@ MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_r
                    "ci_run": "slow", "scatter_runs": "slow"}
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for mark in sorted({m for f, m in MARK_BY_FIXTURE.items() if f in used}):
             item.add_marker(mark)
+    _group_by_module_fixtures(items)
+
+
+def _group_by_module_fixtures(items):
+    """Under ``pytest -n`` (pytest-xdist, ``--dist loadgroup``): the tests that share a
+    module-scoped fixture, directly or through another test's fixtures, run in one worker, so
+    that the fixture (a pipeline run, a trained model) is built once; the others spread freely.
+    """
+    parent: dict[str, str] = {}
+
+    def find(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    shared = {}
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        names = [f"{item.module.__name__}::{name}" for name, defs in info.name2fixturedefs.items()
+                 if defs and defs[-1].scope == "module"]
+        if names:
+            shared[item] = names[0]
+            for other in names[1:]:
+                parent[find(other)] = find(names[0])
+    for item, name in shared.items():
+        item.add_marker(pytest.mark.xdist_group(find(name)))
 
 
 @pytest.fixture(scope="session")
