@@ -35,6 +35,10 @@ from untracked import Untracked  # noqa: E402
 
 # RankSVM's models depend on OpenBLAS's CPU kernels: the jobs run the AVX2 ones (see the module).
 openblas_kernels.pin()
+# OpenMP threads (LightGBM's, numba's) that wait for work sleep instead of spinning, unless the
+# user chose: on a shared machine spinning multiplied a LightGBM fit's CPU time 12-fold
+# (benchmarks/bench_wait_policy.py). libgomp reads it when it loads: jobs inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from ltrconv.evaluation.libraries import LIBRARIES as _LIBRARIES  # noqa: E402
 from ltrconv.rankers import registry as algorithms  # noqa: E402
