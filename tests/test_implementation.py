@@ -81,6 +81,9 @@ def test_section_names_a_variant_that_runs_another_ranker():
     assert ("parameters named below changed, or another implementation of it (lm_lgb: ranker "
             "lambdamart_lightgbm); the base follows RankLib 2.x") in other
     assert plain.splitlines()[4:] == other.splitlines()[4:]  # the intro alone differs
+    named = implementation.implementation_section(
+        summary, table, variants, rankers={"lambdamart_lightgbm": "lambdamart_lightgbm"})
+    assert "another implementation of it (ranker lambdamart_lightgbm);" in named
 
 
 def test_section_without_variants_says_so():

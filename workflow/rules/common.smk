@@ -549,8 +549,8 @@ def prune_empty_dirs(*tops):
 
 
 def base_algorithm(algorithm):
-    """The study algorithm a study algorithm or variant is compared as: itself, or a variant's
-    base (its measured job figures stand in for a variant's)."""
+    """The study algorithm behind a name: itself, or a variant's base (which the variant is
+    compared with, and whose measured job figures stand in for the variant's)."""
     return VARIANTS[algorithm]["of"] if algorithm in VARIANTS else algorithm
 
 

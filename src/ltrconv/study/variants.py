@@ -103,7 +103,7 @@ def implementation_section(summary: pd.DataFrame, table: pd.DataFrame,
     what = "Each variant is its base algorithm with the parameters named below changed"
     if rankers:
         what += ", or another implementation of it (" + ", ".join(
-            f"{v}: ranker {r}" for v, r in rankers.items()) + ")"
+            f"ranker {r}" if v == r else f"{v}: ranker {r}" for v, r in rankers.items()) + ")"
     lines = ["", "## Implementation sensitivity", "",
              f"{what}; the base follows RankLib 2.x, the implementation the paper ran. Models "
              f"trained with ndcg@{k}:{train_convention}; differences are variant − base over "
