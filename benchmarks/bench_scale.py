@@ -86,7 +86,8 @@ CA_RESTARTS = 30  # CoordinateAscent's default n_restarts
 MAX_EPOCHS = 100  # RankNet's default max_epochs
 WARM = {"adarank": {"n_rounds": 2}, "rankboost": {"n_rounds": 2}, "lambdamart": {"n_estimators": 2},
         "ranksvm": {"C_grid": [1.0]}, "ranknet": {"architectures": [[10]], "max_epochs": 1},
-        "coordinate_ascent": {"n_restarts": 1, "max_sweeps": 1}}
+        "coordinate_ascent": {"n_restarts": 1, "max_sweeps": 1},
+        "lambdamart_lightgbm": {"n_estimators": 2}}
 
 
 def rss_mb() -> float:

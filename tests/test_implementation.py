@@ -70,6 +70,22 @@ def test_section_reports_a_conclusion_that_flips():
     assert "| AdaRank | stable ties | ranklib | 0.1050 | 0.9150 | +0.8100 |" in text
 
 
+def test_section_names_a_variant_that_runs_another_ranker():
+    pq = per_query({"lambdamart": [0.2, 0.4, 0.6, 0.8], "lm_lgb": [0.3, 0.4, 0.9, 0.8]})
+    summary, variants = study.summarise(pq), {"lm_lgb": "lambdamart"}
+    table = implementation.implementation_table(pq, variants)
+    plain = implementation.implementation_section(summary, table, variants)
+    other = implementation.implementation_section(summary, table, variants,
+                                                  rankers={"lm_lgb": "lambdamart_lightgbm"})
+    assert "another implementation" not in plain
+    assert ("parameters named below changed, or another implementation of it (lm_lgb: ranker "
+            "lambdamart_lightgbm); the base follows RankLib 2.x") in other
+    assert plain.splitlines()[4:] == other.splitlines()[4:]  # the intro alone differs
+    named = implementation.implementation_section(
+        summary, table, variants, rankers={"lambdamart_lightgbm": "lambdamart_lightgbm"})
+    assert "another implementation of it (ranker lambdamart_lightgbm);" in named
+
+
 def test_section_without_variants_says_so():
     pq = per_query({"adarank": [0.1] * 4})
     text = implementation.implementation_section(study.summarise(pq),

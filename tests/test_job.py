@@ -36,6 +36,8 @@ def test_limit_threads_caps_numba_and_loaded_pools():
     assert int(out[0]) == (os.cpu_count() or 1)
     assert out[1:5] == ["1", "1", "1", "[1]"]
     assert out[5].startswith("threads: numba 1")
+    policy = os.environ.get("OMP_WAIT_POLICY", "unset")
+    assert out[5].rstrip().endswith(f"; OMP_WAIT_POLICY {policy}")
 
 
 def test_cap_threads():

@@ -28,7 +28,7 @@ import yaml
 
 from ltrconv.data.synthetic import make_folds, make_mslr_like, write_letor
 
-from test_workflow import EVAL, REPO, base_config, openblas_kernels, write_dataset
+from test_workflow import EVAL, REPO, VARIANTS, base_config, openblas_kernels, write_dataset
 
 pytestmark = pytest.mark.slurm
 
@@ -125,7 +125,9 @@ def test_outputs_exist(slurm_run):
         assert (res / "figures" / f"{name}.pdf").stat().st_size > 0, name
     assert (res / "claims.md").read_text().startswith("#")
     scores = list((res / "models").rglob("*.test_scores.npy"))
-    assert len(scores) == 6  # 3 algorithms + 3 variants, one fold, one convention
+    enabled = [a for a, params in ALGORITHMS.items() if params is not None]
+    variants = [v for v, spec in VARIANTS.items() if spec["of"] in enabled]
+    assert len(scores) == len(enabled) + len(variants) == 7  # one fold, one convention
 
 
 def test_jobs_asked_for_the_derived_requests(slurm_run):

@@ -616,9 +616,11 @@ def test_jobs_cap_threads_at_the_rules_threads(workflow_run):
     logs = sorted((workflow_run["work"] / "logs" / "SYN" / "train").rglob("*.log"))
     assert logs
     kernels = openblas_kernels.pin(dict(os.environ))
+    policy = os.environ.get("OMP_WAIT_POLICY", "PASSIVE")  # the workflow's unless set
     for log in logs:  # resources.train.threads is 1 here; numba would otherwise use every core
         text = log.read_text()
         assert "threads: numba 1" in text, log
+        assert f"OMP_WAIT_POLICY {policy}" in text, log
         if kernels:  # RankSVM's models depend on OpenBLAS's kernels (openblas_kernels.py)
             assert f"openblas 1 ({kernels})".lower() in text.lower(), text[:300]
 

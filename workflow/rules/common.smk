@@ -35,6 +35,10 @@ from untracked import Untracked  # noqa: E402
 
 # RankSVM's models depend on OpenBLAS's CPU kernels: the jobs run the AVX2 ones (see the module).
 openblas_kernels.pin()
+# OpenMP threads (LightGBM's, numba's) that wait for work sleep instead of spinning, unless the
+# user chose: on a shared machine spinning multiplied a LightGBM fit's CPU time 12-fold
+# (benchmarks/bench_wait_policy.py). libgomp reads it when it loads: jobs inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from ltrconv.evaluation.libraries import LIBRARIES as _LIBRARIES  # noqa: E402
 from ltrconv.rankers import registry as algorithms  # noqa: E402
@@ -179,6 +183,39 @@ def _check_objective(algorithm, convention, key):
         raise WorkflowError(f"config key '{key}': {algorithm}: {exc}") from None
 
 
+def _variant_ranker(spec):
+    """The registered ranker a variant runs (config key variants.NAME.ranker, default its base)."""
+    return spec.get("ranker") or spec["of"]
+
+
+def _inherited_params(cfg, spec):
+    """The base's hyperparameters (algorithms.BASE) a variant takes: every one for a variant of
+    the base's own ranker, only those whose name the other ranker has otherwise."""
+    from ltrconv import rankers
+
+    base = dict(cfg["algorithms"][spec["of"]] or {})
+    ranker = _variant_ranker(spec)
+    if ranker == spec["of"]:
+        return base
+    names = set(rankers.param_names(ranker))
+    return {k: v for k, v in base.items() if k in names}
+
+
+def _check_variant(cfg, name, spec):
+    """A variant's ranker is registered, it changes something, and its own parameters and the
+    base's it takes are the ranker's."""
+    key = f"variants.{name}"
+    ranker = _variant_ranker(spec)
+    if ranker not in algorithms.KNOWN:
+        raise WorkflowError(f"config key '{key}.ranker': unknown ranker {ranker!r}; known: "
+                            f"{', '.join(sorted(algorithms.KNOWN))}")
+    if ranker == spec["of"] and not spec.get("params"):
+        raise WorkflowError(f"config key '{key}.params': a variant that runs its base "
+                            f"{spec['of']!r} needs parameters to change (or another ranker)")
+    _check_hyperparams(ranker, spec.get("params") or {}, f"{key}.params")
+    _check_hyperparams(ranker, _inherited_params(cfg, spec), f"algorithms.{spec['of']}")
+
+
 def _check_train_conventions_by_algorithm(cfg, enabled_datasets, variants):
     """Each list of train_conventions_by_algorithm: an enabled algorithm or variant, known
     conventions with a gain for every label, the official convention among them, and each one
@@ -204,7 +241,7 @@ def _check_train_conventions_by_algorithm(cfg, enabled_datasets, variants):
                 except conventions.ConventionError as exc:
                     raise WorkflowError(f"config key '{key}': {exc}, a label of "
                                         f"datasets.{d}.labels {labels}") from None
-            _check_objective(variants[a]["of"] if a in variants else a, name, key)
+            _check_objective(_variant_ranker(variants[a]) if a in variants else a, name, key)
         if official not in names:
             raise WorkflowError(f"config key '{key}': must hold figures.official_convention "
                                 f"{official!r}")
@@ -273,9 +310,9 @@ def _check_config(cfg):
     for a in algos:
         _check_hyperparams(a, cfg["algorithms"][a], f"algorithms.{a}")
     for v, spec in variants.items():
-        _check_hyperparams(spec["of"], spec["params"], f"variants.{v}.params")
+        _check_variant(cfg, v, spec)
     for key, params in [(f"algorithms.{a}", cfg["algorithms"][a]) for a in algos] + [
-            (f"variants.{v}.params", spec["params"]) for v, spec in variants.items()]:
+            (f"variants.{v}.params", spec.get("params") or {}) for v, spec in variants.items()]:
         if "random_state" in params:
             raise WorkflowError(f"config key '{key}.random_state': the seed of every random "
                                 "algorithm is set by config key 'seeds'")
@@ -512,20 +549,28 @@ def prune_empty_dirs(*tops):
 
 
 def base_algorithm(algorithm):
-    """The ranker a study algorithm runs: itself, or a variant's base."""
+    """The study algorithm behind a name: itself, or a variant's base (which the variant is
+    compared with, and whose measured job figures stand in for the variant's)."""
     return VARIANTS[algorithm]["of"] if algorithm in VARIANTS else algorithm
 
 
+def ranker_of(algorithm):
+    """The registered ranker a study algorithm runs: itself, a variant's `ranker`, else its base."""
+    return _variant_ranker(VARIANTS[algorithm]) if algorithm in VARIANTS else algorithm
+
+
 def hyperparams(algorithm):
-    """Keyword arguments of the ranker: the base's from config, then a variant's overrides."""
+    """Keyword arguments of the ranker: the base's from config (for a variant with a ranker of
+    its own, those the ranker has), then a variant's own."""
     if algorithm in VARIANTS:
-        return {**(config["algorithms"][VARIANTS[algorithm]["of"]] or {}), **VARIANTS[algorithm]["params"]}
+        spec = VARIANTS[algorithm]
+        return {**_inherited_params(config, spec), **(spec.get("params") or {})}
     return dict(config["algorithms"][algorithm] or {})
 
 
 def is_random(algorithm):
     """Whether the algorithm's fit draws random numbers with its configured hyperparameters."""
-    return algorithms.is_random(base_algorithm(algorithm), hyperparams(algorithm))
+    return algorithms.is_random(ranker_of(algorithm), hyperparams(algorithm))
 
 
 def model_seeds(algorithm):
@@ -564,7 +609,7 @@ def unit_count(algorithm):
     architectures (ltrconv.rankers.units); 0 for a fit in one piece."""
     from ltrconv import rankers
 
-    return rankers.unit_count(base_algorithm(algorithm), hyperparams(algorithm))
+    return rankers.unit_count(ranker_of(algorithm), hyperparams(algorithm))
 
 
 # Scattered datasets: a job per fold (rule fit_fold), or per fold and unit (rule fit_unit), then
@@ -656,7 +701,13 @@ def algorithm_models(kind, suffix, conventions=None):
 
 def variant_label(name):
     spec = VARIANTS[name]
-    return spec.get("label") or ", ".join(f"{k}={v}" for k, v in spec["params"].items())
+    ranker = [f"ranker={spec['ranker']}"] if spec.get("ranker") not in (None, spec["of"]) else []
+    return spec.get("label") or ", ".join(ranker + [f"{k}={v}" for k, v in
+                                                     (spec.get("params") or {}).items()])
+
+
+# The variants that run another ranker than their base's, each with that ranker.
+OTHER_RANKERS = {v: ranker_of(v) for v in VARIANTS if ranker_of(v) != base_algorithm(v)}
 
 
 def train_metric(convention):

@@ -111,6 +111,7 @@ rule claims:
         algorithms=BASE_ALGORITHMS,
         variants={v: spec["of"] for v, spec in VARIANTS.items()},
         labels={v: variant_label(v) for v in VARIANTS},
+        **({"rankers": OTHER_RANKERS} if OTHER_RANKERS else {}),
         official=OFFICIAL,
         cutoff=TRAIN_CUTOFF,
         **({"seeds": SEEDS} if MULTI_SEED else {}),

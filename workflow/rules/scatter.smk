@@ -19,7 +19,7 @@ rule fit_fold:
         scores=temp(part_stem("parts") + "whole.test_scores.npy"),
         fit=temp(part_stem("parts") + "whole.tsv"),
     params:
-        ranker=lambda wc: base_algorithm(wc.algorithm),
+        ranker=lambda wc: ranker_of(wc.algorithm),
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
         **CONVENTIONS_PARAMS,
@@ -52,7 +52,7 @@ rule fit_unit:
         model=temp(part_stem("parts") + "unit{unit}.pkl"),
         fit=temp(part_stem("parts") + "unit{unit}.tsv"),
     params:
-        ranker=lambda wc: base_algorithm(wc.algorithm),
+        ranker=lambda wc: ranker_of(wc.algorithm),
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
         model_threads=RES["train"]["threads"],
@@ -83,7 +83,7 @@ rule gather:
         fits=convention_stem("models") + "fits.tsv",
     params:
         folds=FOLDS,
-        ranker=lambda wc: base_algorithm(wc.algorithm),
+        ranker=lambda wc: ranker_of(wc.algorithm),
         units=lambda wc: UNITS[wc.algorithm],
         **CONVENTIONS_PARAMS,
     log:

@@ -18,7 +18,7 @@ rule train:
         fits=convention_stem("models") + "fits.tsv",
     params:
         folds=FOLDS,
-        ranker=lambda wc: base_algorithm(wc.algorithm),
+        ranker=lambda wc: ranker_of(wc.algorithm),
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
         **CONVENTIONS_PARAMS,

@@ -43,7 +43,8 @@ THREAD_PARAMS = ("num_threads", "n_jobs")
 
 
 def limit_threads(n: int) -> str:
-    """Cap every thread pool of the job at ``n`` (the rule's ``threads``); says what is set.
+    """Cap every thread pool of the job at ``n`` (the rule's ``threads``); says what is set,
+    and how idle OpenMP threads wait (the workflow sets OMP_WAIT_POLICY, see common.smk).
 
     Environment variables cover libraries not started yet and child processes; numba's
     ``set_num_threads`` and threadpoolctl cover the pools already loaded (numba's defaults to
@@ -59,7 +60,9 @@ def limit_threads(n: int) -> str:
     pools = ", ".join(f"{p['internal_api']} {p['num_threads']}"
                       + (f" ({p['architecture']})" if p.get("architecture") else "")
                       for p in threadpool_info())
-    return f"threads: numba {numba.get_num_threads()}" + (f", {pools}" if pools else "")
+    wait = os.environ.get("OMP_WAIT_POLICY", "unset")
+    return (f"threads: numba {numba.get_num_threads()}" + (f", {pools}" if pools else "")
+            + f"; OMP_WAIT_POLICY {wait}")
 
 
 def cap_threads(params: dict, names, threads: int, log=None) -> dict:

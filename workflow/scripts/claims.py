@@ -22,7 +22,7 @@ def main(smk, log):
         text += variants.implementation_section(
             summary[summary["dataset"] == dataset],
             read_tsv(smk.input.implementation), dict(p.variants), dict(p.labels),
-            train_convention=p.official, k=p.cutoff)
+            train_convention=p.official, k=p.cutoff, rankers=dict(p.get("rankers", {})))
     # beyond the paper, each as configured (config key extensions, seeds)
     if "seed_ttests" in smk.input.keys():
         text += seeds.seeds_section(ttests[ttests["algorithm"].isin(p.algorithms)],

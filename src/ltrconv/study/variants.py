@@ -2,7 +2,8 @@
 
 A *variant* is a study algorithm trained like its base algorithm with some parameters changed
 (AdaRank's weak rankers ranked with a stable tie order instead of RankLib's selection sort,
-RankBoost with quantile thresholds, ...). :func:`implementation_table` compares each variant with
+RankBoost with quantile thresholds, ...), or by another implementation (LambdaMART's λ-gradients
+fitted by LightGBM's trees). :func:`implementation_table` compares each variant with
 its base query by query; :func:`implementation_section` asks whether the paper's conclusions
 about the base algorithm survive the swap and sets the size of the implementation effect next
 to the size of the convention effects measured in the same run.
@@ -84,7 +85,8 @@ def _cell(text: str) -> str:
 
 def implementation_section(summary: pd.DataFrame, table: pd.DataFrame,
                            variants: dict[str, str], labels: dict[str, str] | None = None,
-                           train_convention: str = "ranklib", k: int = 10) -> str:
+                           train_convention: str = "ranklib", k: int = 10,
+                           rankers: dict[str, str] | None = None) -> str:
     """Markdown: each variant next to its base, the paper's conclusions under both, effect sizes.
 
     The conclusions are the paper's claims about the algorithm order (Coordinate Ascent best;
@@ -94,14 +96,18 @@ def implementation_section(summary: pd.DataFrame, table: pd.DataFrame,
     ``train_convention``: the implementation effect (variant - base, ranklib evaluation), the
     training-convention effect (largest |other training convention - train_convention| of the
     base, ranklib evaluation) and the evaluation-convention effect (|other evaluation convention -
-    ranklib| of the same base model).
+    ranklib| of the same base model). ``rankers`` maps each variant that runs another
+    implementation than its base's to that ranker's registry name.
     """
-    labels = labels or {}
+    labels, rankers = labels or {}, rankers or {}
+    what = "Each variant is its base algorithm with the parameters named below changed"
+    if rankers:
+        what += ", or another implementation of it (" + ", ".join(
+            f"ranker {r}" if v == r else f"{v}: ranker {r}" for v, r in rankers.items()) + ")"
     lines = ["", "## Implementation sensitivity", "",
-             "Each variant is its base algorithm with the parameters named below changed; the base "
-             "follows RankLib 2.x, the implementation the paper ran. Models trained with "
-             f"ndcg@{k}:{train_convention}; differences are variant − base over paired test "
-             "queries, p-values Holm-adjusted (tables/implementation.tsv).", ""]
+             f"{what}; the base follows RankLib 2.x, the implementation the paper ran. Models "
+             f"trained with ndcg@{k}:{train_convention}; differences are variant − base over "
+             "paired test queries, p-values Holm-adjusted (tables/implementation.tsv).", ""]
     pairs = [(v, b) for v, b in variants.items() if (table["variant"] == v).any()]
     if not pairs:
         return "\n".join(lines + ["No variant was run.", ""])
