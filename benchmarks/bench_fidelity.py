@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ltrconv import evaluate
-from ltrconv.data.letor.letor import read_letor
+from ltrconv.data.letor import read_letor
 from ltrconv.rankers import make
 
 HERE = Path(__file__).resolve()
