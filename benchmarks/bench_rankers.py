@@ -35,7 +35,7 @@ def run_one(name: str, data: Path, fold: int, metric: str) -> dict:
     import numpy as np
 
     from ltrconv import evaluate_dataset, rankers
-    from ltrconv.data.letor.letor import read_letor
+    from ltrconv.data.letor import read_letor
 
     tr, va, te = (read_letor(data / f"Fold{fold}" / f"{s}.txt") for s in ("train", "vali", "test"))
     # warm the numba kernels on a tiny slice so that compile/cache load is not timed
