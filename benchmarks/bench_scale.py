@@ -39,7 +39,8 @@ training's wall time on the jar's own clock (time stamps of its log records, fro
 from /proc), its peak RSS (rusage) and its RSS once the data are read; the notes give the whole
 run's CPU and the wall time of reading and JVM start-up. A run past ``--ranklib-timeout`` is
 stopped (``> timeout``, with the CPU time extrapolated from the smaller sizes); a size whose
-extrapolated CPU time is above the timeout is not run. RankLib 2.x has no RankSVM.
+extrapolated CPU time is above ``--max-fit`` is not run (memory is bounded by ``-Xmx``), and ``--ranklib-results FILE`` keeps
+measured rows for a later run with more sizes. RankLib 2.x has no RankSVM.
 
 Evaluation: ``ltrconv.evaluation.metrics.evaluate`` on MSLR-WEB30K's size (3,771,125 documents, about
 31,500 queries) under every built-in convention at cutoffs 1..10, against pytrec_eval's
@@ -201,7 +202,7 @@ def run_training(args, names) -> None:
         print(f"RankLib: java -Xmx{args.ranklib_xmx} -jar {Path(args.ranklib).name} -train T "
               f"-validate V -test TEST -ranker R -metric2t NDCG@10 [-r 1 -i 100 for Coordinate "
               f"Ascent], the same train and vali documents as ours written with 9 digits, TEST "
-              f"n/4 (seed {args.seed + 4}); timeout {args.ranklib_timeout:.0f} s; wall s and CPU s "
+              f"n/4 (seed {args.seed + 4}); timeout {args.ranklib_timeout:.0f} s wall; wall s and CPU s "
               f"of its training (init to the end of learn), jar CPU s the whole run's")
     head = (f"{'algorithm':18s} {'variant':14s} {'docs':>9s} {'pairs':>11s} {'wall s':>9s} "
             f"{'CPU s':>9s} {'peak MB':>8s} {'data MB':>8s}  notes")
@@ -413,7 +414,7 @@ def ranklib_one(jar: str, ranker: str, opts: list, files: dict, xmx: str, timeou
     killed = []
     timer = threading.Timer(timeout, lambda: (killed.append(True), proc.kill()))
     timer.start()
-    t_init = t_end = c_init = c_end = rss_init = None
+    t_init = t_end = c_init = c_end = rss_init = rss_start = None
     val, sweeps, tail = None, 0, []
     for line in proc.stdout:
         parts = line.rstrip("\n").split("|", 2)
@@ -425,6 +426,8 @@ def ranklib_one(jar: str, ranker: str, opts: list, files: dict, xmx: str, timeou
             now = proc_cpu_rss(proc.pid)
         except (OSError, IndexError):
             now = (float("nan"), float("nan"))
+        if rss_start is None:
+            rss_start = now[1]  # the JVM up, nothing read yet
         if source.endswith(" init") and t_init is None:
             t_init, (c_init, rss_init) = stamp, now
         elif source.endswith(" learn") and t_init is not None:
@@ -437,7 +440,7 @@ def ranklib_one(jar: str, ranker: str, opts: list, files: dict, xmx: str, timeou
     timer.cancel()
     wall = time.perf_counter() - w0
     out = {"jar_wall": wall, "jar_cpu": ru.ru_utime + ru.ru_stime, "peak_mb": ru.ru_maxrss / 1024,
-           "start_mb": 0.0, "data_mb": rss_init or float("nan")}
+           "start_mb": rss_start or 0.0, "data_mb": rss_init or float("nan")}
     if killed:
         return {**out, "timeout": True}
     if proc.returncode != 0 or val is None:
@@ -449,12 +452,24 @@ def ranklib_one(jar: str, ranker: str, opts: list, files: dict, xmx: str, timeou
     return {**out, "wall": t_end - t_init, "cpu": c_end - c_init, "info": info}
 
 
+def ranklib_cache(path: str | None) -> dict:
+    """Rows measured before, by key (``--ranklib-results``), one JSON object a line."""
+    if not path or not Path(path).is_file():
+        return {}
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    return {row["key"]: row["r"] for row in rows}
+
+
 def run_ranklib(args, name: str, sizes, pairs, tmp: Path) -> list:
     """RankLib's rows for one of our rankers, in the training table's format; a size whose
-    CPU time, extrapolated from the smaller ones, exceeds the timeout is not run."""
+    CPU time, extrapolated from the smaller ones, exceeds --max-fit is not run; a row found
+    in --ranklib-results (same jar size, options, size, seed and -Xmx) is reused."""
     ranker, opts, label = RANKLIB[name]
+    cache = ranklib_cache(args.ranklib_results)
     done: list[tuple[int, dict]] = []
     for n in sizes:
+        key = json.dumps([Path(args.ranklib).stat().st_size, ranker, opts, n, args.seed,
+                          args.ranklib_xmx])
         row = f"{name:18s} {label:14s} {n:9,d} {pairs[n]:11,d}"
         t_hat = m_hat = None
         if done:
@@ -462,13 +477,19 @@ def run_ranklib(args, name: str, sizes, pairs, tmp: Path) -> list:
             m_hat = predict_mb(name, done, pairs, n)
             s = slope([m for m, _ in done], [r["cpu"] for _, r in done])
             fit = f"slope {s:.2f} vs docs" if len(done) > 1 else "linear from one size"
-            if t_hat > args.ranklib_timeout or m_hat > args.max_mem * 1024:
+            if key not in cache and t_hat > args.max_fit:  # memory: -Xmx bounds the heap
                 print(f"{row} {'~' + format(t_hat, ',.0f'):>9s} {'':9s} {m_hat:8.0f} {'':8s}  "
-                      f"not run: predicted {t_hat:,.0f} s CPU, {m_hat / 1024:.1f} GB ({fit}) > "
-                      f"{args.ranklib_timeout:.0f} s or {args.max_mem:.0f} GB", flush=True)
+                      f"not run: predicted {t_hat:,.0f} s CPU ({fit}) > {args.max_fit:.0f} s",
+                      flush=True)
                 continue
-        r = ranklib_one(args.ranklib, ranker, opts, ranklib_files(n, args.seed, tmp),
-                        args.ranklib_xmx, args.ranklib_timeout)
+        if key in cache:
+            r = {**cache[key], "info": {**cache[key]["info"], "reused": args.ranklib_results}}
+        else:
+            r = ranklib_one(args.ranklib, ranker, opts, ranklib_files(n, args.seed, tmp),
+                            args.ranklib_xmx, args.ranklib_timeout)
+            if args.ranklib_results and "wall" in r:
+                with open(args.ranklib_results, "a") as fh:
+                    fh.write(json.dumps({"key": key, "r": r}) + "\n")
         if r.get("timeout"):
             guess = "" if t_hat is None else f"; extrapolated ~{t_hat:,.0f} s CPU ({fit})"
             print(f"{row} {'> ' + format(args.ranklib_timeout, '.0f'):>9s} {'':9s} "
@@ -735,7 +756,10 @@ def main() -> None:
                     help="ranklib: only the jar's rows (needs --ranklib)")
     ap.add_argument("--ranklib", metavar="JAR", help="also run RankLib 2.x's jar on the training "
                     "sizes (--part train, all or ranklib)")
-    ap.add_argument("--ranklib-timeout", type=float, default=900.0, metavar="SECONDS")
+    ap.add_argument("--ranklib-timeout", type=float, default=900.0, metavar="SECONDS",
+                    help="wall seconds after which a run of the jar is stopped")
+    ap.add_argument("--ranklib-results", metavar="FILE",
+                    help="append the jar's measured rows to FILE and reuse those found there")
     ap.add_argument("--ranklib-xmx", default="8g", help="the JVM's -Xmx")
     ap.add_argument("--ca-restarts", default="0,1,2", type=lambda s: [int(x) for x in s.split(",")],
                     help="--part units: the Coordinate Ascent restarts fitted, one per process")
