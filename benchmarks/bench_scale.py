@@ -442,7 +442,7 @@ def ranklib_one(jar: str, ranker: str, opts: list, files: dict, xmx: str, timeou
     out = {"jar_wall": wall, "jar_cpu": ru.ru_utime + ru.ru_stime, "peak_mb": ru.ru_maxrss / 1024,
            "start_mb": rss_start or 0.0, "data_mb": rss_init or float("nan")}
     if killed:
-        return {**out, "timeout": True}
+        return {**out, "timeout": timeout}
     if proc.returncode != 0 or val is None:
         return {**out, "error": next((t for t in reversed(tail) if t), "no output")[-120:]}
     info = {"read+JVM s": round(wall - (t_end - t_init), 1), "jar CPU s": round(out["jar_cpu"], 1),
@@ -470,6 +470,9 @@ def run_ranklib(args, name: str, sizes, pairs, tmp: Path) -> list:
     for n in sizes:
         key = json.dumps([Path(args.ranklib).stat().st_size, ranker, opts, n, args.seed,
                           args.ranklib_xmx])
+        hit = cache.get(key)  # a run stopped at t seconds answers for any timeout up to t
+        if hit and hit.get("timeout", math.inf) < args.ranklib_timeout:
+            hit = None
         row = f"{name:18s} {label:14s} {n:9,d} {pairs[n]:11,d}"
         t_hat = m_hat = None
         if done:
@@ -477,24 +480,25 @@ def run_ranklib(args, name: str, sizes, pairs, tmp: Path) -> list:
             m_hat = predict_mb(name, done, pairs, n)
             s = slope([m for m, _ in done], [r["cpu"] for _, r in done])
             fit = f"slope {s:.2f} vs docs" if len(done) > 1 else "linear from one size"
-            if key not in cache and t_hat > args.max_fit:  # memory: -Xmx bounds the heap
+            if hit is None and t_hat > args.max_fit:  # memory: -Xmx bounds the heap
                 print(f"{row} {'~' + format(t_hat, ',.0f'):>9s} {'':9s} {m_hat:8.0f} {'':8s}  "
                       f"not run: predicted {t_hat:,.0f} s CPU ({fit}) > {args.max_fit:.0f} s",
                       flush=True)
                 continue
-        if key in cache:
-            r = {**cache[key], "info": {**cache[key]["info"], "reused": args.ranklib_results}}
+        if hit:
+            r = {**hit, "info": {**hit.get("info", {}), "reused": args.ranklib_results}}
         else:
             r = ranklib_one(args.ranklib, ranker, opts, ranklib_files(n, args.seed, tmp),
                             args.ranklib_xmx, args.ranklib_timeout)
-            if args.ranklib_results and "wall" in r:
+            if args.ranklib_results and ("wall" in r or "timeout" in r):
                 with open(args.ranklib_results, "a") as fh:
                     fh.write(json.dumps({"key": key, "r": r}) + "\n")
         if r.get("timeout"):
             guess = "" if t_hat is None else f"; extrapolated ~{t_hat:,.0f} s CPU ({fit})"
-            print(f"{row} {'> ' + format(args.ranklib_timeout, '.0f'):>9s} {'':9s} "
+            print(f"{row} {'> ' + format(r['timeout'], '.0f'):>9s} {'':9s} "
                   f"{r['peak_mb']:8.0f} {'':8s}  > timeout: stopped after "
-                  f"{r['jar_wall']:,.0f} s wall{guess}", flush=True)
+                  f"{r['jar_wall']:,.0f} s wall, {r['jar_cpu']:,.0f} s CPU{guess}"
+                  f"{' (reused)' if hit else ''}", flush=True)
             break
         if "error" in r:
             print(f"{row}  failed after {r['jar_wall']:,.0f} s: {r['error']}", flush=True)
