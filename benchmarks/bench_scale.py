@@ -415,7 +415,7 @@ def ranklib_one(jar: str, ranker: str, opts: list, files: dict, xmx: str, timeou
     timer = threading.Timer(timeout, lambda: (killed.append(True), proc.kill()))
     timer.start()
     t_init = t_end = c_init = c_end = rss_init = rss_start = None
-    val, sweeps, tail = None, 0, []
+    val, sweeps, rounds, tail = None, 0, set(), []
     for line in proc.stdout:
         parts = line.rstrip("\n").split("|", 2)
         tail = (tail + [line.strip()])[-5:]
@@ -435,6 +435,10 @@ def ranklib_one(jar: str, ranker: str, opts: list, files: dict, xmx: str, timeou
             if "on validation data:" in msg:
                 val = float(msg.rsplit(":", 1)[1])
             sweeps += msg.startswith("Shuffling features")
+        elif source.endswith(("flushLog", "printLog")) and t_init is not None:
+            first = msg.split("|", 1)[0].strip()  # a row of its progress table: round, tree, epoch
+            if first.isdigit() and ranker != "4":  # Coordinate Ascent's rows are features
+                rounds.add(int(first))
     _, status, ru = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     timer.cancel()
@@ -449,6 +453,8 @@ def ranklib_one(jar: str, ranker: str, opts: list, files: dict, xmx: str, timeou
             "val NDCG@10": val}
     if sweeps:
         info["sweeps"] = sweeps
+    if rounds:
+        info["rounds"] = max(rounds)
     return {**out, "wall": t_end - t_init, "cpu": c_end - c_init, "info": info}
 
 
