@@ -295,8 +295,11 @@ def report(summary, pairs, sizes, args) -> None:
     for name, results in summary:
         unit = next((d for role, d in results.values() if role == "unit" and d), None)
         for label, (role, done) in results.items():
+            stopped = [(n, r) for n, r in done if "timeout" in r]  # the jar past its timeout
+            done = [(n, r) for n, r in done if "timeout" not in r]
             if not done:
-                print(f"{name:18s} {label:14s} no measurement")
+                print(f"{name:18s} {label:14s} no measurement" + "".join(
+                    f"; stopped at {m:,} docs after {r['jar_wall']:,.0f} s" for m, r in stopped))
                 continue
             ns = [n for n, _ in done]
             cpus = [r["cpu"] for _, r in done]
@@ -316,6 +319,11 @@ def report(summary, pairs, sizes, args) -> None:
                 verdict = ("meets both" if ok_t and ok_m else "MISSES " + " and ".join(
                     w for w, ok in (("time", ok_t), ("memory", ok_m)) if not ok))
                 verdict += f": ~{full:,.0f} s ({how}{note})"
+                if stopped and stopped[0][0] <= FOLD_DOCS:
+                    m, r = stopped[0]
+                    verdict = (f"MISSES time: stopped at {m:,} docs after {r['jar_wall']:,.0f} s "
+                               f"wall, {r['jar_cpu']:,.0f} s CPU (the fit through smaller sizes "
+                               f"said ~{full:,.0f} s)")
             grow = s_pairs if name in PAIRWISE else s_docs
             limit = 1.0 if name in PAIRWISE else nlogn_slope(lo, hi) if hi > lo else 1.0
             if not math.isnan(grow) and grow > limit + 0.1:
@@ -505,6 +513,7 @@ def run_ranklib(args, name: str, sizes, pairs, tmp: Path) -> list:
                   f"{r['peak_mb']:8.0f} {'':8s}  > timeout: stopped after "
                   f"{r['jar_wall']:,.0f} s wall, {r['jar_cpu']:,.0f} s CPU{guess}"
                   f"{' (reused)' if hit else ''}", flush=True)
+            done.append((n, r))  # kept for the verdict, left out of every fit
             break
         if "error" in r:
             print(f"{row}  failed after {r['jar_wall']:,.0f} s: {r['error']}", flush=True)
