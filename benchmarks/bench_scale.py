@@ -488,14 +488,13 @@ def run_ranklib(args, name: str, sizes, pairs, tmp: Path) -> list:
         if hit and hit.get("timeout", math.inf) < args.ranklib_timeout:
             hit = None
         row = f"{name:18s} {label:14s} {n:9,d} {pairs[n]:11,d}"
-        t_hat = m_hat = None
+        t_hat = None
         if done:
             t_hat = power_law([m for m, _ in done], [r["cpu"] for _, r in done], n)
-            m_hat = predict_mb(name, done, pairs, n)
             s = slope([m for m, _ in done], [r["cpu"] for _, r in done])
             fit = f"slope {s:.2f} vs docs" if len(done) > 1 else "linear from one size"
             if hit is None and t_hat > args.max_fit:  # memory: -Xmx bounds the heap
-                print(f"{row} {'~' + format(t_hat, ',.0f'):>9s} {'':9s} {m_hat:8.0f} {'':8s}  "
+                print(f"{row} {'~' + format(t_hat, ',.0f'):>9s} {'':9s} {'':8s} {'':8s}  "
                       f"not run: predicted {t_hat:,.0f} s CPU ({fit}) > {args.max_fit:.0f} s",
                       flush=True)
                 continue
