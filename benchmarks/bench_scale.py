@@ -28,6 +28,20 @@ default parameters (``fit(..., units=[u])``), the work of one job when the pipel
 them, each in a fresh process at each size, with its figure at the fold (measured, or
 extrapolated on the log-log line of the sizes measured) against 15 min and 8 GB per job.
 
+RankLib (``--ranklib JAR``, with ``--part train`` beside ours or ``--part ranklib`` alone):
+RankLib 2.x's jar on the same documents (train and validation written as LETOR text with 9
+significant digits, which give back every float32 value; a test file of n/4 more documents),
+``-Xmx8g``, ``-metric2t NDCG@10``, RankLib's defaults except Coordinate Ascent's ``-r 1 -i 100``
+(one restart of 100 steps, the work of one restart job). Its RankNet is its default, one
+hidden layer of 10 nodes for all 100 epochs, beside our (10,) architecture. The row gives its
+training's wall time on the jar's own clock (time stamps of its log records, from the ranker's
+``init`` to its ``learn``'s last record), the JVM's CPU over the same span (every thread, read
+from /proc), its peak RSS (rusage) and its RSS once the data are read; the notes give the whole
+run's CPU and the wall time of reading and JVM start-up. A run past ``--ranklib-timeout`` is
+stopped (``> timeout``, with the CPU time extrapolated from the smaller sizes); a size whose
+extrapolated CPU time is above ``--max-fit`` is not run (memory is bounded by ``-Xmx``), and ``--ranklib-results FILE`` keeps
+measured rows for a later run with more sizes. RankLib 2.x has no RankSVM.
+
 Evaluation: ``ltrconv.evaluation.metrics.evaluate`` on MSLR-WEB30K's size (3,771,125 documents, about
 31,500 queries) under every built-in convention at cutoffs 1..10, against pytrec_eval's
 ``ndcg_cut_1..10`` (trec_eval's NDCG, labels mapped to gains 2^l - 1) for the ``trec``
@@ -43,6 +57,8 @@ metric (the whole ranking, for MAP and RR).
         [--max-fit 600] [--max-mem 8] [--eval-docs 3771125] [--eval-repeats 5] [--part all]
     python benchmarks/bench_scale.py --part units --sizes 10000,100000,720000 [--ca-restarts 0,1,2]
         [--ranknet-units all]
+    python benchmarks/bench_scale.py --part ranklib --ranklib RankLib.jar --sizes 10000,100000
+        [--ranklib-timeout 900] [--ranklib-xmx 8g] [--algorithms adarank,...]
 """
 
 from __future__ import annotations
@@ -56,6 +72,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -182,14 +199,21 @@ def run_training(args, names) -> None:
           f"(seed {args.seed + 1}); metric {args.metric}; one process per fit; "
           f"budget {args.max_fit:.0f} s and {args.max_mem:.0f} GB per fit")
     print("crucial pairs: " + ", ".join(f"{n:,} docs -> {p:,}" for n, p in pairs.items()))
+    if args.ranklib:
+        print(f"RankLib: java -Xmx{args.ranklib_xmx} -jar {Path(args.ranklib).name} -train T "
+              f"-validate V -test TEST -ranker R -metric2t NDCG@10 [-r 1 -i 100 for Coordinate "
+              f"Ascent], the same train and vali documents as ours written with 9 digits, TEST "
+              f"n/4 (seed {args.seed + 4}); timeout {args.ranklib_timeout:.0f} s wall; wall s and CPU s "
+              f"of its training (init to the end of learn), jar CPU s the whole run's")
     head = (f"{'algorithm':18s} {'variant':14s} {'docs':>9s} {'pairs':>11s} {'wall s':>9s} "
             f"{'CPU s':>9s} {'peak MB':>8s} {'data MB':>8s}  notes")
     print(head)
     print("-" * len(head))
+    tmp = tempfile.TemporaryDirectory(prefix="bench_scale_ranklib_") if args.ranklib else None
     summary = []
     for name in names:
         results = {}
-        for label, params, role in VARIANTS[name]:
+        for label, params, role in ([] if args.part == "ranklib" else VARIANTS[name]):
             if args.variants and label not in args.variants:
                 continue
             done: list[tuple[int, dict]] = []
@@ -228,7 +252,13 @@ def run_training(args, names) -> None:
                     print(f"{name:18s} {label:14s} {n:9,d} {pairs[n]:11,d} {'~' + format(t, ',.0f'):>9s} "
                           f"{'':9s} {'':8s} {'':8s}  not run: {why}; time extrapolated", flush=True)
             results[label] = (role, done)
+        if tmp and name in RANKLIB:
+            results[RANKLIB[name][2]] = (None, run_ranklib(args, name, sizes, pairs, Path(tmp.name)))
+        elif tmp:
+            print(f"{name:18s} {'RankLib':14s} none: RankLib 2.x has no {name}")
         summary.append((name, results))
+    if tmp:
+        tmp.cleanup()
     print()
     report(summary, pairs, sizes, args)
 
@@ -266,8 +296,11 @@ def report(summary, pairs, sizes, args) -> None:
     for name, results in summary:
         unit = next((d for role, d in results.values() if role == "unit" and d), None)
         for label, (role, done) in results.items():
+            stopped = [(n, r) for n, r in done if "timeout" in r]  # the jar past its timeout
+            done = [(n, r) for n, r in done if "timeout" not in r]
             if not done:
-                print(f"{name:18s} {label:14s} no measurement")
+                print(f"{name:18s} {label:14s} no measurement" + "".join(
+                    f"; stopped at {m:,} docs after {r['jar_wall']:,.0f} s" for m, r in stopped))
                 continue
             ns = [n for n, _ in done]
             cpus = [r["cpu"] for _, r in done]
@@ -287,6 +320,11 @@ def report(summary, pairs, sizes, args) -> None:
                 verdict = ("meets both" if ok_t and ok_m else "MISSES " + " and ".join(
                     w for w, ok in (("time", ok_t), ("memory", ok_m)) if not ok))
                 verdict += f": ~{full:,.0f} s ({how}{note})"
+                if stopped and stopped[0][0] <= FOLD_DOCS:
+                    m, r = stopped[0]
+                    verdict = (f"MISSES time: stopped at {m:,} docs after {r['jar_wall']:,.0f} s "
+                               f"wall, {r['jar_cpu']:,.0f} s CPU (the fit through smaller sizes "
+                               f"said ~{full:,.0f} s)")
             grow = s_pairs if name in PAIRWISE else s_docs
             limit = 1.0 if name in PAIRWISE else nlogn_slope(lo, hi) if hi > lo else 1.0
             if not math.isnan(grow) and grow > limit + 0.1:
@@ -294,7 +332,8 @@ def report(summary, pairs, sizes, args) -> None:
             print(f"{name:18s} {label:14s} {s_docs:10.2f} {s_pairs:11.2f} {fold_s:10,.0f} "
                   f"{fold_gb:8.1f}  {verdict}")
     svm_gb = 2 * 2 * pairs[FOLD_DOCS] * 136 * 8 / 2**30
-    print(WHY.format(svm=svm_gb))
+    if args.part != "ranklib":
+        print(WHY.format(svm=svm_gb))
 
 
 WHY = """\
@@ -322,6 +361,167 @@ why a ranker misses a target, and what it would need:
     read 61M pairs through a permutation (not profiled).
   all pairwise loops (crucial pairs) are O(n_q^2) per query, fine for MSLR's ~120
     documents per query, not for queries of thousands of documents without pair sampling."""
+
+
+# --- RankLib 2.x's jar on the same data -------------------------------------------------------
+# (-ranker, options as the study sets them, label); every other option at RankLib's default.
+# Coordinate Ascent: one restart of 100 steps per direction, the work of one restart job;
+# RankNet: RankLib's only architecture, one hidden layer of 10 nodes, all 100 epochs.
+RANKLIB = {
+    "adarank": ("3", [], "RankLib"),
+    "rankboost": ("2", [], "RankLib"),
+    "lambdamart": ("6", [], "RankLib"),
+    "ranknet": ("1", [], "RankLib 1x10"),
+    "coordinate_ascent": ("4", ["-r", "1", "-i", "100"], "RankLib -r 1"),
+}
+# a log record as epoch milliseconds | source class and method | message
+LOG_FORMAT = "-Djava.util.logging.SimpleFormatter.format=%1$tQ|%2$s|%5$s%n"
+
+
+def write_letor_exact(data, path: Path, block: int = 20_000) -> None:
+    """LETOR text with 9 significant digits, which give back every float32 value exactly."""
+    fmt = "%d qid:%d " + " ".join(f"{j + 1}:%.9g" for j in range(data.X.shape[1]))
+    with open(path, "w") as fh:
+        for a in range(0, data.n_docs, block):
+            b = min(a + block, data.n_docs)
+            rows = np.column_stack((data.y[a:b], data.qid[a:b], data.X[a:b].astype(np.float64)))
+            fh.write("\n".join(fmt % tuple(r) for r in rows.tolist()) + "\n")
+
+
+def ranklib_files(n: int, seed: int, tmp: Path) -> dict:
+    """train, vali and test files of size n: train and vali are the documents our rankers get
+    (:func:`training_data`), test another n/4 (seed + 4)."""
+    d = tmp / str(n)
+    if not d.is_dir():
+        d.mkdir()
+        tr, va = training_data(n, seed)
+        te = make_mslr_like(max(n // 4, 200), seed=seed + 4)
+        for name, data in (("train", tr), ("vali", va), ("test", te)):
+            write_letor_exact(data, d / f"{name}.txt")
+    return {s: str(d / f"{s}.txt") for s in ("train", "vali", "test")}
+
+
+def proc_cpu_rss(pid: int) -> tuple[float, float]:
+    """CPU seconds (all threads) and resident MB of a running process (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        f = fh.read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return (int(f[11]) + int(f[12])) / tick, int(f[21]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def ranklib_one(jar: str, ranker: str, opts: list, files: dict, xmx: str, timeout: float) -> dict:
+    """One run of the jar: train, vali, test, -metric2t NDCG@10. Training wall time is the
+    jar's own clock (time stamps of its log records, from the ranker's ``init`` to the last
+    record of its ``learn``); training CPU is the JVM's (every thread) read from /proc as those
+    records arrive; the whole run's wall, CPU and peak RSS from its rusage."""
+    cmd = ["java", f"-Xmx{xmx}", LOG_FORMAT, "-jar", jar, "-train", files["train"],
+           "-validate", files["vali"], "-test", files["test"], "-ranker", ranker,
+           "-metric2t", "NDCG@10", *opts]
+    w0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace")
+    killed = []
+    timer = threading.Timer(timeout, lambda: (killed.append(True), proc.kill()))
+    timer.start()
+    t_init = t_end = c_init = c_end = rss_init = rss_start = None
+    val, sweeps, rounds, tail = None, 0, set(), []
+    for line in proc.stdout:
+        parts = line.rstrip("\n").split("|", 2)
+        tail = (tail + [line.strip()])[-5:]
+        if len(parts) < 3 or not parts[0].isdigit():
+            continue
+        stamp, source, msg = int(parts[0]) / 1000, parts[1], parts[2]
+        try:
+            now = proc_cpu_rss(proc.pid)
+        except (OSError, IndexError):
+            now = (float("nan"), float("nan"))
+        if rss_start is None:
+            rss_start = now[1]  # the JVM up, nothing read yet
+        if source.endswith(" init") and t_init is None:
+            t_init, (c_init, rss_init) = stamp, now
+        elif source.endswith(" learn") and t_init is not None:
+            t_end, c_end = stamp, now[0]
+            if "on validation data:" in msg:
+                val = float(msg.rsplit(":", 1)[1])
+            sweeps += msg.startswith("Shuffling features")
+        elif source.endswith(("flushLog", "printLog")) and t_init is not None:
+            first = msg.split("|", 1)[0].strip()  # a row of its progress table: round, tree, epoch
+            if first.isdigit() and ranker != "4":  # Coordinate Ascent's rows are features
+                rounds.add(int(first))
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    timer.cancel()
+    wall = time.perf_counter() - w0
+    out = {"jar_wall": wall, "jar_cpu": ru.ru_utime + ru.ru_stime, "peak_mb": ru.ru_maxrss / 1024,
+           "start_mb": rss_start or 0.0, "data_mb": rss_init or float("nan")}
+    if killed:
+        return {**out, "timeout": timeout}
+    if proc.returncode != 0 or val is None:
+        return {**out, "error": next((t for t in reversed(tail) if t), "no output")[-120:]}
+    info = {"read+JVM s": round(wall - (t_end - t_init), 1), "jar CPU s": round(out["jar_cpu"], 1),
+            "val NDCG@10": val}
+    if sweeps:
+        info["sweeps"] = sweeps
+    if rounds:
+        info["rounds"] = max(rounds)
+    return {**out, "wall": t_end - t_init, "cpu": c_end - c_init, "info": info}
+
+
+def ranklib_cache(path: str | None) -> dict:
+    """Rows measured before, by key (``--ranklib-results``), one JSON object a line."""
+    if not path or not Path(path).is_file():
+        return {}
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    return {row["key"]: row["r"] for row in rows}
+
+
+def run_ranklib(args, name: str, sizes, pairs, tmp: Path) -> list:
+    """RankLib's rows for one of our rankers, in the training table's format; a size whose
+    CPU time, extrapolated from the smaller ones, exceeds --max-fit is not run; a row found
+    in --ranklib-results (same jar size, options, size, seed and -Xmx) is reused."""
+    ranker, opts, label = RANKLIB[name]
+    cache = ranklib_cache(args.ranklib_results)
+    done: list[tuple[int, dict]] = []
+    for n in sizes:
+        key = json.dumps([Path(args.ranklib).stat().st_size, ranker, opts, n, args.seed,
+                          args.ranklib_xmx])
+        hit = cache.get(key)  # a run stopped at t seconds answers for any timeout up to t
+        if hit and hit.get("timeout", math.inf) < args.ranklib_timeout:
+            hit = None
+        row = f"{name:18s} {label:14s} {n:9,d} {pairs[n]:11,d}"
+        t_hat = None
+        if done:
+            t_hat = power_law([m for m, _ in done], [r["cpu"] for _, r in done], n)
+            s = slope([m for m, _ in done], [r["cpu"] for _, r in done])
+            fit = f"slope {s:.2f} vs docs" if len(done) > 1 else "linear from one size"
+            if hit is None and t_hat > args.max_fit:  # memory: -Xmx bounds the heap
+                print(f"{row} {'~' + format(t_hat, ',.0f'):>9s} {'':9s} {'':8s} {'':8s}  "
+                      f"not run: predicted {t_hat:,.0f} s CPU ({fit}) > {args.max_fit:.0f} s",
+                      flush=True)
+                continue
+        if hit:
+            r = {**hit, "info": {**hit.get("info", {}), "reused": args.ranklib_results}}
+        else:
+            r = ranklib_one(args.ranklib, ranker, opts, ranklib_files(n, args.seed, tmp),
+                            args.ranklib_xmx, args.ranklib_timeout)
+            if args.ranklib_results and ("wall" in r or "timeout" in r):
+                with open(args.ranklib_results, "a") as fh:
+                    fh.write(json.dumps({"key": key, "r": r}) + "\n")
+        if r.get("timeout"):
+            guess = "" if t_hat is None else f"; extrapolated ~{t_hat:,.0f} s CPU ({fit})"
+            print(f"{row} {'> ' + format(r['timeout'], '.0f'):>9s} {'':9s} "
+                  f"{r['peak_mb']:8.0f} {'':8s}  > timeout: stopped after "
+                  f"{r['jar_wall']:,.0f} s wall, {r['jar_cpu']:,.0f} s CPU{guess}"
+                  f"{' (reused)' if hit else ''}", flush=True)
+            done.append((n, r))  # kept for the verdict, left out of every fit
+            break
+        if "error" in r:
+            print(f"{row}  failed after {r['jar_wall']:,.0f} s: {r['error']}", flush=True)
+            break
+        done.append((n, r))
+        print(f"{row} {r['wall']:9.1f} {r['cpu']:9.1f} {r['peak_mb']:8.0f} {r['data_mb']:8.0f}  "
+              f"{json.dumps(r['info'])}", flush=True)
+    return done
 
 
 # --- one unit per job: a Coordinate Ascent restart, a RankNet architecture --------------------
@@ -571,7 +771,15 @@ def main() -> None:
     ap.add_argument("--max-mem", type=float, default=8.0, help="GB a fit may use")
     ap.add_argument("--eval-docs", type=int, default=MSLR_WEB30K_DOCS)
     ap.add_argument("--eval-repeats", type=int, default=5)
-    ap.add_argument("--part", choices=("all", "train", "eval", "units"), default="all")
+    ap.add_argument("--part", choices=("all", "train", "eval", "units", "ranklib"), default="all",
+                    help="ranklib: only the jar's rows (needs --ranklib)")
+    ap.add_argument("--ranklib", metavar="JAR", help="also run RankLib 2.x's jar on the training "
+                    "sizes (--part train, all or ranklib)")
+    ap.add_argument("--ranklib-timeout", type=float, default=900.0, metavar="SECONDS",
+                    help="wall seconds after which a run of the jar is stopped")
+    ap.add_argument("--ranklib-results", metavar="FILE",
+                    help="append the jar's measured rows to FILE and reuse those found there")
+    ap.add_argument("--ranklib-xmx", default="8g", help="the JVM's -Xmx")
     ap.add_argument("--ca-restarts", default="0,1,2", type=lambda s: [int(x) for x in s.split(",")],
                     help="--part units: the Coordinate Ascent restarts fitted, one per process")
     ap.add_argument("--ranknet-units", default="all",
@@ -597,6 +805,10 @@ def main() -> None:
         sys.exit(f"bench_scale: --algorithms: {exc}")
     if any(n < 200 for n in args.sizes):
         sys.exit("bench_scale: --sizes: every size must be at least 200 documents")
+    if args.part == "ranklib" and not args.ranklib:
+        sys.exit("bench_scale: --part ranklib needs --ranklib JAR")
+    if args.ranklib and not Path(args.ranklib).is_file():
+        sys.exit(f"bench_scale: --ranklib: no such file: {args.ranklib}")
     if args.part == "units":
         from ltrconv.rankers.ranknet import PAPER_GRID
 
@@ -608,7 +820,7 @@ def main() -> None:
             args.ranknet_units = [int(u) for u in args.ranknet_units.split(",")]
         run_units(args)
         return
-    if args.part in ("all", "train"):
+    if args.part in ("all", "train", "ranklib"):
         run_training(args, list(names))
         print()
     if args.part in ("all", "eval"):

@@ -69,3 +69,33 @@ def test_study_walltime_counts_and_bounds():
     assert ca_row == 200.0 + 10.0  # the mean restart plus the start-up
     longest = dict(chain)["longest training job"]
     assert longest == max(fig["lambdamart"], fig["rankboost"], 300.0) + 10.0
+
+
+def test_ranklib_files_hold_our_documents(bench, tmp_path):
+    """The jar's train and vali files give back the float32 data our rankers fit, bit for bit."""
+    from ltrconv.data.letor import read_letor
+
+    files = bench.ranklib_files(900, 3, tmp_path)
+    tr, va = bench.training_data(900, 3)
+    for name, d in (("train", tr), ("vali", va)):
+        with pytest.warns(Warning):  # no docid comments
+            got = read_letor(files[name])
+        assert np.array_equal(got.X.astype(np.float32), d.X)
+        assert np.array_equal(got.y, d.y) and np.array_equal(got.qid, d.qid)
+    assert Path(files["test"]).stat().st_size > 0
+
+
+def test_ranklib_timeout_decides_the_verdict(bench, capsys):
+    """A jar run stopped by its timeout at the fold's size says the time is missed, whatever
+    the line through the smaller sizes predicts."""
+    ok = {"peak_mb": 500.0, "start_mb": 40.0}
+    done = [(10_000, {**ok, "cpu": 38.9}), (100_000, {**ok, "cpu": 7.3}),
+            (720_000, {**ok, "timeout": 900.0, "jar_wall": 900.0, "jar_cpu": 861.0})]
+    pairs = {10_000: 532_140, 100_000: 4_807_184, 720_000: 36_704_293}
+
+    class Args:
+        part = "ranklib"
+
+    bench.report([("adarank", {"RankLib": (None, done)})], pairs, [10_000, 100_000, 720_000], Args)
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert "MISSES time: stopped at 720,000 docs after 900 s" in line
