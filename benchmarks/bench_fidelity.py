@@ -37,11 +37,15 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+# LightGBM's OpenMP threads busy-wait by default, which on a shared machine multiplies its CPU
+# time (benchmarks/bench_wait_policy.py); libgomp reads this when it loads.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-from ltrconv import evaluate
-from ltrconv.data.letor import read_letor
-from ltrconv.rankers import make
+import numpy as np  # noqa: E402
+
+from ltrconv import evaluate  # noqa: E402
+from ltrconv.data.letor import read_letor  # noqa: E402
+from ltrconv.rankers import make  # noqa: E402
 
 HERE = Path(__file__).resolve()
 VARIANTS = [
