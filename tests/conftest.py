@@ -18,7 +18,7 @@ NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "figures.ipynb"
 
 # Markers (registered in pyproject.toml) follow from the fixtures a test uses, directly or not.
 MARK_BY_FIXTURE = {"mq2008_dir": "mq2008", "mq2008_fold1": "mq2008", "workflow_run": "slow",
-                   "ci_run": "slow", "scatter_runs": "slow"}
+                   "ci_run": "slow", "scatter_runs": "slow", "library_run": "slow"}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -28,6 +28,15 @@ def pytest_collection_modifyitems(config, items):
         for mark in sorted({m for f, m in MARK_BY_FIXTURE.items() if f in used}):
             item.add_marker(mark)
     _group_by_module_fixtures(items)
+    _pipeline_modules_first(items)
+
+
+def _pipeline_modules_first(items):
+    """The modules that run the pipeline (a ``slow`` test) first, each kept whole, the rest in
+    their order: under ``pytest -n`` their long fixture-sharing groups then start at once instead
+    of after the quick tests, which fill the other worker meanwhile."""
+    slow = {item.module.__name__ for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.module.__name__ not in slow)  # stable: order kept within
 
 
 def _group_by_module_fixtures(items):
