@@ -35,8 +35,11 @@ def _pipeline_modules_first(items):
     """The modules that run the pipeline (a ``slow`` test) first, each kept whole, the rest in
     their order: under ``pytest -n`` their long fixture-sharing groups then start at once instead
     of after the quick tests, which fill the other worker meanwhile."""
-    slow = {item.module.__name__ for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.module.__name__ not in slow)  # stable: order kept within
+    def module(item):
+        return getattr(getattr(item, "module", None), "__name__", None)
+
+    slow = {module(item) for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: module(item) not in slow)  # stable: order kept within
 
 
 def _group_by_module_fixtures(items):
