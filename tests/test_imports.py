@@ -71,3 +71,70 @@ def test_per_query_tables_load_no_scipy():
     proc = fresh(f"import json, sys, ltrconv.study.tables; print(json.dumps({LOADED}))")
     assert proc.returncode == 0, proc.stderr
     assert "scipy" not in json.loads(proc.stdout)
+
+
+# Small fits of every ranker; the keys are --param values of 'ltrconv train'.
+QUICK = {
+    "coordinate_ascent": {"n_restarts": 2, "n_steps": 5, "n_jobs": 1},
+    "lambdamart": {"n_estimators": 15},
+    "rankboost": {"n_rounds": 20},
+    "ranksvm": {"C_grid": [0.1, 10.0]},
+    "ranknet": {"architectures": [[5]], "max_epochs": 3},
+    "adarank": {"n_rounds": 20},
+}
+
+
+@pytest.mark.parametrize("algorithm", sorted(QUICK))
+def test_train_and_predict_load_no_scikit_learn(tmp_path, algorithm):
+    """The ``ltrconv`` command builds its rankers without scikit-learn (a second of start-up,
+    ltrconv.rankers.estimator), and writes the same model bytes and scores as the scikit-learn
+    estimators of this process."""
+    from ltrconv import rankers
+
+    train, vali, test = (make_letor(n_queries=12, seed=s) for s in (1, 2, 3))
+    for name, d in (("train", train), ("vali", vali), ("test", test)):
+        write_letor(d, tmp_path / f"{name}.txt")
+    params = [f"{k}={json.dumps(v)}" for k, v in QUICK[algorithm].items()]
+    argv = ["train", "--algorithm", algorithm, "--train", str(tmp_path / "train.txt"),
+            "--vali", str(tmp_path / "vali.txt"), "--out", str(tmp_path / "plain.model")]
+    argv += [a for p in params for a in ("--param", p)]
+    predict = ["predict", str(tmp_path / "plain.model"), str(tmp_path / "test.txt"),
+               "-o", str(tmp_path / "plain.scores")]
+    proc = fresh("import json, sys\nfrom ltrconv.cli import main\nfrom ltrconv import rankers\n"
+                 "assert rankers.use_plain_estimators()\n"
+                 f"rc = main({argv!r}) or main({predict!r})\n"
+                 f"print({LOADED}, file=sys.stderr)\nsys.exit(rc)")
+    assert proc.returncode == 0, proc.stderr
+    assert "sklearn" not in proc.stderr.strip().splitlines()[-1]
+
+    model = rankers.make(algorithm, **QUICK[algorithm])
+    from sklearn.base import BaseEstimator
+
+    assert isinstance(model, BaseEstimator)
+    model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid,
+              docid=train.docid, docid_val=vali.docid)
+    model.save(tmp_path / "sklearn.model")
+    assert (tmp_path / "plain.model").read_bytes() == (tmp_path / "sklearn.model").read_bytes()
+    scores = np.loadtxt(tmp_path / "plain.scores")
+    np.testing.assert_array_equal(scores, model.predict(test.X))
+
+
+def test_plain_estimators_have_scikit_learns_parameters():
+    """get_params, set_params and the refusal of unknown names are the same on both bases."""
+    from ltrconv import rankers
+
+    assert rankers.use_plain_estimators() is False  # the rankers of this process are built
+    code = ("import json, sys\nfrom ltrconv import rankers\nassert rankers.use_plain_estimators()\n"
+            "out = {}\nfor name in rankers.registry.KNOWN:\n"
+            "    m = rankers.get_class(name)()\n    out[name] = repr(m.get_params())\n"
+            "    m.set_params(metric='ndcg@5:trec')\n    assert m.metric == 'ndcg@5:trec'\n"
+            "    try:\n        m.set_params(nope=1)\n    except rankers.ParamError as exc:\n"
+            "        assert isinstance(exc, ValueError) and isinstance(exc, TypeError), exc\n"
+            "    else:\n        raise AssertionError('nope accepted')\n"
+            "print(json.dumps(out))\n"
+            f"print({LOADED}, file=sys.stderr)")
+    proc = fresh(code)
+    assert proc.returncode == 0, proc.stderr
+    plain = json.loads(proc.stdout)
+    for name in rankers.registry.KNOWN:
+        assert plain[name] == repr(rankers.get_class(name)().get_params()), name

@@ -691,5 +691,14 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     _say(f"ltrconv: warning: {printable(' '.join(str(message).split()))}")
 
 
+def run() -> int:
+    """The ``ltrconv`` command: :func:`main` with the rankers built without scikit-learn's
+    import (:mod:`ltrconv.rankers.estimator`), which no command needs."""
+    from . import rankers
+
+    rankers.use_plain_estimators()
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

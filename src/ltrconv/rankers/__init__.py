@@ -10,6 +10,7 @@ units (Coordinate Ascent's restarts, RankNet's architectures) a fit runs, which
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .registry import REGISTRY as ALGORITHMS
@@ -30,6 +31,20 @@ def __getattr__(name: str):
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_plain_estimators = False  # read once, by .estimator
+
+
+def use_plain_estimators() -> bool:
+    """Build the rankers in this process on a plain base class instead of scikit-learn's
+    ``BaseEstimator``, sparing its second-long import (:mod:`ltrconv.rankers.estimator`), if no
+    ranker has been imported yet; whether that took effect. For programs that never hand a
+    ranker to scikit-learn, such as the ``ltrconv`` command."""
+    global _plain_estimators
+    if f"{__name__}.estimator" not in sys.modules:
+        _plain_estimators = True
+    return _plain_estimators
 
 
 def get_class(name: str) -> type["Ranker"]:
@@ -101,4 +116,4 @@ def make(name: str, **params: Any) -> "Ranker":
 __all__ = ["ALGORITHMS", "DegenerateDataError", "GatherError", "NotFittedModelError", "ParamError",
            "Ranker", "TrainingData", "TrainingSelectionWarning", "UnitRanker", "get_class", "load",
            "make", "param_help", "param_names", "removed_params", "selected", "selects",
-           "unit_count", "validate_params"]
+           "unit_count", "use_plain_estimators", "validate_params"]

@@ -26,19 +26,29 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
-from sklearn.utils import check_random_state
 
 from ..errors import InputError, LtrconvError
 from ..evaluation.queries import offsets_from_qid
 from ..evaluation.scorer import NDCGScorer
 from ..evaluation.spec import MetricSpec
+from .estimator import BaseEstimator, NotFittedError
 from .params import ParamError, unknown_message, validate
 
 
 class NotFittedModelError(LtrconvError, NotFittedError):
     """``predict`` before ``fit`` (scikit-learn's ``NotFittedError`` too)."""
+
+
+def check_random_state(seed) -> np.random.RandomState:
+    """scikit-learn's ``check_random_state``: NumPy's global generator for None, a new one
+    seeded with an integer, a RandomState itself."""
+    if seed is None or seed is np.random:
+        return np.random.mtrand._rand
+    if isinstance(seed, (int, np.integer)):
+        return np.random.RandomState(seed)
+    if isinstance(seed, np.random.RandomState):
+        return seed
+    raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")
 
 
 class DegenerateDataError(InputError):

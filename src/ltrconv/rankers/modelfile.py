@@ -19,9 +19,9 @@ failure is one :class:`ModelFileError` line naming the file.
 
 The payload is the fitted ranker, pickled. LambdaMART on LightGBM (``lambdamart_lightgbm``)
 keeps LightGBM's own text model format in it (``model_str_``) and rebuilds the booster from that
-text. Unpickling resolves only the ranker classes (:data:`ltrconv.algorithms.KNOWN`) and the few
-numpy and builtin names that arrays and numbers need, so a file cannot ask for any other
-callable.
+text. Unpickling resolves only the class of the algorithm the header names (one of
+:data:`ltrconv.rankers.registry.KNOWN`) and the few numpy and builtin names that arrays and
+numbers need, so a file cannot ask for any other callable.
 
 The digest guards against corruption (a damaged disk or transfer, a truncated copy), not
 against a malicious file: whoever can write a model file can write a matching digest, and the
@@ -159,8 +159,13 @@ def _read_payload(fh, length: int, where: str) -> bytes:
     return buf.getvalue()
 
 
+class _OtherRanker(pickle.UnpicklingError):
+    """The payload holds a ranker of another algorithm than the header's."""
+
+
 class _RankerUnpickler(pickle.Unpickler):
-    """Resolves only the ranker classes and the names in ``_ALLOWED``."""
+    """Resolves only the header's ranker class and the names in ``_ALLOWED``; ``classes``
+    maps the other rankers' classes to None."""
 
     def __init__(self, data: bytes, classes: dict[tuple[str, str], type]):
         super().__init__(io.BytesIO(data))
@@ -168,6 +173,8 @@ class _RankerUnpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str):
         if (module, name) in self.classes:
+            if self.classes[module, name] is None:
+                raise _OtherRanker(f"{module}.{name}")
             return self.classes[module, name]
         if (module, name) in _ALLOWED:
             return super().find_class(module, name)
@@ -182,12 +189,17 @@ def _unpickle(payload: bytes, fields: dict[str, str], where: str):
     if algorithm not in ALGORITHMS:
         raise ModelFileError(f"unknown algorithm {shown(algorithm)} (written by ltrconv "
                              f"{written_by}); known: {', '.join(ALGORITHMS)}", where)
-    classes = {}
+    # Only the header's algorithm is imported (LightGBM, for one, loads scikit-learn); a
+    # payload naming another ranker class is not the model the header announces.
+    cls = get_entry(algorithm).load_class()
+    classes = {(cls.__module__, cls.__qualname__): cls}
     for name in ALGORITHMS:
-        cls = get_entry(name).load_class()
-        classes[cls.__module__, cls.__qualname__] = cls
+        if name != algorithm:
+            classes[tuple(get_entry(name).ranker.split(":"))] = None
     try:
         model = _RankerUnpickler(payload, classes).load()
+    except _OtherRanker:
+        raise ModelFileError(f"the payload is not a fitted {algorithm} model", where) from None
     except Exception as exc:  # the checks passed: a model this version cannot rebuild
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
         raise ModelFileError(f"cannot load this {algorithm} model written by ltrconv "

@@ -14,16 +14,17 @@ from numbers import Integral, Real
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-from sklearn.utils._param_validation import InvalidParameterError
 
 from ..errors import LtrconvError, shown
 from ..evaluation.spec import MetricSpec
+from .estimator import InvalidParameterError
 
 
 class ParamError(LtrconvError, InvalidParameterError):
     """A bad hyperparameter value or name; ``param`` is the parameter's name.
 
-    Also scikit-learn's ``InvalidParameterError``, which model-selection tools recognise."""
+    Also scikit-learn's ``InvalidParameterError``, which model-selection tools recognise
+    (:mod:`ltrconv.rankers.estimator`)."""
 
     def __init__(self, message: str, param: str | None = None):
         super().__init__(message)

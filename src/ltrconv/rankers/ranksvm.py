@@ -32,8 +32,6 @@ import math
 import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import LinearSVC
 
 from .base import Ranker, TrainingData
 from .pair_squared_hinge import PairwiseSquaredHinge, count_pairs
@@ -115,7 +113,9 @@ class RankSVM(Ranker):
             return "liblinear" if self.loss == "hinge" else "newton"
         return self.solver
 
-    def _svc(self, C: float, seed: int) -> LinearSVC:
+    def _svc(self, C: float, seed: int):
+        from sklearn.svm import LinearSVC
+
         # The primal solver exists for squared hinge only; hinge needs the dual one.
         return LinearSVC(C=C, loss=self.loss, dual=self.loss == "hinge", tol=float(self.tol),
                          fit_intercept=False, max_iter=int(self.max_iter), random_state=seed)
@@ -146,6 +146,8 @@ class RankSVM(Ranker):
         return res.w, res.n_iter
 
     def _liblinear(self, data: TrainingData, grid):
+        from sklearn.exceptions import ConvergenceWarning
+
         D, t = pairwise_differences(data.X, data.y, data.offsets)
         self.n_pairs_ = len(t) // 2
         seed = self._seed()
