@@ -7,8 +7,8 @@ from sklearn.svm import LinearSVC
 
 from ltrconv import NDCGScorer, evaluate_dataset
 from ltrconv.rankers import DegenerateDataError, ParamError, load, make
-from ltrconv.rankers.pair_squared_hinge import PairwiseSquaredHinge, count_pairs
-from ltrconv.rankers.pairs import crucial_pairs
+from ltrconv.rankers.pair_squared_hinge import PairwiseSquaredHinge
+from ltrconv.rankers.pairs import count_pairs, crucial_pairs
 from ltrconv.rankers.ranksvm import RankSVM, pairwise_differences
 from ltrconv.data.synthetic import make_letor, split
 from ltrconv.rankers.trust_region import tron

@@ -161,26 +161,6 @@ def _hessian_coefficients(u, lev, nlev, offsets, order, up, down, count, beta):
             beta[k] -= _fenwick_below(tree, L, 0) - _fenwick_below(tree, lev[k] + 1, 0)
 
 
-@njit(nogil=True, cache=True)
-def count_pairs(y, offsets):
-    """|P|: sum over queries of the document pairs with different labels."""
-    total = 0
-    for q in range(len(offsets) - 1):
-        a, b = offsets[q], offsets[q + 1]
-        labels = np.sort(y[a:b])
-        m = b - a
-        same = 0
-        run = 1
-        for t in range(1, m + 1):
-            if t < m and labels[t] == labels[t - 1]:
-                run += 1
-            else:
-                same += run * (run - 1) // 2
-                run = 1
-        total += m * (m - 1) // 2 - same
-    return total
-
-
 class PairwiseSquaredHinge:
     """``fun``, ``grad`` and ``hess_vec`` of the module's objective for data ``X`` (rows grouped
     by query as ``offsets`` says; used as float64), labels ``y`` and pair weight ``C``.

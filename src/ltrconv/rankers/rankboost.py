@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from .base import Ranker, TrainingData
+from .pairs import count_pairs
 from .params import Integer, Metric, Options
 from .ranklib_values import as_float32_values
 
@@ -47,12 +48,7 @@ def _pairs_in_position_order(y, offsets):
     (better position, worse position) order. Also returns the permutation that lists them in
     (worse position, better position) order.
     """
-    count = 0
-    for q in range(len(offsets) - 1):
-        for i in range(offsets[q], offsets[q + 1]):
-            for j in range(offsets[q], offsets[q + 1]):
-                if y[i] > y[j]:
-                    count += 1
+    count = count_pairs(y, offsets)
     hi = np.empty(count, dtype=np.int64)
     lo = np.empty(count, dtype=np.int64)
     by_worse = np.empty(count, dtype=np.int64)

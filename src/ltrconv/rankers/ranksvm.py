@@ -34,8 +34,8 @@ import warnings
 import numpy as np
 
 from .base import Ranker, TrainingData
-from .pair_squared_hinge import PairwiseSquaredHinge, count_pairs
-from .pairs import crucial_pairs
+from .pair_squared_hinge import PairwiseSquaredHinge
+from .pairs import count_pairs, crucial_pairs
 from .params import Check, Integer, Metric, Number, Options, ParamError, RandomState
 from .trust_region import tron
 
