@@ -23,6 +23,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 sys.path.insert(0, str(SRC))
 
 import ltrconv  # noqa: E402
+from ltrconv import rankers  # noqa: E402
 from ltrconv.errors import LtrconvError  # noqa: E402
 from ltrconv.outputs import atomic_path  # noqa: E402
 
@@ -31,6 +32,10 @@ import output_records  # noqa: E402
 if Path(ltrconv.__file__).resolve().parent != SRC / "ltrconv":
     sys.exit(f"job imported ltrconv from {Path(ltrconv.__file__).parent}, not from this "
              f"workflow's checkout {SRC}")
+
+# No job hands a ranker to scikit-learn: build them without its second-long import (same
+# parameters, same model bytes; ltrconv.rankers.estimator).
+rankers.use_plain_estimators()
 
 # Thread pools sized from the environment when a library first starts them (OpenMP for
 # LightGBM, the BLAS builds numpy and scipy ship, numexpr); numba is set at run time.

@@ -4,11 +4,11 @@
 Importing scikit-learn takes about a second of CPU (1.9 loads SciPy's statistics and pandas),
 more than a LambdaMART fit on an MQ2008 fold. The ``ltrconv`` command never hands a ranker to
 scikit-learn, so before it imports any ranker it calls
-:func:`ltrconv.rankers.use_plain_estimators`, and its
-rankers are built on :class:`PlainEstimator`, which has the same ``get_params`` /
-``set_params`` and pickles to the same bytes (scikit-learn adds nothing to the state of an
-estimator outside its own package). Everywhere else (``import ltrconv.rankers`` in Python, the
-pipeline's jobs) they are scikit-learn estimators.
+:func:`ltrconv.rankers.use_plain_estimators`, and its rankers are built on
+:class:`PlainEstimator`, which has the same ``get_params`` / ``set_params`` and pickles to the
+same bytes (scikit-learn adds nothing to the state of an estimator outside its own package).
+The pipeline does the same, in Snakemake's process (which checks the config) and in its jobs.
+Everywhere else (``import ltrconv.rankers`` in Python) they are scikit-learn estimators.
 
 The choice is made once per process, when this module is first imported;
 ``use_plain_estimators`` after that changes nothing and returns False.
@@ -42,7 +42,8 @@ class PlainEstimator:
         self.__dict__.update(state)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.get_params().items())})"
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
 
 
 class PlainNotFittedError(ValueError, AttributeError):
