@@ -70,3 +70,20 @@ def test_load_conventions_only_where_declared_and_unchanged(tmp_path, monkeypatc
         _job.load_conventions(fake_job(path, digest))
     with pytest.raises(LtrconvError, match="cannot read"):
         _job.load_conventions(fake_job(tmp_path / "absent.yaml", digest))
+
+
+def test_job_builds_rankers_without_scikit_learn():
+    """A job's rankers have scikit-learn's parameters but not its second-long import
+    (ltrconv.rankers.estimator)."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from types import SimpleNamespace\n"
+            "import _job\nfrom ltrconv import rankers\n"
+            "def main(sm, log):\n"
+            "    m = rankers.make('lambdamart', n_estimators=5)\n"
+            "    print(m.get_params()['n_estimators'], type(m).__mro__[-2].__name__, "
+            "'sklearn' in sys.modules)\n"
+            "_job.run(SimpleNamespace(log=[], rule='train', wildcards={}, output=[], threads=1, "
+            "params={}), main)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(SCRIPTS)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["5", "PlainEstimator", "False"]

@@ -33,10 +33,6 @@ if Path(ltrconv.__file__).resolve().parent != SRC / "ltrconv":
     sys.exit(f"job imported ltrconv from {Path(ltrconv.__file__).parent}, not from this "
              f"workflow's checkout {SRC}")
 
-# No job hands a ranker to scikit-learn: build them without its second-long import (same
-# parameters, same model bytes; ltrconv.rankers.estimator).
-rankers.use_plain_estimators()
-
 # Thread pools sized from the environment when a library first starts them (OpenMP for
 # LightGBM, the BLAS builds numpy and scipy ship, numexpr); numba is set at run time.
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
@@ -196,9 +192,12 @@ def load_scores(path, n_docs: int):
 
 
 def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
-    """Call ``main(snakemake, log)`` with threads capped and the conventions file loaded, then
-    record the outputs beside the log; a user error (a damaged input among them) becomes one
-    line on stderr and exit 1."""
+    """Call ``main(snakemake, log)`` with threads capped, the conventions file loaded and the
+    rankers built without scikit-learn, then record the outputs beside the log; a user error (a
+    damaged input among them) becomes one line on stderr and exit 1."""
+    # No job hands a ranker to scikit-learn: build them without its second-long import (same
+    # parameters, same model bytes; ltrconv.rankers.estimator).
+    rankers.use_plain_estimators()
     log_path = snakemake.log[0] if len(snakemake.log) else None
     handlers = [logging.StreamHandler(sys.stderr)]
     if log_path:
