@@ -378,7 +378,15 @@ def test_a_signal_leaves_one_line_and_no_temporary_file(inputs, tmp_path, sig, c
         while not list(tmp.glob("ltrconv-*.part")) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert list(tmp.glob("ltrconv-*.part")), "the command never reached the FIFO"
-        time.sleep(0.2)  # into the blocking open
+        # A signal that lands before the open blocks is only handled when the open returns
+        # (never, here): wait until the kernel shows the process waiting for a FIFO reader
+        # (Linux), or 0.2 s where it does not say.
+        wchan = Path(f"/proc/{proc.pid}/wchan")
+        until = time.monotonic() + (20 if wchan.exists() else 0.2)
+        while time.monotonic() < until:
+            if wchan.exists() and wchan.read_text() in ("wait_for_partner", "fifo_open"):
+                break
+            time.sleep(0.02)
         proc.send_signal(getattr(signal, sig))
         out, err = proc.communicate(timeout=30)
     finally:

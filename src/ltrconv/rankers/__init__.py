@@ -33,18 +33,16 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_plain_estimators = False  # read once, by .estimator
-
-
 def use_plain_estimators() -> bool:
     """Build the rankers in this process on a plain base class instead of scikit-learn's
     ``BaseEstimator``, sparing its second-long import (:mod:`ltrconv.rankers.estimator`), if no
     ranker has been imported yet; whether that took effect. For programs that never hand a
     ranker to scikit-learn, such as the ``ltrconv`` command."""
-    global _plain_estimators
+    from . import _plain
+
     if f"{__name__}.estimator" not in sys.modules:
-        _plain_estimators = True
-    return _plain_estimators
+        _plain.requested = True
+    return _plain.requested
 
 
 def get_class(name: str) -> type["Ranker"]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 
-from . import _plain_estimators
+from . import _plain
 
 
 class PlainEstimator:
@@ -55,7 +55,7 @@ class PlainInvalidParameterError(ValueError, TypeError):
 
 
 def _bases():
-    if _plain_estimators:
+    if _plain.requested:
         return PlainEstimator, PlainNotFittedError, PlainInvalidParameterError
     from sklearn.base import BaseEstimator
     from sklearn.exceptions import NotFittedError
