@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 
-import lightgbm as lgb
 import numpy as np
 from numba import njit, prange
 
@@ -153,6 +152,8 @@ class LambdaMARTLightGBM(Ranker):
         return feval
 
     def _fit(self, data: TrainingData) -> None:
+        import lightgbm as lgb  # here: it loads scikit-learn, which checking parameters needs not
+
         name = str(self.metric_spec)
         params = self._lgb_params(self.objective(data.scorer), self._seed())
         dtrain = lgb.Dataset(data.X, label=data.y.astype(np.float64),
@@ -185,4 +186,6 @@ class LambdaMARTLightGBM(Ranker):
     def __setstate__(self, state):
         super().__setstate__(state)
         if "model_str_" in state:
+            import lightgbm as lgb
+
             self._booster = lgb.Booster(model_str=state["model_str_"])
