@@ -370,9 +370,12 @@ def test_a_signal_leaves_one_line_and_no_temporary_file(inputs, tmp_path, sig, c
     os.mkfifo(fifo)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
+    # SIGINT at its default in the child: a shell starts background jobs with it ignored, and
+    # Python keeps it so (as it should: Ctrl-C is not meant for them).
     proc = subprocess.Popen([sys.executable, "-m", "ltrconv.cli", "eval", str(w / "data.txt"),
                              str(w / "s.txt"), "-o", str(fifo)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**ENV, "TMPDIR": str(tmp)})
+                            stderr=subprocess.PIPE, text=True, env={**ENV, "TMPDIR": str(tmp)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while not list(tmp.glob("ltrconv-*.part")) and time.monotonic() < deadline:
