@@ -105,6 +105,9 @@ class LambdaMARTLightGBM(Ranker):
     }
     _selects = "the number of trees (early stopping)"
 
+    def _selected(self) -> str:
+        return f"{self.best_iteration_} trees"
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", n_estimators: int = 1000,
                  learning_rate: float = 0.1, num_leaves: int = 10, min_data_in_leaf: int = 1,
                  min_sum_hessian_in_leaf: float = 1e-3, early_stopping_rounds: int = 100,
