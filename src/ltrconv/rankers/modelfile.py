@@ -189,8 +189,8 @@ def _unpickle(payload: bytes, fields: dict[str, str], where: str):
     if algorithm not in ALGORITHMS:
         raise ModelFileError(f"unknown algorithm {shown(algorithm)} (written by ltrconv "
                              f"{written_by}); known: {', '.join(ALGORITHMS)}", where)
-    # Only the header's algorithm is imported (LightGBM, for one, loads scikit-learn); a
-    # payload naming another ranker class is not the model the header announces.
+    # Only the header's algorithm is imported, not every ranker module; a payload naming
+    # another ranker's class is not the model the header announces.
     cls = get_entry(algorithm).load_class()
     classes = {(cls.__module__, cls.__qualname__): cls}
     for name in ALGORITHMS:
