@@ -121,7 +121,8 @@ def test_train_and_predict_load_no_scikit_learn(tmp_path, algorithm):
 
 
 def test_plain_estimators_have_scikit_learns_parameters():
-    """get_params, set_params and the refusal of unknown names are the same on both bases."""
+    """get_params, set_params, the repr and the refusal of unknown names are the same on both
+    bases."""
     from ltrconv import rankers
 
     rankers.get_class("lambdamart")
@@ -129,6 +130,7 @@ def test_plain_estimators_have_scikit_learns_parameters():
     code = ("import json, sys\nfrom ltrconv import rankers\nassert rankers.use_plain_estimators()\n"
             "out = {}\nfor name in rankers.registry.KNOWN:\n"
             "    m = rankers.get_class(name)()\n    out[name] = repr(m.get_params())\n"
+            "    out[name + ' repr'] = repr(rankers.get_class(name)(metric='ndcg@5:trec'))\n"
             "    m.set_params(metric='ndcg@5:trec')\n    assert m.metric == 'ndcg@5:trec'\n"
             "    try:\n        m.set_params(nope=1)\n    except rankers.ParamError as exc:\n"
             "        assert isinstance(exc, ValueError) and isinstance(exc, TypeError), exc\n"
@@ -140,3 +142,6 @@ def test_plain_estimators_have_scikit_learns_parameters():
     plain = json.loads(proc.stdout)
     for name in rankers.registry.KNOWN:
         assert plain[name] == repr(rankers.get_class(name)().get_params()), name
+        changed = rankers.get_class(name)(metric="ndcg@5:trec")
+        expected = f"{type(changed).__name__}(metric='ndcg@5:trec')"
+        assert plain[name + " repr"] == repr(changed) == expected

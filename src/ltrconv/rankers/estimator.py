@@ -42,7 +42,10 @@ class PlainEstimator:
         self.__dict__.update(state)
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        """The parameters that differ from their defaults, as scikit-learn prints them."""
+        defaults = inspect.signature(type(self).__init__).parameters
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()
+                         if repr(v) != repr(defaults[k].default))
         return f"{type(self).__name__}({args})"
 
 
