@@ -155,7 +155,8 @@ class LambdaMARTLightGBM(Ranker):
         return feval
 
     def _fit(self, data: TrainingData) -> None:
-        import lightgbm as lgb  # here: it loads scikit-learn, which checking parameters needs not
+        # imported here: LightGBM loads scikit-learn, which checking parameters does not need
+        import lightgbm as lgb
 
         name = str(self.metric_spec)
         params = self._lgb_params(self.objective(data.scorer), self._seed())
