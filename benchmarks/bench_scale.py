@@ -80,6 +80,7 @@ import numpy as np
 
 from ltrconv.rankers.registry import ORDER, UnknownAlgorithm, get
 from ltrconv.data.synthetic import MSLR_WEB30K_DOCS, make_mslr_like
+from ltrconv.data.writer import FLOAT32_EXACT, write_letor
 
 HERE = Path(__file__).resolve()
 FOLD_DOCS = 720_000  # training part of an MSLR-WEB10K fold: 3 of 5 parts of 1,200,192
@@ -378,16 +379,6 @@ RANKLIB = {
 LOG_FORMAT = "-Djava.util.logging.SimpleFormatter.format=%1$tQ|%2$s|%5$s%n"
 
 
-def write_letor_exact(data, path: Path, block: int = 20_000) -> None:
-    """LETOR text with 9 significant digits, which give back every float32 value exactly."""
-    fmt = "%d qid:%d " + " ".join(f"{j + 1}:%.9g" for j in range(data.X.shape[1]))
-    with open(path, "w") as fh:
-        for a in range(0, data.n_docs, block):
-            b = min(a + block, data.n_docs)
-            rows = np.column_stack((data.y[a:b], data.qid[a:b], data.X[a:b].astype(np.float64)))
-            fh.write("\n".join(fmt % tuple(r) for r in rows.tolist()) + "\n")
-
-
 def ranklib_files(n: int, seed: int, tmp: Path) -> dict:
     """train, vali and test files of size n: train and vali are the documents our rankers get
     (:func:`training_data`), test another n/4 (seed + 4)."""
@@ -397,7 +388,7 @@ def ranklib_files(n: int, seed: int, tmp: Path) -> dict:
         tr, va = training_data(n, seed)
         te = make_mslr_like(max(n // 4, 200), seed=seed + 4)
         for name, data in (("train", tr), ("vali", va), ("test", te)):
-            write_letor_exact(data, d / f"{name}.txt")
+            write_letor(data, d / f"{name}.txt", precision=FLOAT32_EXACT, docids=False)
     return {s: str(d / f"{s}.txt") for s in ("train", "vali", "test")}
 
 

@@ -374,3 +374,46 @@ def test_cache_with_wrong_arrays_is_refused(tmp_path):
         np.save(fh, d.X)
     with pytest.raises(InputError, match=r"one.npz: not a dataset cache"):
         Dataset.load(tmp_path / "one.npz")
+
+
+# --- the LETOR writer -------------------------------------------------------------------------
+def _two_docs(X):
+    return Dataset(X=X, y=np.array([2, 0]), qid=np.array([7, 7]), offsets=np.array([0, 2]),
+                   docid=np.array(["a", "b"]))
+
+
+def test_writer_formats_both_precisions(tmp_path):
+    from ltrconv.data.writer import FLOAT32_EXACT, write_letor
+    X = np.array([[0.1, 1 / 3], [2.5e-7, 12345.678901]], dtype=np.float32)
+    write_letor(_two_docs(X), tmp_path / "six.txt")
+    assert (tmp_path / "six.txt").read_text() == (
+        "2 qid:7 1:0.100000 2:0.333333 #docid = a\n0 qid:7 1:0.000000 2:12345.678711 #docid = b\n")
+    write_letor(_two_docs(X), tmp_path / "exact.txt", precision=FLOAT32_EXACT, docids=False)
+    assert (tmp_path / "exact.txt").read_text() == (
+        "2 qid:7 1:0.100000001 2:0.333333343\n0 qid:7 1:2.49999999e-07 2:12345.6787\n")
+
+
+def test_writer_exact_precision_reads_back_every_float32(tmp_path):
+    from ltrconv.data.synthetic import make_mslr_like
+    from ltrconv.data.writer import FLOAT32_EXACT, write_letor
+    d = make_mslr_like(3000, n_features=7, seed=3)
+    write_letor(d, tmp_path / "a.txt", precision=FLOAT32_EXACT, docids=False, block=250)
+    write_letor(d, tmp_path / "b.txt", precision=FLOAT32_EXACT, docids=False)
+    assert (tmp_path / "a.txt").read_bytes() == (tmp_path / "b.txt").read_bytes()  # block-free
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DocidWarning)  # no docid comments, as in MSLR's files
+        back = read_letor(tmp_path / "a.txt")
+    assert np.array_equal(back.X.astype(np.float32), d.X) and np.array_equal(back.y, d.y)
+    assert np.array_equal(back.qid, d.qid)
+    six = make_letor(n_queries=12, n_features=5, seed=2)  # values with six decimals
+    write_letor(six, tmp_path / "six.txt", block=7)
+    again = read_letor(tmp_path / "six.txt")
+    assert np.array_equal(again.X, six.X) and np.array_equal(again.docid, six.docid)
+
+
+@pytest.mark.parametrize("bad", ["6", "%.6f", ".6d", ".100f", 6])
+def test_writer_refuses_a_bad_precision_and_writes_nothing(tmp_path, bad):
+    from ltrconv.data.writer import write_letor
+    with pytest.raises(InputError, match="precision must be a format spec"):
+        write_letor(make_letor(n_queries=2, seed=0), tmp_path / "d.txt", precision=bad)
+    assert not list(tmp_path.iterdir())

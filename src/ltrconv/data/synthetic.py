@@ -8,13 +8,11 @@ MSLR-WEB30K's 3.7M documents, in float32.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from ..errors import InputError
-from ..outputs import atomic_path
 from .letor import Dataset
+from .writer import write_letor  # noqa: F401  (kept importable from here)
 
 # MSLR-WEB10K (Microsoft Research, "Microsoft Learning to Rank Datasets", 2010): 10,000 queries,
 # 1,200,192 query-url pairs, 136 features, labels 0 (irrelevant) to 4 (perfectly relevant).
@@ -70,14 +68,6 @@ def make_letor(
     offsets = np.concatenate(([0], np.cumsum([len(y) for y in ys]))).astype(np.int64)
     return Dataset(X=np.vstack(Xs), y=np.concatenate(ys), qid=qid, offsets=offsets,
                    docid=np.concatenate(ds), source="synthetic")
-
-
-def write_letor(data: Dataset, path: str | Path) -> None:
-    """Write ``data`` in LETOR text format (``#docid = ...`` comments), atomically."""
-    with atomic_path(path) as tmp, open(tmp, "w") as fh:
-        for i in range(data.n_docs):
-            feats = " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(data.X[i]))
-            fh.write(f"{data.y[i]} qid:{data.qid[i]} {feats} #docid = {data.docid[i]}\n")
 
 
 def split(data: Dataset, query_index: np.ndarray) -> Dataset:
