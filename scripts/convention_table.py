@@ -1,10 +1,10 @@
-"""Print README's table "Which NDCG is my library computing?" from the convention registry.
+"""Print the table "Which NDCG is my library computing?" (docs/libraries.md) from the registry.
 
     python scripts/convention_table.py
 
 One row per library convention (``ltrconv.evaluation.libraries``): the tool, the version its
 behaviour was checked on, and the convention's parameters in words. tests/test_axes.py checks
-that README.md holds exactly this output between its ``convention-table`` markers.
+that docs/libraries.md holds exactly this output between its ``convention-table`` markers.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The convention axes beyond the paper's (position discount, empty=skip, float32 scores, the
 label policy, max_label, the sort-artefact tie orders) and the library conventions built on them:
-round trips, refusals, both engines, the command line, README's table."""
+round trips, refusals, both engines, the command line, the docs' table."""
 
 import json
 import runpy
@@ -380,10 +380,10 @@ def test_command_line_refusals(files, tmp_path, capsys):
           "label convention lightgbm accepts (max_label=30)")
 
 
-# --- README --------------------------------------------------------------------------------
-def test_readme_table_is_the_registry():
+# --- the docs' table ------------------------------------------------------------------------
+def test_docs_table_is_the_registry():
     table = runpy.run_path(str(ROOT / "scripts" / "convention_table.py"))["table"]()
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "libraries.md").read_text()
     start, end = "<!-- convention-table: scripts/convention_table.py -->\n", "<!-- /convention-table -->"
     assert start in readme and end in readme
     assert readme.split(start)[1].split(end)[0] == table
