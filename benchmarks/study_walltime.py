@@ -35,11 +35,11 @@ MQ2008_QUERIES, MSLR_QUERIES = 784, 10_000
 FIGURES: dict[str, tuple[float, str]] = {
     "prepare": (488.0, "measured: --measure 50000, 81.4 CPU s per million rows x 6,000,960 rows"),
     "audit": (79.0, "scaled: MQ2008's measured 1 s x rows 1,200,192 / 15,211"),
-    "adarank": (37.0, "~ bench_scale, between runs at 100k and 1.2M (README table)"),
-    "rankboost": (330.0, "~ bench_scale, between runs at 100k and 1.2M (README table)"),
+    "adarank": (37.0, "~ bench_scale, between runs at 100k and 1.2M (docs/scale.md table)"),
+    "rankboost": (330.0, "~ bench_scale, between runs at 100k and 1.2M (docs/scale.md table)"),
     "lambdamart": (760.0, "~ bench_scale: 1000 trees (the most it grows) at the 100-tree run's "
                           "76 s, extrapolated from 10k and 100k (slope 0.95)"),
-    "ranksvm": (92.4, "measured at 720k: Newton solver, 11 values of C (README table)"),
+    "ranksvm": (92.4, "measured at 720k: Newton solver, 11 values of C (docs/scale.md table)"),
     "gather": (26.0, "measured: --measure, 5.2 s a fold for RankNet (500,), x 5 folds"),
     "evaluate": (26.0, f"scaled: MQ2008's measured 2 s x queries {MSLR_QUERIES:,} / {MQ2008_QUERIES}"),
     "tail_job": (77.0, f"scaled: MQ2008's longest (aggregate, 6 s) x queries {MSLR_QUERIES:,} / "

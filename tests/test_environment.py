@@ -16,7 +16,7 @@ def _split(req: str) -> tuple[str, str]:
 
 def test_pyproject_and_environment_agree():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    # torch's CPU build comes from PyTorch's own index (README); environment.yml leaves it out
+    # torch's CPU build comes from PyTorch's own index (docs/libraries.md); environment.yml leaves it out
     extras = [r for name, reqs in project["optional-dependencies"].items() if name != "torch"
               for r in reqs]
     wanted = dict(_split(r) for r in project["dependencies"] + extras)

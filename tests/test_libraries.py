@@ -372,7 +372,7 @@ def torchmetrics_values(y, s, ks):
 
 def need_torchmetrics():
     pytest.importorskip("torch", reason="torchmetrics needs torch: install the CPU build of "
-                                        "torch, then the torch extra (README)")
+                                        "torch, then the torch extra (docs/libraries.md)")
     return need("torchmetrics", "torchmetrics")
 
 
