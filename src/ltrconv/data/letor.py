@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import ECHO_LIMIT, InputError, LtrconvError, printable, shown
 from ..evaluation.queries import MAX_LABEL, docid_ranks, offsets_from_qid
 from ..outputs import atomic_path
+from .fileio import check_regular, read_text
 from .lines import data_lines, parse_number, split_lines
 
 MAX_FEATURES = 100_000
@@ -151,6 +152,8 @@ class Dataset:
 def _load_npz(path: Path) -> Dataset:
     """A :class:`Dataset` from an ``.npz`` cache, checked array by array."""
     where = str(path)
+    check_regular(path)
+    _check_npz_members(path)
     try:
         z = np.load(path, allow_pickle=False)
         if not isinstance(z, np.lib.npyio.NpzFile):
@@ -160,7 +163,8 @@ def _load_npz(path: Path) -> Dataset:
             if missing:
                 raise InputError(f"not a dataset cache: no array(s) {', '.join(missing)}", where)
             arrays = {k: z[k] for k in ("X", "y", "qid", "offsets", "docid")}
-            source = str(z["source"]) if "source" in z.files else where
+            source = (printable(str(z["source"]), limit=SOURCE_LIMIT) if "source" in z.files
+                      else where)
     except InputError:
         raise
     except OSError as exc:
@@ -199,6 +203,53 @@ def _load_npz(path: Path) -> Dataset:
     return Dataset(X=X.astype(np.float64, copy=False), y=y.astype(np.int64, copy=False),
                    qid=qid, offsets=offsets.astype(np.int64, copy=False),
                    docid=docid.astype(str), source=source)
+
+
+SOURCE_LIMIT = 1000
+"""Characters of the source name a cache records that are kept (it is echoed in messages)."""
+
+
+def _check_npz_members(path: Path) -> None:
+    """Refuse, before any array is read, an ``.npz`` that :meth:`Dataset.save` cannot have
+    written: not a zip archive, a compressed member (the caches are stored uncompressed, so
+    an array never takes more memory than the file's own size), or a member whose ``.npy``
+    header declares a shape that its stored bytes do not hold."""
+    where = str(path)
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if not head:
+        raise InputError("not a dataset cache, or a truncated/corrupt one (empty file); delete "
+                         "it so that it is rebuilt from the text file", where)
+    if head != b"PK\x03\x04":
+        raise InputError("not a dataset cache: an .npz file is a zip archive and this one is "
+                         "not (a LETOR text file must not be named *.npz)", where)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if info.compress_type != zipfile.ZIP_STORED:
+                    raise InputError(f"not a dataset cache written by ltrconv: member "
+                                     f"{shown(info.filename)} is compressed (caches are "
+                                     "stored uncompressed)", where)
+                with zf.open(info) as member:
+                    version = np.lib.format.read_magic(member)
+                    read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                                   else np.lib.format.read_array_header_2_0)
+                    shape, _, dtype = read_header(member)
+                    header = member.tell()
+                if dtype.hasobject:
+                    raise InputError(f"not a dataset cache: member {shown(info.filename)} holds "
+                                     "Python objects", where)
+                nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                if nbytes != info.file_size - header:
+                    raise InputError(
+                        f"corrupt dataset cache: member {shown(info.filename)} declares shape "
+                        f"{shape} ({nbytes:,} bytes) but stores {info.file_size - header:,}",
+                        where)
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
+        raise InputError(f"not a dataset cache, or a truncated/corrupt one ({shown(str(exc))})",
+                         where) from None
 
 
 def _check_features(path: str, lineno: int, feats: str, n_features: int | None,
@@ -341,14 +392,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     if n_features is not None and not (isinstance(n_features, (int, np.integer))
                                        and 1 <= n_features <= MAX_FEATURES):
         raise LtrconvError(f"n_features must be an integer in 1..{MAX_FEATURES}, got {n_features!r}")
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path) from None
+    text = read_text(path)
     labels: list[int] = []
     qids: list[int] = []
     docids: list[str] = []
@@ -438,12 +482,7 @@ def read_scores(path: str | Path, n_expected: int | None = None) -> np.ndarray:
     form feed or U+2028 inside a line makes it malformed, not two lines), and a score is an
     ASCII number (``1_000`` and ``١٢`` are not)."""
     path = str(path)
-    try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path) from None
+    text = read_text(path)
     lines = split_lines(text)
     if lines and lines[-1] == "":
         lines.pop()
