@@ -122,3 +122,24 @@ def test_long_source_name_is_cut(tmp_path):
     path = tmp_path / "long.npz"
     data.save(path)
     assert len(Dataset.load(path).source) <= 1000
+
+
+def test_evaluation_reads_no_features(tmp_path):
+    """A 3-line file naming feature 100000: the features are checked, not held densely."""
+    path = tmp_path / "wide.txt"
+    path.write_text("1 qid:1 1:0.5 100000:1 #docid = a\n0 qid:1 2:1 #docid = b\n"
+                    "0 qid:2 7:1 #docid = c\n")
+    data = Dataset.load(path, features=False)
+    assert data.X.shape == (3, 0) and data.y.tolist() == [1, 0, 0]
+    assert read_letor(path).X.shape == (3, 100_000)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 qid:1 1:0.5 #docid = a\n0 qid:1 2:nan #docid = b\n")
+    with pytest.raises(InputError, match=r"bad.txt:2: feature value in '2:nan' is not finite"):
+        Dataset.load(bad, features=False)
+
+
+def test_a_line_with_too_many_tokens_is_refused_before_splitting(tmp_path):
+    path = tmp_path / "long.txt"
+    path.write_text("0 qid:1 1:0\n1 qid:1 " + "1:0 " * 100_001 + "\n")
+    with pytest.raises(InputError, match=r"long.txt:2: 100001 feature tokens on one line"):
+        read_letor(path)

@@ -21,12 +21,7 @@ from ..errors import ECHO_LIMIT, InputError, LtrconvError, printable, shown
 from ..evaluation.queries import MAX_LABEL, docid_ranks, offsets_from_qid
 from ..outputs import atomic_path
 from .fileio import check_regular, read_text
-from .lines import data_lines, parse_number, split_lines
-
-MAX_FEATURES = 100_000
-"""Largest feature index accepted. Features are held densely (rows x largest index, float64),
-so one stray ``1000000000:0.3`` would ask for gigabytes per row; public LTR datasets have at
-most a few hundred features (MSLR-WEB 136, Yahoo 700, Istella 220)."""
+from .lines import MAX_FEATURES, data_lines, parse_number, split_lines
 
 
 class DocidWarning(UserWarning):
@@ -136,16 +131,20 @@ class Dataset:
 
     @classmethod
     def load(cls, path: str | Path, n_features: int | None = None,
-             what: str = "expected") -> "Dataset":
+             what: str = "expected", *, features: bool = True) -> "Dataset":
         """Read a cache written by :meth:`save`, or parse a LETOR text file.
 
         With ``n_features`` the result has exactly that many columns (see :meth:`with_width`);
-        ``what`` says where that width comes from, for the error message.
+        ``what`` says where that width comes from, for the error message. ``features=False``
+        checks the features but keeps none (``X`` has no column), for evaluation, which needs
+        labels, qids and docids only: memory then follows the file's size, not its widest index.
         """
         path = Path(path)
         if path.suffix != ".npz":
-            return read_letor(path, n_features=n_features, what=what)
+            return read_letor(path, n_features=n_features, what=what, features=features)
         data = _load_npz(path)
+        if not features:
+            return replace(data, X=np.zeros((data.n_docs, 0)))
         return data if n_features is None else data.with_width(n_features, what, str(path))
 
 
@@ -288,7 +287,7 @@ needs the dense matrix plus a few MB, whatever the file's size."""
 
 
 def _feature_matrix(path: str, linenos: list[int], feats: list[str], n_features: int | None,
-                    what: str) -> np.ndarray:
+                    what: str, keep: bool = True) -> np.ndarray:
     """Dense float64 matrix of the feature tokens of each line (absent features are 0).
 
     Well-formed input (``INDEX:VALUE`` tokens, single-spaced, ASCII, indices increasing within
@@ -296,6 +295,7 @@ def _feature_matrix(path: str, linenos: list[int], feats: list[str], n_features:
     :func:`_check_features`, line by line from the first, for the error naming its line.
     Values go through Python's ``float`` (correctly rounded) and ``-0.0`` is stored as
     ``0.0``; the width is the largest index (at least 1) unless ``n_features`` fixes it.
+    With ``keep=False`` the tokens are checked the same way and an ``n x 0`` matrix returned.
     """
     limit = MAX_FEATURES if n_features is None else n_features
     counts = np.array([f.count(":") for f in feats], dtype=np.int64)
@@ -309,6 +309,10 @@ def _feature_matrix(path: str, linenos: list[int], feats: list[str], n_features:
         if parsed is None or parsed[1].max(initial=0) > limit:
             _locate_feature_error(path, linenos[:hi], feats[:hi], n_features, what)
         rows, index, values = parsed
+        if not keep:
+            if not np.isfinite(values).all():
+                _locate_feature_error(path, linenos[:hi], feats[:hi], n_features, what)
+            continue
         if X is None or index.max(initial=0) > width:
             width = max(width, int(index.max(initial=0)))
             try:
@@ -320,7 +324,7 @@ def _feature_matrix(path: str, linenos: list[int], feats: list[str], n_features:
                 grown[:lo, :X.shape[1]] = X[:lo]
             X = grown
         X[lo + rows, index - 1] = values + 0.0  # + 0.0: a written -0.0 is an absent feature
-    return X
+    return X if keep else np.zeros((len(feats), 0))
 
 
 def _parse_features(feats: list[str], counts: np.ndarray
@@ -375,7 +379,8 @@ def _locate_feature_error(path, linenos, feats, n_features, what) -> NoReturn:
     raise InputError("cannot parse the features", path)  # not reached: the checks cover it
 
 
-def read_letor(path: str | Path, n_features: int | None = None, what: str = "expected") -> Dataset:
+def read_letor(path: str | Path, n_features: int | None = None, what: str = "expected", *,
+               features: bool = True) -> Dataset:
     """Parse a LETOR/SVMlight file; raise :class:`InputError` naming file and line.
 
     ``n_features`` fixes the width: features the file omits are zeros (the sparse format's
@@ -408,7 +413,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
         feats.append(line.features)
     if not labels:
         raise InputError("no data lines (empty file)", path)
-    X = _feature_matrix(path, linenos, feats, n_features, what)
+    X = _feature_matrix(path, linenos, feats, n_features, what, keep=features)
     bad = ~np.isfinite(X)
     if bad.any():
         row, col = np.argwhere(bad)[0]
