@@ -142,3 +142,15 @@ def test_letor_ignores_short_queries(data):
     draws = [rng.random(len(d.y)) for _ in range(20)]
     assert np.all(np.array([letor.per_query(s)[short] for s in draws]) == 0.0)
     assert np.ptp([ranklib.per_query(s)[short] for s in draws], axis=0).max() > 0.1
+
+
+def test_reported_validation_score_is_the_models_after_a_rollback(data):
+    """RankLib zeroes its best validation score on a rollback; the model keeps its rounds, so
+    the score reported (and printed by 'ltrconv train') must be the kept model's."""
+    train, val = data
+    rolled_back = 0
+    for n in range(1, 7):
+        m = fit(train, val, n_rounds=n)
+        rolled_back += m.log_[-1][-1] == "ROLLBACK"
+        assert m.val_score_ == pytest.approx(ndcg10(val, m.predict(val.X)), abs=1e-12)
+    assert rolled_back, "no fit ended on a rollback: the case is not exercised"

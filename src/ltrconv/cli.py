@@ -98,7 +98,7 @@ def _clean(x: float) -> float | None:
 def cmd_eval(args: argparse.Namespace) -> None:
     _check_out(args.output, args.data, args.scores, args.conventions_file)
     _load_conventions_file(args.conventions_file)
-    data = Dataset.load(args.data)
+    data = Dataset.load(args.data, features=False)
     scores = read_scores(args.scores, data.n_docs)
     names = args.convention or list(conv_mod.PAPER_TOOLS)
     names = [m for n in names for m in (conv_mod.builtin_names() if n == conv_mod.ALL else [n])]
@@ -148,7 +148,7 @@ def cmd_eval_score(args: argparse.Namespace) -> None:
         raise LtrconvError(f"FLAG {shown(args.flag)}: 1 writes per-query results, 0 the "
                            "averages only")
     _check_out(args.output, args.test, args.prediction)
-    data = Dataset.load(args.test)
+    data = Dataset.load(args.test, features=False)
     scores = read_scores(args.prediction, data.n_docs)
     _emit(eval_score_report(data, scores, per_query=args.flag == "1", path=args.test,
                             tool=args.tool), args.output)

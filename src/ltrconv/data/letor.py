@@ -20,12 +20,8 @@ import numpy as np
 from ..errors import ECHO_LIMIT, InputError, LtrconvError, printable, shown
 from ..evaluation.queries import MAX_LABEL, docid_ranks, offsets_from_qid
 from ..outputs import atomic_path
-from .lines import data_lines, parse_number, split_lines
-
-MAX_FEATURES = 100_000
-"""Largest feature index accepted. Features are held densely (rows x largest index, float64),
-so one stray ``1000000000:0.3`` would ask for gigabytes per row; public LTR datasets have at
-most a few hundred features (MSLR-WEB 136, Yahoo 700, Istella 220)."""
+from .fileio import check_regular, read_text
+from .lines import MAX_FEATURES, data_lines, parse_number, split_lines
 
 
 class DocidWarning(UserWarning):
@@ -135,22 +131,28 @@ class Dataset:
 
     @classmethod
     def load(cls, path: str | Path, n_features: int | None = None,
-             what: str = "expected") -> "Dataset":
+             what: str = "expected", *, features: bool = True) -> "Dataset":
         """Read a cache written by :meth:`save`, or parse a LETOR text file.
 
         With ``n_features`` the result has exactly that many columns (see :meth:`with_width`);
-        ``what`` says where that width comes from, for the error message.
+        ``what`` says where that width comes from, for the error message. ``features=False``
+        checks the features but keeps none (``X`` has no column), for evaluation, which needs
+        labels, qids and docids only: memory then follows the file's size, not its widest index.
         """
         path = Path(path)
         if path.suffix != ".npz":
-            return read_letor(path, n_features=n_features, what=what)
+            return read_letor(path, n_features=n_features, what=what, features=features)
         data = _load_npz(path)
+        if not features:
+            return replace(data, X=np.zeros((data.n_docs, 0)))
         return data if n_features is None else data.with_width(n_features, what, str(path))
 
 
 def _load_npz(path: Path) -> Dataset:
     """A :class:`Dataset` from an ``.npz`` cache, checked array by array."""
     where = str(path)
+    check_regular(path)
+    _check_npz_members(path)
     try:
         z = np.load(path, allow_pickle=False)
         if not isinstance(z, np.lib.npyio.NpzFile):
@@ -160,7 +162,8 @@ def _load_npz(path: Path) -> Dataset:
             if missing:
                 raise InputError(f"not a dataset cache: no array(s) {', '.join(missing)}", where)
             arrays = {k: z[k] for k in ("X", "y", "qid", "offsets", "docid")}
-            source = str(z["source"]) if "source" in z.files else where
+            source = (printable(str(z["source"]), limit=SOURCE_LIMIT) if "source" in z.files
+                      else where)
     except InputError:
         raise
     except OSError as exc:
@@ -201,6 +204,53 @@ def _load_npz(path: Path) -> Dataset:
                    docid=docid.astype(str), source=source)
 
 
+SOURCE_LIMIT = 1000
+"""Characters of the source name a cache records that are kept (it is echoed in messages)."""
+
+
+def _check_npz_members(path: Path) -> None:
+    """Refuse, before any array is read, an ``.npz`` that :meth:`Dataset.save` cannot have
+    written: not a zip archive, a compressed member (the caches are stored uncompressed, so
+    an array never takes more memory than the file's own size), or a member whose ``.npy``
+    header declares a shape that its stored bytes do not hold."""
+    where = str(path)
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if not head:
+        raise InputError("not a dataset cache, or a truncated/corrupt one (empty file); delete "
+                         "it so that it is rebuilt from the text file", where)
+    if head != b"PK\x03\x04":
+        raise InputError("not a dataset cache: an .npz file is a zip archive and this one is "
+                         "not (a LETOR text file must not be named *.npz)", where)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if info.compress_type != zipfile.ZIP_STORED:
+                    raise InputError(f"not a dataset cache written by ltrconv: member "
+                                     f"{shown(info.filename)} is compressed (caches are "
+                                     "stored uncompressed)", where)
+                with zf.open(info) as member:
+                    version = np.lib.format.read_magic(member)
+                    read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                                   else np.lib.format.read_array_header_2_0)
+                    shape, _, dtype = read_header(member)
+                    header = member.tell()
+                if dtype.hasobject:
+                    raise InputError(f"not a dataset cache: member {shown(info.filename)} holds "
+                                     "Python objects", where)
+                nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                if nbytes != info.file_size - header:
+                    raise InputError(
+                        f"corrupt dataset cache: member {shown(info.filename)} declares shape "
+                        f"{shape} ({nbytes:,} bytes) but stores {info.file_size - header:,}",
+                        where)
+    except InputError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
+        raise InputError(f"not a dataset cache, or a truncated/corrupt one ({shown(str(exc))})",
+                         where) from None
+
+
 def _check_features(path: str, lineno: int, feats: str, n_features: int | None,
                     what: str) -> None:
     """Raise the :class:`InputError` that the feature tokens ``feats`` of one line deserve."""
@@ -237,7 +287,7 @@ needs the dense matrix plus a few MB, whatever the file's size."""
 
 
 def _feature_matrix(path: str, linenos: list[int], feats: list[str], n_features: int | None,
-                    what: str) -> np.ndarray:
+                    what: str, keep: bool = True) -> np.ndarray:
     """Dense float64 matrix of the feature tokens of each line (absent features are 0).
 
     Well-formed input (``INDEX:VALUE`` tokens, single-spaced, ASCII, indices increasing within
@@ -245,6 +295,7 @@ def _feature_matrix(path: str, linenos: list[int], feats: list[str], n_features:
     :func:`_check_features`, line by line from the first, for the error naming its line.
     Values go through Python's ``float`` (correctly rounded) and ``-0.0`` is stored as
     ``0.0``; the width is the largest index (at least 1) unless ``n_features`` fixes it.
+    With ``keep=False`` the tokens are checked the same way and an ``n x 0`` matrix returned.
     """
     limit = MAX_FEATURES if n_features is None else n_features
     counts = np.array([f.count(":") for f in feats], dtype=np.int64)
@@ -258,6 +309,10 @@ def _feature_matrix(path: str, linenos: list[int], feats: list[str], n_features:
         if parsed is None or parsed[1].max(initial=0) > limit:
             _locate_feature_error(path, linenos[:hi], feats[:hi], n_features, what)
         rows, index, values = parsed
+        if not keep:
+            if not np.isfinite(values).all():
+                _locate_feature_error(path, linenos[:hi], feats[:hi], n_features, what)
+            continue
         if X is None or index.max(initial=0) > width:
             width = max(width, int(index.max(initial=0)))
             try:
@@ -269,7 +324,7 @@ def _feature_matrix(path: str, linenos: list[int], feats: list[str], n_features:
                 grown[:lo, :X.shape[1]] = X[:lo]
             X = grown
         X[lo + rows, index - 1] = values + 0.0  # + 0.0: a written -0.0 is an absent feature
-    return X
+    return X if keep else np.zeros((len(feats), 0))
 
 
 def _parse_features(feats: list[str], counts: np.ndarray
@@ -324,7 +379,8 @@ def _locate_feature_error(path, linenos, feats, n_features, what) -> NoReturn:
     raise InputError("cannot parse the features", path)  # not reached: the checks cover it
 
 
-def read_letor(path: str | Path, n_features: int | None = None, what: str = "expected") -> Dataset:
+def read_letor(path: str | Path, n_features: int | None = None, what: str = "expected", *,
+               features: bool = True) -> Dataset:
     """Parse a LETOR/SVMlight file; raise :class:`InputError` naming file and line.
 
     ``n_features`` fixes the width: features the file omits are zeros (the sparse format's
@@ -341,14 +397,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     if n_features is not None and not (isinstance(n_features, (int, np.integer))
                                        and 1 <= n_features <= MAX_FEATURES):
         raise LtrconvError(f"n_features must be an integer in 1..{MAX_FEATURES}, got {n_features!r}")
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path) from None
+    text = read_text(path)
     labels: list[int] = []
     qids: list[int] = []
     docids: list[str] = []
@@ -364,7 +413,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
         feats.append(line.features)
     if not labels:
         raise InputError("no data lines (empty file)", path)
-    X = _feature_matrix(path, linenos, feats, n_features, what)
+    X = _feature_matrix(path, linenos, feats, n_features, what, keep=features)
     bad = ~np.isfinite(X)
     if bad.any():
         row, col = np.argwhere(bad)[0]
@@ -438,12 +487,7 @@ def read_scores(path: str | Path, n_expected: int | None = None) -> np.ndarray:
     form feed or U+2028 inside a line makes it malformed, not two lines), and a score is an
     ASCII number (``1_000`` and ``١٢`` are not)."""
     path = str(path)
-    try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path) from None
+    text = read_text(path)
     lines = split_lines(text)
     if lines and lines[-1] == "":
         lines.pop()

@@ -25,6 +25,12 @@ from typing import Iterator, NamedTuple
 from ..errors import ECHO_LIMIT, InputError, shown
 from ..evaluation.queries import MAX_LABEL
 
+MAX_FEATURES = 100_000
+"""Largest feature index accepted, hence most feature tokens on one line. Features are held
+densely (rows x largest index, float64), so one stray ``1000000000:0.3`` would ask for gigabytes
+per row; public LTR datasets have at most a few hundred features (MSLR-WEB 136, Yahoo 700,
+Istella 220). A line is refused on this count before its tokens are split."""
+
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 ASCII_SPACE = " \t\n\r\x0b\x0c"
 _SPACE_RUN = re.compile(r"[ \t\n\r\x0b\x0c]+")
@@ -91,6 +97,9 @@ def data_lines(text: str, path: str, error: type[Exception] = InputError) -> Ite
             previous = q_text
         m = _DOCID.search(comment) if comment else None
         rest = parts[2] if len(parts) > 2 else ""
+        if len(rest) > MAX_FEATURES and rest.count(":") > MAX_FEATURES:
+            raise _error(error, f"{rest.count(':')} feature tokens on one line, more than the "
+                                f"{MAX_FEATURES} features accepted", path, lineno)
         tokens = rest.split() if fields is None else fields(rest.strip(ASCII_SPACE))
         feats = " ".join(tokens)
         yield DataLine(lineno, label, qid, q_text, m.group(1) if m else "", feats)

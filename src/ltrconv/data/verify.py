@@ -12,8 +12,9 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from ..errors import AcquireError, printable
+from ..errors import AcquireError, InputError, printable
 from ..outputs import atomic_path
+from .fileio import read_bytes
 from .lines import data_lines
 
 SUMS_FILE = "SHA256SUMS"
@@ -55,8 +56,10 @@ def _text(path: Path) -> tuple[str, str]:
     takes) when the bytes are UTF-8, else Latin-1 (one character per byte). Either way the
     line, field and docid boundaries are those of the bytes: line breaks and field separators
     are ASCII, and no UTF-8 sequence holds an ASCII byte."""
-    with open(path, "rb") as fh:
-        raw = fh.read()
+    try:
+        raw = read_bytes(path)
+    except InputError as exc:
+        raise AcquireError(str(exc)) from None
     try:
         return raw.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:

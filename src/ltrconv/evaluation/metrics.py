@@ -96,14 +96,40 @@ def parse_cutoffs(spec: str | int | Iterable[int]) -> np.ndarray:
     return np.array(sorted(ks), dtype=np.int64)
 
 
+def _real_vector(values, what: str) -> np.ndarray:
+    """``values`` as a float64 vector; a complex or non-numeric entry raises
+    :class:`InputError` naming the first such document."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "c":
+        raise InputError(f"{what} must be real numbers, got {arr.dtype} values")
+    if arr.ndim != 1:
+        raise InputError(f"{what} must be one-dimensional, got shape {arr.shape}")
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError):
+        for i, v in enumerate(arr.tolist()):
+            try:
+                if isinstance(v, complex):
+                    raise TypeError
+                float(v)
+            except (TypeError, ValueError):
+                raise InputError(f"{what[:-1]} of document {i + 1} is {shown(v)}, not a "
+                                 "real number") from None
+        raise
+
+
 def _validate(y, scores, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Labels as given (numbers, finite, |l| <= MAX_LABEL; what else a convention accepts is
     :func:`ltrconv.evaluation.labels.convention_labels`' business), scores as float64, offsets as int64."""
     y = np.asarray(y)
-    scores = np.asarray(scores, dtype=np.float64)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    if y.ndim != 1 or scores.ndim != 1:
-        raise InputError("labels and scores must be one-dimensional")
+    if y.ndim != 1:
+        raise InputError(f"labels must be one-dimensional, got shape {y.shape}")
+    if len(y) == 0:
+        raise InputError("no documents to evaluate (empty labels)")
+    if y.dtype.kind == "c":
+        raise InputError(f"labels must be real numbers, got {y.dtype} values")
+    scores = _real_vector(scores, "scores")
+    offsets = _offsets_vector(offsets)
     if len(y) != len(scores):
         raise InputError(f"{len(scores)} scores for {len(y)} documents")
     if not np.all(np.isfinite(scores)):
@@ -119,9 +145,50 @@ def _validate(y, scores, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                          "(gains are tabulated per label)")
     if len(y) and y.min() < -MAX_LABEL:
         raise InputError(f"label {y.min()} is below -{MAX_LABEL}, the smallest accepted")
-    if len(offsets) < 1 or offsets[0] != 0 or offsets[-1] != len(y) or np.any(np.diff(offsets) <= 0):
+    if len(offsets) < 2 or offsets[0] != 0 or offsets[-1] != len(y) or np.any(np.diff(offsets) <= 0):
         raise InputError("query offsets must rise strictly from 0 to the number of documents")
     return y, scores, offsets
+
+
+def _offsets_vector(offsets) -> np.ndarray:
+    """``offsets`` as an int64 vector; fractional, complex or multi-dimensional ones are
+    refused, not truncated."""
+    arr = np.asarray(offsets)
+    if arr.ndim != 1:
+        raise InputError(f"query offsets must be one-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind != "f" or not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise InputError(f"query offsets must be integers, got {shown(arr.tolist())}")
+    return arr.astype(np.int64)
+
+
+def _query_ids(qid, offsets, n_docs: int) -> np.ndarray:
+    """The per-document ``qid`` checked: one per document, comparable values of one kind
+    (no NaN, not a mix of strings and numbers), and, with ``offsets``, constant inside each
+    query and changing between neighbours."""
+    qid = np.asarray(qid)
+    if qid.ndim != 1:
+        raise InputError(f"qid must be one-dimensional, got shape {qid.shape}")
+    if len(qid) != n_docs:
+        raise InputError(f"qid has {len(qid)} entries for {n_docs} documents")
+    if qid.dtype.kind == "O":
+        kinds = {type(q).__name__ for q in qid.tolist()}
+        if len(kinds) > 1 and not kinds <= {"int", "float"}:
+            raise InputError(f"qid mixes value types ({', '.join(sorted(kinds))}); give one kind")
+    if qid.dtype.kind == "c":
+        raise InputError(f"qid must be real numbers or strings, got {qid.dtype} values")
+    if qid.dtype.kind == "f" and not np.all(np.isfinite(qid)):
+        bad = int(np.flatnonzero(~np.isfinite(qid))[0])
+        raise InputError(f"qid of document {bad + 1} is {qid[bad]}")
+    if offsets is not None:
+        expected = offsets_from_qid(qid)
+        if len(expected) != len(offsets) or np.any(expected != offsets):
+            first = next((int(a) for a, b in zip(expected, offsets) if a != b),
+                         int(min(len(expected), len(offsets))))
+            raise InputError(f"qid and offsets disagree: qid gives {len(expected) - 1} queries, "
+                             f"offsets {len(offsets) - 1}; first boundary that differs near "
+                             f"document {first + 1}")
+    return qid
 
 
 ENGINES = ("auto", "numba", "numpy")
@@ -241,9 +308,9 @@ def evaluate(
     if offsets is None:
         if qid is None:
             raise LtrconvError("evaluate needs qid or offsets")
-        offsets = offsets_from_qid(np.asarray(qid))
+        offsets = offsets_from_qid(_query_ids(qid, None, len(np.asarray(y))))
     y, scores, offsets = _validate(y, scores, offsets)
-    doc_qid = np.asarray(qid) if qid is not None else None
+    doc_qid = _query_ids(qid, offsets, len(y)) if qid is not None else None
     qids = doc_qid[offsets[:-1]] if doc_qid is not None else np.arange(len(offsets) - 1)
     ks = parse_cutoffs(cutoffs)
     convs = [get(c) for c in conventions]
@@ -253,6 +320,10 @@ def evaluate(
     disc_len = max(n_max, int(ks.max()))
     if docid_rank is None:
         needs_docid = any(c.ties == "docid-desc" for c in convs)
+        if needs_docid and docid is None:
+            named = ", ".join(c.name or c.canonical for c in convs if c.ties == "docid-desc")
+            warnings.warn(f"{named} break(s) ties by docid, but no docid was given: tied "
+                          "documents keep their input order", UserWarning, stacklevel=2)
         docid_rank = docid_ranks(docid if needs_docid else None, len(y))
     docid_rank = np.asarray(docid_rank, dtype=np.int64)
     if docid_rank.shape != (len(y),):

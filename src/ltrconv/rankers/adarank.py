@@ -173,6 +173,11 @@ class AdaRank(Ranker):
             self.coef_[f] += a
         self.log_ = run.log
         self.val_score_ = run.best_val
+        if not run.best or run.best_val == 0.0:
+            # A rollback zeroes RankLib's best validation score (as its AdaRank does) while the
+            # kept rounds stay: the model's own score on the validation data is the one to report.
+            val_q = val_obj.counted_per_query(_accumulate(data.X_val, self.rounds_))
+            self.val_score_ = _seq_sum(val_q) / len(val_q)
 
     def _predict(self, X) -> np.ndarray:
         return _accumulate(X, self.rounds_)

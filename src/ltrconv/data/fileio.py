@@ -1,0 +1,78 @@
+"""Reading an input file whole: regular files only, gzip / bzip2 / xz recognised by their
+magic bytes (the name does not matter), errors naming the file.
+
+A FIFO, a character device (``/dev/zero``) or a directory is refused before it is opened, so
+that reading never blocks on a writer that does not come or runs without end.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+import stat
+import zlib
+from pathlib import Path
+
+from ..errors import InputError
+
+COMPRESSIONS = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz"}
+"""Magic bytes at the start of a file -> the compression it is read with."""
+
+
+def check_regular(path: str | Path) -> None:
+    """Raise :class:`InputError` unless ``path`` is (a link to) a regular file."""
+    where = str(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", where) from None
+    if stat.S_ISDIR(mode):
+        raise InputError("is a directory, not a file", where)
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+                "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        raise InputError(f"is {kind}; give a regular file", where)
+
+
+def compression(head: bytes) -> str | None:
+    """The compression whose magic bytes start ``head``, or None."""
+    for magic, name in COMPRESSIONS.items():
+        if head.startswith(magic):
+            return name
+    return None
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The content of the regular file ``path``, decompressed when it is gzip, bzip2 or xz."""
+    check_regular(path)
+    where = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", where) from None
+    kind = compression(raw[:6])
+    if kind is None:
+        return raw
+    try:
+        if kind == "gzip":
+            return gzip.decompress(raw)
+        if kind == "bzip2":
+            return bz2.decompress(raw)
+        return lzma.decompress(raw)
+    except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
+        raise InputError(f"cannot decompress ({kind}): {exc}", where) from None
+    except MemoryError:
+        raise InputError(f"not enough memory to decompress ({kind})", where) from None
+
+
+def read_text(path: str | Path) -> str:
+    """:func:`read_bytes` decoded as UTF-8; other bytes raise :class:`InputError` naming the
+    byte's offset (in the decompressed content for a compressed file)."""
+    raw = read_bytes(path)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", str(path)) from None
