@@ -477,7 +477,7 @@ def test_yaml_bomb_in_a_conventions_file_or_a_param_fails_fast(files, tmp_path):
                   "--param", "C_grid=" + inline]):
         proc = run_limited(args, tmp_path)
         assert proc.returncode == 2, proc.stderr
-        assert "expands to more than 10,000 values" in proc.stderr
+        assert "expand the document by more than 10,000 values" in proc.stderr
         assert len(proc.stderr.splitlines()) == 1 and len(proc.stderr) < 400
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bomb.yaml"]
 

@@ -156,7 +156,7 @@ gains = st.one_of(
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(1, 10**6), gains, st.sampled_from(C.DISCOUNTS),
+@given(st.integers(1, 10**5), gains, st.sampled_from(C.DISCOUNTS),
        st.floats(0, 1, allow_nan=False), st.sampled_from(C.SHORT_POLICIES),
        st.sampled_from(C.TIE_POLICIES), st.integers(1, 4), st.sampled_from(C.PK_DENOMINATORS))
 def test_any_metric_round_trips(k, gain, disc, empty, short, ties, rel, pk):
@@ -180,7 +180,7 @@ def test_any_metric_round_trips(k, gain, disc, empty, short, ties, rel, pk):
         ("'0:0;1'", r"gain must be one of .* got '0:0;1'"),
         ("5", r"gain must be one of .* got 5"),
         # legal floats whose DCG overflows: NDCG would be inf/inf = nan
-        ("{0: 0, 1: 1e308, 2: 1e308}", r"gain map value '1e308' is above 2\^1000 .*could overflow"),
+        ("{0: 0, 1: 1e308, 2: 1e308}", r"gain map value 1e\+308 is above 2\^1000 .*could overflow"),
         ("{0: 0, 1: 1, 2: 2.0e+301}", r"gain map value 2e\+301 is above 2\^1000"),
     ],
 )
@@ -299,7 +299,7 @@ def test_yaml_bomb_is_refused_at_once_in_one_short_line(tmp_path):
         C.load_yaml(f)
     assert time.process_time() - start < 2
     msg = str(info.value)
-    assert msg.startswith(f"{f}:") and "expands to more than 10,000 values" in msg
+    assert msg.startswith(f"{f}:") and "expand the document by more than 10,000 values" in msg
     assert "\n" not in msg and len(msg) < 300 + len(str(f))
 
 

@@ -32,12 +32,10 @@ from ._numpy_kernel import all_query_metrics as numpy_all_query_metrics
 from .artefacts import sort_places
 from .conventions import Convention, get
 from .labels import Labels, convention_labels
-from .queries import MAX_LABEL, docid_ranks, offsets_from_qid
+from .queries import MAX_CUTOFF, MAX_LABEL, docid_ranks, offsets_from_qid
 from .ties import CODES as TIE_CODES
 from .ties import KEYED
 
-MAX_CUTOFF = 100_000
-"""Largest cutoff k: discount tables are sized max(k, largest query), one float per rank."""
 
 MAX_CUTOFFS = 1_000
 """Most distinct cutoffs in one evaluation: each adds four columns (NDCG, DCG, P, ERR) per

@@ -11,6 +11,10 @@ MAX_LABEL = 1_000
 """Largest relevance label accepted: gain tables are indexed by label, and the ``exp`` gain
 2^l - 1 overflows float64 beyond l = 1023. Public LTR datasets grade 0..4."""
 
+MAX_CUTOFF = 100_000
+"""Largest cutoff k, in evaluation and training: discount tables are sized max(k, largest
+query), one float per rank."""
+
 
 def docid_ranks(docid: np.ndarray | None, n: int) -> np.ndarray:
     """Rank of each docid in byte order (0 = smallest); zeros when there are none."""

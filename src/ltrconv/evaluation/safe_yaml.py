@@ -1,20 +1,23 @@
 """YAML as ltrconv reads it (conventions files, ``--param`` values): PyYAML's safe subset, plus
 two refusals that ``yaml.safe_load`` does not make.
 
+* Numbers in exponent form without a dot (``1e-9``) are floats, as YAML 1.2 reads them
+  (YAML 1.1 makes them strings).
 * A mapping that repeats a key is refused: ``safe_load`` keeps the last value silently, so a
   convention defined twice would quietly be the second one. Keys brought in by a merge
   (``<<: *base``) may be overridden, as YAML intends.
 * Aliases let a few lines stand for a huge value (nine levels of nine aliases make 9^9
   nodes: a minute of CPU and gigabytes to build, and gigabytes more to print). The value a
-  document expands to is counted on the node graph, each shared node once, before anything is
-  built; beyond :data:`MAX_NODES` nodes, or for an alias that contains itself, the document
-  is refused. So is nesting deeper than the parser's recursion allows.
+  document expands to is counted on the node graph before anything is built; when aliases add
+  more than :data:`MAX_NODES` nodes to what is written, or an alias contains itself, the
+  document is refused. So is nesting deeper than the parser's recursion allows.
 
 Refusals are ``yaml.YAMLError`` exceptions carrying the line, as PyYAML's own errors do.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -24,7 +27,8 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 from ..errors import printable, shown
 
 MAX_NODES = 10_000
-"""Largest number of YAML nodes (scalars, sequences, mappings, each alias expanded) accepted."""
+"""Largest number of YAML nodes (scalars, sequences, mappings) that aliases may add to a
+document by repeating what they refer to; a document without aliases may be of any size."""
 
 _MERGE = "tag:yaml.org,2002:merge"
 
@@ -32,7 +36,7 @@ _MERGE = "tag:yaml.org,2002:merge"
 class _Loader(yaml.SafeLoader):
     def compose_document(self) -> Node:
         node = super().compose_document()
-        _expanded_size(node)
+        _expanded_size(node, MAX_NODES + _distinct_nodes(node))
         return node
 
     def construct_mapping(self, node: Node, deep: bool = False) -> dict:
@@ -55,8 +59,31 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+# YAML 1.1 (PyYAML) reads 1e-9 and 1E+3 as strings: its floats need a dot. A person writing
+# tol=1e-9 means a number, as YAML 1.2 reads it.
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float",
+                              re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+                              list("-+.0123456789"))
+
+
 def _refuse(problem: str, node: Node) -> ConstructorError:
     return ConstructorError(None, None, problem, node.start_mark)
+
+
+def _distinct_nodes(root: Node) -> int:
+    """Nodes of the document as written (each node once, aliases not repeated)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            stack.extend(n for pair in node.value for n in pair)
+    return len(seen)
 
 
 def _expanded_size(root: Node, limit: int = MAX_NODES) -> int:
@@ -81,8 +108,8 @@ def _expanded_size(root: Node, limit: int = MAX_NODES) -> int:
         for child in children:
             total += size(child)
             if total > limit:
-                raise _refuse(f"the document expands to more than {limit:,} values (aliases "
-                              "repeat what they refer to); write it out instead", root)
+                raise _refuse(f"aliases expand the document by more than {MAX_NODES:,} values "
+                              "(an alias repeats what it refers to); write it out instead", root)
         active.discard(key)
         done[key] = total
         return total

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import LtrconvError, shown
 from .conventions import Convention, get
+from .queries import MAX_CUTOFF
 
 if TYPE_CHECKING:
     from .scorer import NDCGScorer
@@ -45,6 +46,9 @@ class MetricSpec:
         if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) \
                 or self.k < 1:
             raise LtrconvError(f"metric cutoff {shown(self.k)} must be an integer >= 1")
+        if self.k > MAX_CUTOFF:
+            raise LtrconvError(f"metric cutoff {shown(self.k)} is above {MAX_CUTOFF}, the largest "
+                               "accepted (discount tables are sized by k)")
         object.__setattr__(self, "k", int(self.k))
         object.__setattr__(self, "convention", get(self.convention))
 
@@ -54,6 +58,10 @@ class MetricSpec:
         if isinstance(text, MetricSpec):
             return text
         m = _METRIC_RE.match(str(text).strip())
+        if m and len(m.group(1).lstrip("0")) > len(str(MAX_CUTOFF)):
+            raise LtrconvError(f"metric {shown(text)}: cutoff {shown(m.group(1), 20)} is above "
+                               f"{MAX_CUTOFF}, the largest accepted (discount tables are sized "
+                               "by k)")
         if not m or int(m.group(1)) < 1:
             raise LtrconvError(f"metric {shown(text)}: expected ndcg@K:CONVENTION, e.g. "
                                "ndcg@10:ranklib")

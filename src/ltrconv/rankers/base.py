@@ -28,7 +28,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import InputError, LtrconvError
-from ..evaluation.queries import offsets_from_qid
+from ..evaluation.queries import MAX_LABEL, offsets_from_qid
 from ..evaluation.scorer import NDCGScorer
 from ..evaluation.spec import MetricSpec
 from .estimator import BaseEstimator, NotFittedError
@@ -214,6 +214,9 @@ class Ranker(BaseEstimator):
                 pass
         if y.dtype.kind not in "biuf" or not np.all(np.mod(y, 1) == 0) or y.min() < 0:
             raise InputError(f"{what} y must hold non-negative integer labels (dtype {y.dtype})")
+        if y.max() > MAX_LABEL:
+            raise InputError(f"{what} y holds label {y.max()}, above {MAX_LABEL}, the largest "
+                             "accepted (the gain 2^l - 1 overflows beyond it)")
         return X, y.astype(np.int64), offsets_from_qid(qid)
 
     def _prepare(self, X, y, qid, X_val, y_val, qid_val, docid=None, docid_val=None) -> TrainingData:

@@ -45,7 +45,7 @@ from ..evaluation.scorer import PARALLEL_MIN_DOCS, NDCGScorer, ideal_dcg, rank_o
 from ..evaluation.ties import AVERAGE, INPUT_ORDER
 from . import regression_tree as RT
 from .base import Ranker, TrainingData
-from .params import Integer, Metric, Number
+from .params import Integer, Metric, Number, ParamError
 
 _NO_BEST = 2**31 - 3  # RankLib's initial best round (Integer.MAX_VALUE - 2): never stops early
 # documents x trees up to which predict walks the trees with NumPy: loading the compiled kernel
@@ -156,6 +156,27 @@ def float32_mean(values: np.ndarray) -> float:
     return float(_float32_mean(np.asarray(values, dtype=np.float64)))
 
 
+MAX_LEAVES = 1 << 16
+MAX_THRESHOLDS = 100_000
+"""Upper bounds of ``num_leaves`` and ``n_thresholds`` (RankLib 2.x: 10 and 256); within them,
+:func:`_check_tree_memory` checks the tree's working memory against the data's width."""
+
+TREE_MEMORY_LIMIT = 4 << 30
+"""Bytes a tree may take while it grows (split histograms and node arrays)."""
+
+
+def _check_tree_memory(num_leaves: int, n_features: int, n_candidates: int) -> None:
+    """Refuse ``num_leaves`` whose split histograms, (num_leaves + 2) x features x threshold
+    candidates of a float64 sum and an int64 count, exceed :data:`TREE_MEMORY_LIMIT`."""
+    need = (num_leaves + 2) * n_features * n_candidates * 16 + (2 * num_leaves + 1) * 81
+    if need > TREE_MEMORY_LIMIT:
+        raise ParamError(
+            f"lambdamart: num_leaves={num_leaves} with {n_features} features and "
+            f"{n_candidates} threshold candidates each needs {need / 2**30:.1f} GiB for its "
+            f"split histograms, above the {TREE_MEMORY_LIMIT >> 30} GiB a tree may take; lower "
+            "num_leaves or n_thresholds", param="num_leaves")
+
+
 class LambdaMART(Ranker):
     """Gradient-boosted regression trees on λ-gradients of the training convention's NDCG@k,
     RankLib 2.x's algorithm (module docstring). Deterministic: nothing is drawn."""
@@ -165,8 +186,8 @@ class LambdaMART(Ranker):
         "metric": [Metric()],
         "n_estimators": [Integer(1)],
         "learning_rate": [Number(0, 1, lo_open=True)],
-        "num_leaves": [Integer(2)],
-        "n_thresholds": [Integer(1)],
+        "num_leaves": [Integer(2, MAX_LEAVES)],
+        "n_thresholds": [Integer(1, MAX_THRESHOLDS)],
         "min_data_in_leaf": [Integer(1)],
         "early_stopping_rounds": [Integer(1)],
     }
@@ -198,6 +219,7 @@ class LambdaMART(Ranker):
         X32 = data.X.astype(np.float32)
         Xv32 = data.X_val.astype(np.float32)
         thresholds, n_bins = RT.threshold_candidates(X32, int(self.n_thresholds))
+        _check_tree_memory(int(self.num_leaves), X32.shape[1], thresholds.shape[1])
         bins = RT.bin_index(X32, thresholds, n_bins)
         root_counts = RT.bin_counts(bins, n_bins, thresholds.shape[1])
         rate32 = np.float32(self.learning_rate)

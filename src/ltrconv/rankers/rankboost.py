@@ -173,6 +173,11 @@ def quantile_thresholds(X: np.ndarray, n_thresholds: int) -> list[np.ndarray]:
     return out
 
 
+MAX_THRESHOLDS = 100_000
+"""Upper bound of ``n_thresholds`` (RankLib 2.x: 10): the candidates of every feature are held
+at once, one float per candidate and feature."""
+
+
 class RankBoost(Ranker):
     """Pairwise boosting of threshold stumps; rounds chosen on validation NDCG@k.
 
@@ -183,7 +188,7 @@ class RankBoost(Ranker):
     _parameter_constraints = {
         "metric": [Metric()],
         "n_rounds": [Integer(1)],
-        "n_thresholds": [Integer(1)],
+        "n_thresholds": [Integer(1, MAX_THRESHOLDS)],
         "thresholds": [Options(*THRESHOLDS)],
         "objective": [Options(*OBJECTIVES)],
     }

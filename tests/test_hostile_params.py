@@ -1,0 +1,66 @@
+"""Parameters and training inputs a hostile user gives: bounded, refused in one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ltrconv.data.synthetic import make_letor
+from ltrconv.errors import InputError, LtrconvError
+from ltrconv.evaluation import safe_yaml
+from ltrconv.evaluation.spec import MetricSpec
+from ltrconv.rankers import ParamError, make
+
+
+@pytest.mark.parametrize("text", ["ndcg@100000000:ranklib", "ndcg@" + "9" * 100_001 + ":ranklib"])
+def test_training_cutoff_is_bounded(text):
+    with pytest.raises(LtrconvError, match="above 100000, the largest accepted"):
+        MetricSpec.parse(text)
+    assert MetricSpec.parse("ndcg@100000:ranklib").k == 100_000
+
+
+@pytest.mark.parametrize("algorithm,params,match", [
+    ("lambdamart", {"num_leaves": 100_000_000}, "num_leaves must be an integer in"),
+    ("lambdamart", {"n_thresholds": 10**9}, "n_thresholds must be an integer in"),
+    ("rankboost", {"n_thresholds": 10**9}, "n_thresholds must be an integer in"),
+])
+def test_parameters_have_upper_bounds(algorithm, params, match):
+    with pytest.raises(ParamError, match=match):
+        make(algorithm, **params)
+
+
+def test_lambdamart_tree_memory_is_checked_against_the_data():
+    d = make_letor(n_queries=8, n_features=300, seed=0)
+    d.X[:] = np.random.default_rng(0).random(d.X.shape)  # many distinct values per feature
+    m = make("lambdamart", num_leaves=60_000, n_thresholds=256, n_estimators=1)
+    with pytest.raises(ParamError, match=r"num_leaves=60000 with 300 features .* GiB"):
+        m.fit(d.X, d.y, d.qid, X_val=d.X, y_val=d.y, qid_val=d.qid)
+
+
+@pytest.mark.parametrize("algorithm", ["adarank", "rankboost", "lambdamart", "coordinate_ascent",
+                                       "ranksvm", "ranknet"])
+def test_rankers_refuse_labels_evaluation_refuses(algorithm):
+    d = make_letor(n_queries=6, n_features=3, seed=1)
+    y = d.y.copy()
+    y[0] = 1001
+    with pytest.raises(InputError, match="label 1001, above 1000"):
+        make(algorithm).fit(d.X, y, d.qid, X_val=d.X, y_val=d.y, qid_val=d.qid)
+
+
+def test_yaml_exponent_numbers_are_numbers():
+    assert safe_yaml.load("[1e-9, 1E+3, -2e5, 1.5e3, .5e-2]") == [1e-9, 1e3, -2e5, 1.5e3, 0.005]
+    assert safe_yaml.load("[e5, 1e, 1.2.3e4, 0x10, 1_0]") == ["e5", "1e", "1.2.3e4", 16, 10]
+
+
+def test_a_long_document_without_aliases_is_not_refused():
+    doc = "\n".join(f"c{i}: {{gain: exp, empty: 0.5}}" for i in range(3000))
+    assert len(safe_yaml.load(doc)) == 3000
+
+
+def test_an_alias_bomb_is_still_refused():
+    rows = ["a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    for prev, name in zip("abcd", "bcde"):
+        rows.append(f"{name}: &{name} [{', '.join(['*' + prev] * 9)}]")
+    import yaml
+    with pytest.raises(yaml.YAMLError, match="alias repeats what it refers to"):
+        safe_yaml.load("\n".join(rows))

@@ -1,0 +1,38 @@
+"""python -m ltrconv.warmup fills the numba cache with every kernel a first fit needs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ltrconv.data.synthetic import make_letor
+from ltrconv.data.writer import write_letor
+
+
+def _cache_files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.suffix in (".nbi", ".nbc")}
+
+
+@pytest.mark.parametrize("algorithm", ["adarank", "lambdamart"])
+def test_first_fit_after_warmup_compiles_nothing(tmp_path, algorithm):
+    cache = tmp_path / "numba-cache"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    done = subprocess.run([sys.executable, "-m", "ltrconv.warmup", algorithm], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"{algorithm} ready" in done.stdout
+    before = _cache_files(cache)
+    assert before, "the warmup cached no kernel"
+    # other data than the warmup's: more queries, features and documents per query
+    data = make_letor(n_queries=70, n_features=13, min_docs=3, max_docs=40, seed=5)
+    write_letor(data, tmp_path / "train.txt")
+    done = subprocess.run([sys.executable, "-m", "ltrconv.cli", "train", "--algorithm", algorithm,
+                           "--train", str(tmp_path / "train.txt"), "--vali",
+                           str(tmp_path / "train.txt"), "--out", str(tmp_path / "m")],
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert _cache_files(cache) == before, "the fit compiled kernels the warmup did not"
