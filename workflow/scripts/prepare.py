@@ -22,6 +22,18 @@ def check(data: Dataset, path: Path, labels) -> None:
         raise InputError(f"labels {extra} are outside the configured label scale {labels}", str(path))
 
 
+def check_disjoint(fold: dict, paths: dict) -> None:
+    """Refuse a fold whose splits share a query: a test query seen in training (or validation)
+    makes every test score of that fold optimistic."""
+    for later, earlier in (("test", "train"), ("test", "vali"), ("vali", "train")):
+        shared = np.intersect1d(fold[later].query_ids, fold[earlier].query_ids)
+        if len(shared):
+            raise InputError(
+                f"{len(shared)} {later} quer{'y' if len(shared) == 1 else 'ies'} also in "
+                f"{paths[earlier]} (e.g. qid {shared[0]}): the splits of a fold must not share "
+                "queries", str(paths[later]))
+
+
 def main(smk, log):
     layout = Layout(**smk.params.layout)
     root = Path(smk.params.data_dir)
@@ -31,13 +43,16 @@ def main(smk, log):
     check_unchanged(root, smk.input.manifest, files)
     first_fold = None
     for k in smk.params.folds:
-        fold = {}
+        fold, paths = {}, {}
         for split in SPLITS:
-            path = root / layout.fold_file(k, split)
+            paths[split] = path = root / layout.fold_file(k, split)
             data = read_letor(path, n_features=n_features)
             check(data, path, smk.params.labels)
-            data.save(next(outputs))
             fold[split] = data
+        check_disjoint(fold, paths)
+        for split in SPLITS:
+            data = fold[split]
+            data.save(next(outputs))
             log.info(f"fold {k} {split}: {data.n_queries} queries, {data.n_docs} rows, {data.X.shape[1]} features")
         first_fold = first_fold or fold
     check_unchanged(root, smk.input.manifest, files)  # nothing changed while parsing
