@@ -52,13 +52,50 @@ def paired_ttest(a, b) -> tuple[float, float]:
         raise ValueError(f"paired_ttest needs equal lengths, got {a.size} and {b.size}")
     if np.isnan(a).any() or np.isnan(b).any():
         raise ValueError("paired_ttest: NaN in the inputs")
-    d = a - b
-    if d.size < 2:
-        return float("nan"), float("nan")
-    constant = bool(d.min() == d.max())
-    sd = float(d.std(ddof=1)) if d.size > 1 else float("nan")
-    t, p = t_from_moments(d.size, d.mean() if not constant else d[0], sd, constant)
-    return float(t), float(p)
+    table = paired_table(a, b)
+    return float(table["t"][0]), float(table["p"][0])
+
+
+PAIRED_COLUMNS = ("n", "mean_a", "mean_b", "diff", "t", "p")
+
+
+def paired_table(a, b, groups=None) -> dict[str, np.ndarray]:
+    """Paired t-tests of ``a`` against ``b`` within each group of pairs.
+
+    ``a[i]`` and ``b[i]`` are the two runs' values of pair i (NaN-free); ``groups[i]`` is pair
+    i's group as an integer code 0..G-1 (None: one group). Returns :data:`PAIRED_COLUMNS` as
+    arrays indexed by group code: ``n`` pairs, ``mean_a``, ``mean_b``, ``diff = mean(d)`` with
+    ``d = a - b``, and ``t``/``p`` as :func:`paired_ttest` (NaN for fewer than two pairs). A
+    group without pairs gets ``n = 0`` and NaN. The ``ltrconv ttest`` command and the study's
+    training-convention and implementation tables are built with it.
+    """
+    a = np.asarray(a, dtype=np.float64).ravel()
+    b = np.asarray(b, dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"paired_table needs equal lengths, got {a.size} and {b.size}")
+    codes = (np.zeros(a.size, dtype=np.int64) if groups is None
+             else np.asarray(groups, dtype=np.int64).ravel())
+    if codes.shape != a.shape:
+        raise ValueError(f"paired_table: {codes.size} group codes for {a.size} pairs")
+    if codes.size and codes.min() < 0:
+        raise ValueError("paired_table: group codes must be >= 0")
+    n_groups = int(codes.max()) + 1 if codes.size else (1 if groups is None else 0)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+    out = {c: np.full(n_groups, np.nan) for c in PAIRED_COLUMNS}
+    out["n"] = np.diff(bounds).astype(np.int64)
+    sd = np.full(n_groups, np.nan)
+    constant = np.zeros(n_groups, dtype=bool)
+    for g in np.flatnonzero(out["n"]):
+        rows = order[bounds[g]:bounds[g + 1]]
+        ga, gb = a[rows], b[rows]
+        d = ga - gb
+        out["mean_a"][g], out["mean_b"][g], out["diff"][g] = ga.mean(), gb.mean(), d.mean()
+        if d.size > 1:
+            sd[g] = d.std(ddof=1)
+        constant[g] = d.min() == d.max()
+    out["t"], out["p"] = t_from_moments(out["n"], out["diff"], sd, constant)
+    return out
 
 
 def holm(pvalues) -> np.ndarray:
