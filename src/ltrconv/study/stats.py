@@ -65,10 +65,15 @@ def paired_table(a, b, groups=None) -> dict[str, np.ndarray]:
     ``a[i]`` and ``b[i]`` are the two runs' values of pair i (NaN-free); ``groups[i]`` is pair
     i's group as an integer code 0..G-1 (None: one group). Returns :data:`PAIRED_COLUMNS` as
     arrays indexed by group code: ``n`` pairs, ``mean_a``, ``mean_b``, ``diff = mean(d)`` with
-    ``d = a - b``, and ``t``/``p`` as :func:`paired_ttest` (NaN for fewer than two pairs). A
+    ``d = a - b``, and ``t``/``p`` from :func:`t_from_moments` with ``sd(d)`` (ddof = 1); a
     group without pairs gets ``n = 0`` and NaN. The ``ltrconv ttest`` command and the study's
     training-convention and implementation tables are built with it.
+
+    The sums are pandas' grouped ``mean`` and ``std`` (compensated), whose last bits the
+    reference tables were made with; pandas is imported here, on the first call.
     """
+    import pandas as pd
+
     a = np.asarray(a, dtype=np.float64).ravel()
     b = np.asarray(b, dtype=np.float64).ravel()
     if a.shape != b.shape:
@@ -79,23 +84,16 @@ def paired_table(a, b, groups=None) -> dict[str, np.ndarray]:
         raise ValueError(f"paired_table: {codes.size} group codes for {a.size} pairs")
     if codes.size and codes.min() < 0:
         raise ValueError("paired_table: group codes must be >= 0")
-    n_groups = int(codes.max()) + 1 if codes.size else (1 if groups is None else 0)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
-    out = {c: np.full(n_groups, np.nan) for c in PAIRED_COLUMNS}
-    out["n"] = np.diff(bounds).astype(np.int64)
-    sd = np.full(n_groups, np.nan)
-    constant = np.zeros(n_groups, dtype=bool)
-    for g in np.flatnonzero(out["n"]):
-        rows = order[bounds[g]:bounds[g + 1]]
-        ga, gb = a[rows], b[rows]
-        d = ga - gb
-        out["mean_a"][g], out["mean_b"][g], out["diff"][g] = ga.mean(), gb.mean(), d.mean()
-        if d.size > 1:
-            sd[g] = d.std(ddof=1)
-        constant[g] = d.min() == d.max()
-    out["t"], out["p"] = t_from_moments(out["n"], out["diff"], sd, constant)
-    return out
+    n_groups = int(codes.max()) + 1 if codes.size else int(groups is None)
+    frame = pd.DataFrame({"a": a, "b": b, "d": a - b})
+    agg = frame.groupby(codes, sort=True).agg(
+        n=("d", "size"), mean_a=("a", "mean"), mean_b=("b", "mean"), diff=("d", "mean"),
+        sd=("d", "std"), dmin=("d", "min"), dmax=("d", "max")).reindex(range(n_groups))
+    n = agg["n"].fillna(0).to_numpy(dtype=np.int64)
+    t, p = t_from_moments(n, agg["diff"], agg["sd"], (agg["dmin"] == agg["dmax"]).to_numpy())
+    return {"n": n, "mean_a": agg["mean_a"].to_numpy(dtype=np.float64),
+            "mean_b": agg["mean_b"].to_numpy(dtype=np.float64),
+            "diff": agg["diff"].to_numpy(dtype=np.float64), "t": t, "p": p}
 
 
 def holm(pvalues) -> np.ndarray:
