@@ -69,11 +69,11 @@ def paired_table(a, b, groups=None) -> dict[str, np.ndarray]:
     group without pairs gets ``n = 0`` and NaN. The ``ltrconv ttest`` command and the study's
     training-convention and implementation tables are built with it.
 
-    The sums are pandas' grouped ``mean`` and ``std`` (compensated), whose last bits the
-    reference tables were made with; pandas is imported here, on the first call.
+    The sums' last bits follow two conventions: with ``groups``, pandas' grouped ``mean`` and
+    ``std`` (compensated sums; the study's reference tables), pandas imported on the first
+    call; without, NumPy's ``mean`` and ``std`` (pairwise sums; what ``ltrconv ttest`` has
+    always printed), without pandas.
     """
-    import pandas as pd
-
     a = np.asarray(a, dtype=np.float64).ravel()
     b = np.asarray(b, dtype=np.float64).ravel()
     if a.shape != b.shape:
@@ -84,7 +84,17 @@ def paired_table(a, b, groups=None) -> dict[str, np.ndarray]:
         raise ValueError(f"paired_table: {codes.size} group codes for {a.size} pairs")
     if codes.size and codes.min() < 0:
         raise ValueError("paired_table: group codes must be >= 0")
-    n_groups = int(codes.max()) + 1 if codes.size else int(groups is None)
+    if groups is None:
+        d = a - b
+        n = np.array([a.size])
+        sd = d.std(ddof=1) if a.size > 1 else np.nan
+        constant = bool(a.size) and d.min() == d.max()
+        means = [np.array([v.mean() if v.size else np.nan]) for v in (a, b, d)]
+        t, p = t_from_moments(n, means[2], sd, constant)
+        return dict(zip(PAIRED_COLUMNS, (n, *means, t, p)))
+    import pandas as pd
+
+    n_groups = int(codes.max()) + 1 if codes.size else 0
     frame = pd.DataFrame({"a": a, "b": b, "d": a - b})
     agg = frame.groupby(codes, sort=True).agg(
         n=("d", "size"), mean_a=("a", "mean"), mean_b=("b", "mean"), diff=("d", "mean"),
