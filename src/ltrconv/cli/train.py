@@ -10,7 +10,7 @@ from typing import Sequence
 from ..data.letor import Dataset
 from ..errors import InputError, LtrconvError, printable, shown
 from .common import (OUTPUT_RULES, add_command, add_conventions_file, check_out,
-                     library_output_to_stderr, load_conventions_file, say)
+                     load_conventions_file, say)
 
 
 def add_parser(subparsers) -> None:
