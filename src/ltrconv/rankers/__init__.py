@@ -2,16 +2,17 @@
 
 ``make("lambdamart", metric="ndcg@10:letor", n_estimators=500)`` builds one by name; the names
 and classes come from :mod:`ltrconv.rankers.registry`. ``validate_params(name, params)`` checks
-hyperparameters without building anything. ``unit_count(name, params)`` says how many independent
-units (Coordinate Ascent's restarts, RankNet's architectures) a fit runs, which
-:mod:`ltrconv.rankers.units` fits apart and gathers.
+hyperparameters without building anything; ``check_params(name, params)`` checks those a user
+gave (no ``metric``) for the command line and the pipeline's config. ``unit_count(name,
+params)`` says how many independent units (Coordinate Ascent's restarts, RankNet's
+architectures) a fit runs, which :mod:`ltrconv.rankers.units` fits apart and gathers.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .registry import REGISTRY as ALGORITHMS
 from .registry import UnknownAlgorithm
@@ -96,6 +97,39 @@ def validate_params(name: str, params: Mapping[str, Any]) -> None:
     get_class(name).validate_params(params)
 
 
+def check_params(name: str, params: Mapping[str, Any]) -> None:
+    """Check the hyperparameters a user gave algorithm ``name`` (a config file, ``--param``).
+
+    The first refusal raises :class:`ParamError`, whose ``param`` names the parameter:
+    ``metric`` (the training metric is chosen apart from the hyperparameters); then the unknown
+    names, the message saying the valid ones and why a removed one went; then each value
+    against its constraints. The error's ``unknown`` lists the unknown names in the order given
+    (empty for the other refusals); for those it also carries ``valid`` (the names a user may
+    give: all but ``metric``) and ``removed`` (the reason for each unknown name that was
+    removed). An unknown algorithm raises :class:`ParamError` with ``param`` None.
+    """
+    from .params import ParamError, unknown_message
+
+    def refuse(message: str, param: str, unknown: Sequence[str] = ()) -> None:
+        exc = ParamError(message, param=param)
+        exc.unknown = list(unknown)
+        if unknown:
+            exc.valid = [p for p in names if p != "metric"]
+            exc.removed = {p: why for p, why in removed.items() if p in exc.unknown}
+        raise exc from None
+
+    if "metric" in params:
+        refuse(f"{name}: the training metric is not a hyperparameter; it is set apart", "metric")
+    names, removed = param_names(name), removed_params(name)
+    unknown = [p for p in params if p not in names]
+    if unknown:
+        refuse(unknown_message(name, unknown, names, removed), sorted(unknown)[0], unknown)
+    try:
+        validate_params(name, params)
+    except ParamError as exc:
+        refuse(str(exc), exc.param)
+
+
 def unit_count(name: str, params: Mapping[str, Any] | None = None) -> int:
     """How many independent units a fit of algorithm ``name`` with hyperparameters ``params``
     runs (restarts, architectures; :mod:`ltrconv.rankers.units`); 0 when its fit is one piece."""
@@ -112,6 +146,6 @@ def make(name: str, **params: Any) -> "Ranker":
 
 
 __all__ = ["ALGORITHMS", "DegenerateDataError", "GatherError", "NotFittedModelError", "ParamError",
-           "Ranker", "TrainingData", "TrainingSelectionWarning", "UnitRanker", "get_class", "load",
-           "make", "param_help", "param_names", "removed_params", "selected", "selects",
-           "unit_count", "use_plain_estimators", "validate_params"]
+           "Ranker", "TrainingData", "TrainingSelectionWarning", "UnitRanker", "check_params",
+           "get_class", "load", "make", "param_help", "param_names", "removed_params", "selected",
+           "selects", "unit_count", "use_plain_estimators", "validate_params"]

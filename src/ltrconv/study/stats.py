@@ -52,13 +52,58 @@ def paired_ttest(a, b) -> tuple[float, float]:
         raise ValueError(f"paired_ttest needs equal lengths, got {a.size} and {b.size}")
     if np.isnan(a).any() or np.isnan(b).any():
         raise ValueError("paired_ttest: NaN in the inputs")
-    d = a - b
-    if d.size < 2:
-        return float("nan"), float("nan")
-    constant = bool(d.min() == d.max())
-    sd = float(d.std(ddof=1)) if d.size > 1 else float("nan")
-    t, p = t_from_moments(d.size, d.mean() if not constant else d[0], sd, constant)
-    return float(t), float(p)
+    table = paired_table(a, b)
+    return float(table["t"][0]), float(table["p"][0])
+
+
+PAIRED_COLUMNS = ("n", "mean_a", "mean_b", "diff", "t", "p")
+
+
+def paired_table(a, b, groups=None) -> dict[str, np.ndarray]:
+    """Paired t-tests of ``a`` against ``b`` within each group of pairs.
+
+    ``a[i]`` and ``b[i]`` are the two runs' values of pair i (NaN-free); ``groups[i]`` is pair
+    i's group as an integer code 0..G-1 (None: one group). Returns :data:`PAIRED_COLUMNS` as
+    arrays indexed by group code: ``n`` pairs, ``mean_a``, ``mean_b``, ``diff = mean(d)`` with
+    ``d = a - b``, and ``t``/``p`` from :func:`t_from_moments` with ``sd(d)`` (ddof = 1); a
+    group without pairs gets ``n = 0`` and NaN. The ``ltrconv ttest`` command and the study's
+    training-convention and implementation tables are built with it.
+
+    The sums' last bits follow two conventions: with ``groups``, pandas' grouped ``mean`` and
+    ``std`` (compensated sums; the study's reference tables), pandas imported on the first
+    call; without, NumPy's ``mean`` and ``std`` (pairwise sums; what ``ltrconv ttest`` has
+    always printed), without pandas.
+    """
+    a = np.asarray(a, dtype=np.float64).ravel()
+    b = np.asarray(b, dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"paired_table needs equal lengths, got {a.size} and {b.size}")
+    codes = (np.zeros(a.size, dtype=np.int64) if groups is None
+             else np.asarray(groups, dtype=np.int64).ravel())
+    if codes.shape != a.shape:
+        raise ValueError(f"paired_table: {codes.size} group codes for {a.size} pairs")
+    if codes.size and codes.min() < 0:
+        raise ValueError("paired_table: group codes must be >= 0")
+    if groups is None:
+        d = a - b
+        n = np.array([a.size])
+        sd = d.std(ddof=1) if a.size > 1 else np.nan
+        constant = bool(a.size) and d.min() == d.max()
+        means = [np.array([v.mean() if v.size else np.nan]) for v in (a, b, d)]
+        t, p = t_from_moments(n, means[2], sd, constant)
+        return dict(zip(PAIRED_COLUMNS, (n, *means, t, p)))
+    import pandas as pd
+
+    n_groups = int(codes.max()) + 1 if codes.size else 0
+    frame = pd.DataFrame({"a": a, "b": b, "d": a - b})
+    agg = frame.groupby(codes, sort=True).agg(
+        n=("d", "size"), mean_a=("a", "mean"), mean_b=("b", "mean"), diff=("d", "mean"),
+        sd=("d", "std"), dmin=("d", "min"), dmax=("d", "max")).reindex(range(n_groups))
+    n = agg["n"].fillna(0).to_numpy(dtype=np.int64)
+    t, p = t_from_moments(n, agg["diff"], agg["sd"], (agg["dmin"] == agg["dmax"]).to_numpy())
+    return {"n": n, "mean_a": agg["mean_a"].to_numpy(dtype=np.float64),
+            "mean_b": agg["mean_b"].to_numpy(dtype=np.float64),
+            "diff": agg["diff"].to_numpy(dtype=np.float64), "t": t, "p": p}
 
 
 def holm(pvalues) -> np.ndarray:

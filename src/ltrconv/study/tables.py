@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..rankers import registry as algorithms
 from ..errors import LtrconvError
-from .stats import holm, quadrature_stderr, t_from_moments
+from .stats import holm, paired_table, quadrature_stderr
 
 KEYS = ["dataset", "algorithm", "train_convention", "eval_convention", "metric", "k"]
 PER_QUERY_COLUMNS = ["dataset", "fold", "seed", "algorithm", "train_convention",
@@ -196,16 +196,11 @@ def ttests(per_query: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         sub = wide[[a, b]].dropna()
         if sub.empty:
             continue
-        frame = pd.DataFrame({"a": sub[a], "b": sub[b], "d": sub[a] - sub[b]})
-        frame = frame.reset_index(level=["fold", "qid"], drop=True)
-        agg = frame.groupby(level=groups, sort=False).agg(
-            n=("d", "size"), mean_a=("a", "mean"), mean_b=("b", "mean"), diff=("d", "mean"),
-            sd=("d", "std"), dmin=("d", "min"), dmax=("d", "max"))
-        t, p = t_from_moments(agg["n"], agg["diff"], agg["sd"],
-                              agg["dmin"] == agg["dmax"])
-        agg["t"], agg["p"] = t, p
+        codes, keys = sub.index.droplevel(["fold", "qid"]).factorize()
+        agg = keys.set_names(groups).to_frame(index=False).assign(
+            **paired_table(sub[a], sub[b], codes))
         agg["conv_a"], agg["conv_b"] = a, b
-        parts.append(agg.reset_index())
+        parts.append(agg)
     if not parts:
         return pd.DataFrame(columns=TTEST_COLUMNS)
     out = pd.concat(parts, ignore_index=True)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..rankers.registry import display_name as name
 from .paper import busa_fekete_2012 as paper
-from .stats import t_from_moments
+from .stats import paired_table
 from .tables import (TTEST_COLUMNS, algorithm_order, holm_per_family, seed_averaged, sort_rows,
     summarise)
 
@@ -45,12 +45,9 @@ def implementation_table(per_query: pd.DataFrame, variants: dict[str, str],
         summ = summarise(sub).set_index(["algorithm"] + keys)
         wide = sub.pivot(index=keys + ["fold", "qid"], columns="algorithm", values="value")
         wide = wide[[base, variant]].dropna()
-        d = (wide[variant] - wide[base]).rename("d").reset_index(level=["fold", "qid"], drop=True)
-        agg = d.groupby(level=keys, sort=False).agg(n="size", diff="mean", sd="std", dmin="min",
-                                                    dmax="max")
-        agg["t"], agg["p"] = t_from_moments(agg["n"], agg["diff"], agg["sd"],
-                                            agg["dmin"] == agg["dmax"])
-        agg = agg.reset_index()
+        codes, groups = wide.index.droplevel(["fold", "qid"]).factorize()
+        agg = groups.set_names(keys).to_frame(index=False).assign(
+            **paired_table(wide[variant], wide[base], codes))
         for who, col in ((base, "base"), (variant, "variant")):
             idx = pd.MultiIndex.from_frame(agg[keys].assign(algorithm=who)[["algorithm"] + keys])
             agg[f"mean_{col}"] = summ["mean"].reindex(idx).to_numpy()

@@ -1,0 +1,7 @@
+"""``python -m ltrconv.cli``: the ``ltrconv`` command."""
+
+import sys
+
+from .main import run
+
+sys.exit(run())

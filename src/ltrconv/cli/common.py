@@ -1,0 +1,102 @@
+"""What the commands share: their parser's layout, output paths, conventions files, messages."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+from ..evaluation import conventions as conv_mod
+from ..outputs import atomic_path, check_output, write_stdout
+
+OUTPUT_RULES = """\
+output paths (-o/--out, OUTPUT):
+  A regular file or a new path is written in full to a hidden temporary file
+  beside it, then renamed over it: an interrupted or failed run leaves the old
+  file (or nothing). A symbolic link is followed and its target treated by the
+  same rules. A FIFO or a character device (/dev/null, /dev/stdout, >(...)) is
+  written through, as the shell's > would. A directory, a socket or a block
+  device is refused, and so is a file without write permission (even for root)
+  or in a directory that is not writable. The path is checked before any work
+  starts."""
+
+FORMATTER = argparse.RawDescriptionHelpFormatter
+
+
+def paragraphs(*texts: str) -> str:
+    """Paragraphs wrapped for an 80-column terminal, a blank line between them."""
+    return "\n\n".join(textwrap.fill(" ".join(t.split()), 78) for t in texts)
+
+
+def add_command(subparsers, name: str, summary: str, description: str,
+                writes: bool = True) -> argparse.ArgumentParser:
+    """The parser of command ``name``: ``summary`` in the command list and, as a sentence,
+    before ``description``; a command that ``writes`` explains its output paths below."""
+    return subparsers.add_parser(
+        name, help=summary, formatter_class=FORMATTER,
+        description=paragraphs(f"{summary[0].upper()}{summary[1:]}.", description),
+        epilog=OUTPUT_RULES if writes else None)
+
+
+def add_conventions_file(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--conventions-file", metavar="FILE",
+                        help="YAML file defining more conventions")
+
+
+def add_output(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+
+
+def load_conventions_file(path: str | None) -> None:
+    """Register the conventions a ``--conventions-file`` defines."""
+    if path:
+        conv_mod.load_yaml(path)
+
+
+def check_out(out: str | None, *inputs: str | None) -> None:
+    """Refuse an unusable output path now, before the work (see OUTPUT_RULES), in particular
+    one that is the same file as one of the command's ``inputs``."""
+    if out is not None and out != "-":
+        check_output(out, inputs=[i for i in inputs if i is not None])
+
+
+@contextlib.contextmanager
+def library_output_to_stderr():
+    """Send whatever libraries print meanwhile to stderr, so that stdout holds only results.
+
+    LightGBM logs through Python's ``print`` and, from its worker threads, straight to file
+    descriptor 1; both are redirected.
+    """
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout to protect
+        saved = None
+    if saved is not None:
+        os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def emit(text: str, out: str | None) -> None:
+    """``text`` to ``out`` in full (atomically), or to stdout for None or '-'."""
+    if out is None or out == "-":
+        write_stdout(text)
+        return
+    with atomic_path(out) as tmp:
+        Path(tmp).write_text(text)
+
+
+def say(text: str) -> None:
+    """One line on stderr, which may itself be gone."""
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr)

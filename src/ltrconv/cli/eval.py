@@ -1,0 +1,53 @@
+"""``ltrconv eval DATA SCORES``: a score file under NDCG conventions."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..data.letor import Dataset, read_scores
+from ..evaluation import conventions as conv_mod
+from ..evaluation.metrics import evaluate_dataset
+from ..evaluation.per_query import format_per_query
+from .common import add_command, add_conventions_file, add_output, check_out, emit
+from .common import load_conventions_file
+
+
+def add_parser(subparsers) -> None:
+    e = add_command(subparsers, "eval", "evaluate a score file under NDCG conventions", """
+        SCORES holds one score per line, in the order of the documents of DATA, as for LETOR's
+        Eval-Score-4.0.pl (use -c letor for its numbers). Reports NDCG@k, P@k, ERR@k, MAP and
+        RR, the mean over queries and, with --per-query, each query's values.
+    """)
+    e.add_argument("data", metavar="DATA", help="LETOR/SVMlight file, or its .npz cache")
+    e.add_argument("scores", metavar="SCORES", help="one score per line, aligned with DATA")
+    e.add_argument("--convention", "-c", metavar="NAME", action="append",
+                   help="convention name (see 'ltrconv conventions') or definition string "
+                        "such as 'ndcg(empty=0.5)', or 'all' for every built-in one; "
+                        "repeatable (default: ranklib, trec, yahoo, letor)")
+    add_conventions_file(e)
+    e.add_argument("--cutoffs", metavar="K", default="1-10",
+                   help="cutoffs, e.g. 1-10 or 1,5,10 (default: 1-10)")
+    e.add_argument("--metrics", metavar="LIST", default="NDCG,P,ERR,MAP,RR",
+                   help="metrics to report, of NDCG, P, ERR, MAP, RR (default: all); "
+                        "without MAP and RR each query is ranked only to the last cutoff")
+    e.add_argument("--rankdcg", action="store_true",
+                   help="also report RankDCG (Katerenchuk & Rosenberg), ties per convention")
+    e.add_argument("--per-query", action="store_true", help="also report each query's values")
+    e.add_argument("--format", choices=("json", "tsv"), default="json",
+                   help="output format (default: json)")
+    add_output(e)
+    e.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    check_out(args.output, args.data, args.scores, args.conventions_file)
+    load_conventions_file(args.conventions_file)
+    data = Dataset.load(args.data, features=False)
+    scores = read_scores(args.scores, data.n_docs)
+    names = args.convention or list(conv_mod.PAPER_TOOLS)
+    names = [m for n in names for m in (conv_mod.builtin_names() if n == conv_mod.ALL else [n])]
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    results = evaluate_dataset(data, scores, conventions=names, cutoffs=args.cutoffs,
+                               rankdcg=args.rankdcg, metrics=metrics)
+    emit(format_per_query(results, args.format, queries=args.per_query, data=str(args.data),
+                          scores=str(args.scores)), args.output)
