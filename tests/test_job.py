@@ -74,7 +74,7 @@ def test_load_conventions_only_where_declared_and_unchanged(tmp_path, monkeypatc
 
 def test_job_builds_rankers_without_scikit_learn():
     """A job's rankers have scikit-learn's parameters but not its second-long import
-    (ltrconv.rankers.estimator)."""
+    (ltrconv.rankers.estimator): no ranker imports it."""
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from types import SimpleNamespace\n"
             "import _job\nfrom ltrconv import rankers\n"
             "def main(sm, log):\n"

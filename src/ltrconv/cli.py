@@ -692,11 +692,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def run() -> int:
-    """The ``ltrconv`` command: :func:`main` with the rankers built without scikit-learn's
-    import (:mod:`ltrconv.rankers.estimator`), which no command needs."""
-    from . import rankers
-
-    rankers.use_plain_estimators()
+    """The ``ltrconv`` command: :func:`main`."""
     return main()
 
 

@@ -31,12 +31,7 @@ if str(REPO / "workflow/scripts") not in sys.path:
 
 import openblas_kernels  # noqa: E402
 import output_records  # noqa: E402
-from ltrconv import rankers as _rankers  # noqa: E402
 from untracked import Untracked  # noqa: E402
-
-# The config checks read the rankers' declared parameters and hand no ranker to scikit-learn:
-# they are built without its second-long import (ltrconv.rankers.estimator).
-_rankers.use_plain_estimators()
 
 # RankSVM's models depend on OpenBLAS's CPU kernels: the jobs run the AVX2 ones (see the module).
 openblas_kernels.pin()

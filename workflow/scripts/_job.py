@@ -23,7 +23,6 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 sys.path.insert(0, str(SRC))
 
 import ltrconv  # noqa: E402
-from ltrconv import rankers  # noqa: E402
 from ltrconv.errors import LtrconvError  # noqa: E402
 from ltrconv.outputs import atomic_path  # noqa: E402
 
@@ -192,12 +191,9 @@ def load_scores(path, n_docs: int):
 
 
 def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
-    """Call ``main(snakemake, log)`` with threads capped, the conventions file loaded and the
-    rankers built without scikit-learn, then record the outputs beside the log; a user error (a
-    damaged input among them) becomes one line on stderr and exit 1."""
-    # No job hands a ranker to scikit-learn: build them without its second-long import (same
-    # parameters, same model bytes; ltrconv.rankers.estimator).
-    rankers.use_plain_estimators()
+    """Call ``main(snakemake, log)`` with threads capped and the conventions file checked, then
+    record the outputs beside the log; a user error (a damaged input among them) becomes one
+    line on stderr and exit 1."""
     log_path = snakemake.log[0] if len(snakemake.log) else None
     handlers = [logging.StreamHandler(sys.stderr)]
     if log_path:
