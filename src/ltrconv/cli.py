@@ -27,7 +27,9 @@ import numpy as np
 
 from .data.letor import Dataset, read_scores, write_scores
 from .errors import InputError, LtrconvError, printable, shown
+from .data.conventions_file import load_conventions
 from .evaluation import conventions as conv_mod
+from .evaluation.convention_set import BUILTINS
 from .evaluation.metrics import evaluate_dataset, parse_cutoffs
 from .outputs import atomic_path, check_output, write_stdout
 
@@ -46,9 +48,8 @@ output paths (-o/--out, OUTPUT):
   starts."""
 
 
-def _load_conventions_file(path: str | None) -> None:
-    if path:
-        conv_mod.load_yaml(path)
+def _load_conventions_file(path: str | None):
+    return load_conventions(path) if path else BUILTINS
 
 
 def _check_out(out: str | None, *inputs: str | None) -> None:
@@ -97,14 +98,14 @@ def _clean(x: float) -> float | None:
 # --- eval -------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> None:
     _check_out(args.output, args.data, args.scores, args.conventions_file)
-    _load_conventions_file(args.conventions_file)
+    convention_set = _load_conventions_file(args.conventions_file)
     data = Dataset.load(args.data)
     scores = read_scores(args.scores, data.n_docs)
     names = args.convention or list(conv_mod.PAPER_TOOLS)
     names = [m for n in names for m in (conv_mod.builtin_names() if n == conv_mod.ALL else [n])]
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     results = evaluate_dataset(data, scores, conventions=names, cutoffs=args.cutoffs,
-                               rankdcg=args.rankdcg, metrics=metrics)
+                               rankdcg=args.rankdcg, metrics=metrics, convention_set=convention_set)
     columns = next(iter(results.values())).columns
     keep_idx = [j for j, c in enumerate(columns) if not c.startswith("DCG@")]
     keep = [columns[j] for j in keep_idx]
@@ -335,10 +336,10 @@ def cmd_audit(args: argparse.Namespace) -> None:
 
 
 def cmd_conventions(args: argparse.Namespace) -> None:
-    _load_conventions_file(args.conventions_file)
+    convention_set = _load_conventions_file(args.conventions_file)
     lines = []
-    for name in conv_mod.names():
-        lines.append(f"{name:19s} {conv_mod.get(name).canonical}\n")
+    for name in convention_set.names():
+        lines.append(f"{name:19s} {convention_set[name].canonical}\n")
         lib = conv_mod.library(name)
         if lib is not None:
             note = f" [float32: {lib.float32}]" if lib.float32 else ""
@@ -383,11 +384,9 @@ def _parse_params(items: Sequence[str]) -> dict:
 
 def cmd_train(args: argparse.Namespace) -> None:
     from . import rankers
-    from .evaluation.spec import MetricSpec
 
     _check_out(args.out, args.train, args.vali, args.conventions_file)
-    _load_conventions_file(args.conventions_file)
-    MetricSpec.parse(args.metric)
+    metric = _load_conventions_file(args.conventions_file).ranker_metric(args.metric)
     params = _parse_params(args.param)
     if "metric" in params:
         raise LtrconvError(f"--param metric={params['metric']}: the training metric is set "
@@ -399,7 +398,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         raise LtrconvError(f"--param: {args.algorithm} has no parameter(s) {unknown}{why}; valid: "
                            f"{', '.join(v for v in names if v != 'metric')}")
     try:
-        model = rankers.make(args.algorithm, **params, metric=args.metric)
+        model = rankers.make(args.algorithm, **params, metric=metric)
     except rankers.ParamError as exc:
         raise LtrconvError(f"--param {exc.param}: {exc}") from None
     train = Dataset.load(args.train)

@@ -61,6 +61,8 @@ _ALLOWED = frozenset({
     ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
     ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
     ("builtins", "complex"), ("builtins", "set"), ("builtins", "frozenset"),
+    # a training metric under a conventions file's convention holds the whole convention
+    ("ltrconv.evaluation.spec", "MetricSpec"), ("ltrconv.evaluation.conventions", "Convention"),
 })
 
 
