@@ -12,7 +12,6 @@ from ..errors import LtrconvError, shown
 from .conventions import Convention, get
 
 if TYPE_CHECKING:
-    from .convention_set import ConventionSet
     from .scorer import NDCGScorer
 
 
@@ -52,10 +51,10 @@ class MetricSpec:
         object.__setattr__(self, "convention", get(self.convention))
 
     @classmethod
-    def parse(cls, text: "str | MetricSpec", conventions: "ConventionSet | None" = None
-              ) -> "MetricSpec":
+    def parse(cls, text: "str | MetricSpec", conventions=None) -> "MetricSpec":
         """The metric a string of the grammar above names, its convention read against
-        ``conventions`` (default: the built-in ones); a MetricSpec is returned as is."""
+        ``conventions`` (a :class:`~ltrconv.evaluation.convention_set.ConventionSet`; default:
+        the built-in conventions); a MetricSpec is returned as is."""
         if isinstance(text, MetricSpec):
             return text
         m = _METRIC_RE.match(str(text).strip())
