@@ -1,5 +1,6 @@
-"""The six rankers as scikit-learn estimators (ltrconv.rankers.sklearn): scikit-learn's common checks, cloning, parameters,
-pickling, the fitted state, and one parameter-validation rule for all."""
+"""The six rankers as scikit-learn estimators (ltrconv.rankers.sklearn): scikit-learn's common
+checks, cloning, parameters, pickling, the fitted state, and one parameter-validation rule for
+all."""
 
 import inspect
 import pickle

@@ -226,8 +226,8 @@ def test_a_model_trained_under_a_files_convention_holds_it(data, tmp_path, capsy
                  "--out", str(out)]) == 0
     assert "ndcg@10:house = " in capsys.readouterr().err
     code = ("import sys\nfrom ltrconv import rankers\nm = rankers.load(sys.argv[1])\n"
-            "print(m.metric_spec, m.metric_spec.convention.empty, m.metric_spec.convention.canonical)"
-            "\nprint(repr(m))")
+            "c = m.metric_spec.convention\nprint(m.metric_spec, c.empty, c.canonical)\n"
+            "print(repr(m))")
     proc = subprocess.run([sys.executable, "-c", code, str(out)], env=ENV, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

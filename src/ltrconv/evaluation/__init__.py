@@ -20,8 +20,8 @@ from .queries import docid_ranks, offsets_from_qid
 from .spec import MetricSpec
 
 __all__ = ["BUILTINS", "Convention", "ConventionError", "ConventionSet", "Evaluation",
-           "MetricSpec", "NDCGScorer", "docid_ranks", "evaluate", "evaluate_dataset", "get", "offsets_from_qid", "parse",
-           "parse_cutoffs"]
+           "MetricSpec", "NDCGScorer", "docid_ranks", "evaluate", "evaluate_dataset", "get",
+           "offsets_from_qid", "parse", "parse_cutoffs"]
 
 
 def __getattr__(name: str):

@@ -323,7 +323,7 @@ class Convention:
         return out
 
     def with_(self, **changes: Any) -> "Convention":
-        """A copy with some parameters changed (and no registry name)."""
+        """A copy with some parameters changed (and no name)."""
         changes.setdefault("name", None)
         return replace(self, **changes)
 

@@ -26,7 +26,7 @@ class MetricSpec:
     (``MetricSpec.parse(str(m)) == m`` for every k and convention)::
 
         metric     := "ndcg@" K ":" convention        K an integer >= 1
-        convention := NAME                            a registered convention (ranklib, letor, ...)
+        convention := NAME                            built-in (ranklib, ...) or of the set given
                     | "ndcg(" [KEY=VALUE {"," KEY=VALUE}] ")"   keys of Convention; others default
 
     e.g. ``ndcg@10:letor`` or ``ndcg@10:ndcg(gain=linear,empty=0.5)``; :meth:`parse` takes the
