@@ -25,9 +25,9 @@ from typing import Sequence
 
 import numpy as np
 
+from .data.conventions_file import load_conventions
 from .data.letor import Dataset, read_scores, write_scores
 from .errors import InputError, LtrconvError, printable, shown
-from .data.conventions_file import load_conventions
 from .evaluation import conventions as conv_mod
 from .evaluation.convention_set import BUILTINS
 from .evaluation.metrics import evaluate_dataset, parse_cutoffs
