@@ -12,6 +12,8 @@ import yaml
 from numba import njit
 
 from ltrconv.cli import main
+from ltrconv.data.conventions_file import load_conventions
+from ltrconv.evaluation.convention_set import BUILTINS
 from ltrconv.errors import InputError
 from ltrconv.evaluation import conventions as C
 from ltrconv.evaluation.conventions import Convention
@@ -48,7 +50,7 @@ def test_new_axes_round_trip(conv, tmp_path):
     f = tmp_path / "c.yaml"
     params = {k: getattr(conv, k) for k in C.PARAMS if getattr(conv, k) is not None}
     f.write_text(yaml.safe_dump({"conventions": {"mine": params}}))
-    (loaded,) = C.load_yaml(f)
+    (loaded,) = load_conventions(f).defined
     assert loaded == conv
 
 
@@ -96,7 +98,7 @@ def test_bad_conventions_files_name_file_and_key(tmp_path, text, message):
     f = tmp_path / "bad.yaml"
     f.write_text(text)
     with pytest.raises(C.ConventionError) as info:
-        C.load_yaml(f)
+        load_conventions(f)
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
@@ -111,7 +113,7 @@ def test_registry_holds_every_library():
     assert C.library("ranklib") is None
     assert C.builtin_names()[:4] == list(C.PAPER_TOOLS) and set(C.builtin_names()) == C.BUILTIN
     with pytest.raises(C.ConventionError, match="'ALL' cannot name a convention"):
-        C.register("ALL", Convention())
+        BUILTINS.define({"ALL": {}}, "f.yaml")
 
 
 # --- what the axes compute -----------------------------------------------------------------

@@ -3,7 +3,9 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from ltrconv.data.conventions_file import load_conventions
 from ltrconv.evaluation import conventions as C
+from ltrconv.evaluation.convention_set import BUILTINS, ConventionSet
 from ltrconv.evaluation.spec import MetricSpec
 
 
@@ -65,13 +67,14 @@ def test_parse_errors_and_unknown_names():
 def test_yaml_definitions(tmp_path):
     f = tmp_path / "conv.yaml"
     f.write_text("conventions:\n  msn:\n    base: letor\n    gain: linear\n  half:\n    empty: 0.5\n")
-    defined = C.load_yaml(f)
-    assert [c.name for c in defined] == ["msn", "half"]
-    assert C.get("msn").disc == "letor" and C.get("msn").gain == "linear"
+    loaded = load_conventions(f)
+    assert [c.name for c in loaded.defined] == ["msn", "half"]
+    assert loaded.get("msn").disc == "letor" and loaded.get("msn").gain == "linear"
+    assert loaded.names() == [*C.names(), "msn", "half"] and "msn" not in C.names()
     bad = tmp_path / "bad.yaml"
     bad.write_text("conventions:\n  broken:\n    ties: sometimes\n")
     with pytest.raises(C.ConventionError, match=r"bad.yaml: conventions.broken: ties must be"):
-        C.load_yaml(bad)
+        load_conventions(bad)
 
 
 def test_metric_spec():
@@ -96,8 +99,8 @@ CUSTOM = (
     C.Convention(gain="linear", ties="docid-desc", rel=2, pk="k", short="zero", empty=0.25),
     C.Convention(empty=1 / 3, ties="optimistic"),
     C.Convention(gain={0: 0, 1: 0.1, 2: 1e-300, 3: 2.5e17}, ties="average"),
-    C.Convention(empty=0.3, name="unregistered"),  # a name the registry does not hold
     C.get("letor").with_(ties="pessimistic", name="letor"),  # a built-in's name, other values
+    C.get("ranklib").with_(name="RankLib"),  # a built-in's name in other letter case
 )
 
 
@@ -127,12 +130,17 @@ def test_custom_metric_round_trips(conv, k):
     assert text == (registered[0] if registered else conv.canonical)
 
 
-def test_registered_custom_metric_is_written_by_name():
-    conv = C.register("grammar-test-linear", C.Convention(gain="linear", empty=0.75))
-    metric = MetricSpec.parse("ndcg@7:grammar-test-linear")
-    assert str(metric) == "ndcg@7:grammar-test-linear"
-    assert_round_trips(metric)
-    assert MetricSpec.parse(f"ndcg@7:{conv.canonical}") == metric
+def test_a_files_metric_is_written_by_name_and_read_against_its_set():
+    cset = BUILTINS.define({"grammar-test-linear": {"gain": "linear", "empty": 0.75}}, "f.yaml")
+    conv = cset["grammar-test-linear"]
+    metric = MetricSpec.parse("ndcg@7:grammar-test-linear", conventions=cset)
+    assert str(metric) == "ndcg@7:grammar-test-linear" and metric.convention is conv
+    assert MetricSpec.parse(str(metric), conventions=cset) == metric
+    assert MetricSpec.parse(f"ndcg@7:{conv.canonical}", conventions=cset).convention.name == \
+        "grammar-test-linear"
+    assert MetricSpec.parse(f"ndcg@7:{conv.canonical}") == metric  # the definition reads anywhere
+    with pytest.raises(C.ConventionError, match="unknown convention 'grammar-test-linear'"):
+        MetricSpec.parse("ndcg@7:grammar-test-linear")  # not against the built-in ones
 
 
 @pytest.mark.parametrize("text, name", [
@@ -188,7 +196,7 @@ def test_malformed_gain_maps_name_the_file(tmp_path, gain, message):
     f = tmp_path / "gains.yaml"
     f.write_text(f"conventions:\n  g:\n    gain: {gain}\n")
     with pytest.raises(C.ConventionError, match=rf"gains.yaml: conventions.g: .*{message}"):
-        C.load_yaml(f)
+        load_conventions(f)
 
 
 @pytest.mark.parametrize(
@@ -222,7 +230,7 @@ def test_bad_conventions_files_are_one_line(tmp_path, text, message):
     f = tmp_path / "bad.yaml"
     f.write_text(text)
     with pytest.raises(C.ConventionError, match=message) as info:
-        C.load_yaml(f)
+        load_conventions(f)
     assert "\n" not in str(info.value)
 
 
@@ -230,7 +238,7 @@ def test_conventions_file_not_utf8(tmp_path):
     f = tmp_path / "bad.yaml"
     f.write_bytes(b"\xff\xfeconventions: {}\n")
     with pytest.raises(C.ConventionError, match=r"bad.yaml: cannot read conventions: not UTF-8"):
-        C.load_yaml(f)
+        load_conventions(f)
 
 
 def test_gain_map_spellings_agree():
@@ -250,21 +258,23 @@ def test_built_in_names_are_reserved(tmp_path, name):
     builtin = C.reserved(name)
     assert builtin == name.lower()
     with pytest.raises(C.ConventionError) as info:
-        C.load_yaml(f)
+        load_conventions(f)
     msg = str(info.value)
     assert msg.startswith(f"{f}: conventions.{name}: {name!r} is the name of ")
     assert f"e.g. '{builtin}-custom'" in msg and "\n" not in msg
-    # the built-in is untouched and nothing of the refused file is registered
+    # the built-in is untouched and nothing of the refused file is defined anywhere
     assert C.get(builtin) == dict(BUILT_IN)[builtin] and "fresh-one" not in C.names()
+    assert "fresh-one" not in BUILTINS
 
 
-def test_register_refuses_to_redefine_a_built_in():
+def test_built_in_conventions_are_fixed():
     assert C.BUILTIN >= {*C.PAPER_TOOLS, "yahoo-half", "ranklib-tieavg"}
-    with pytest.raises(C.ConventionError, match="reserved for the built-in convention 'ranklib'"):
-        C.register("ranklib", C.Convention(empty=1.0), overwrite=True)
-    with pytest.raises(C.ConventionError, match="reserved for the built-in convention 'yahoo'"):
-        C.register("Yahoo", C.get("yahoo"))
-    assert C.register("ranklib", C.Convention()) is not None  # the same definition again is fine
+    assert BUILTINS.names() == C.names() == C.builtin_names() and set(BUILTINS) == C.BUILTIN
+    with pytest.raises(C.ConventionError, match="'Yahoo' is the name of the built-in convention "
+                                                "'yahoo' in other letter case"):
+        BUILTINS.define({"Yahoo": {}}, "f.yaml")
+    with pytest.raises(TypeError):
+        BUILTINS["mine"] = C.Convention()  # a set is read-only
     assert C.get("ranklib").empty == 0.0 and C.reserved("my-ranklib") is None
 
 
@@ -296,7 +306,7 @@ def test_yaml_bomb_is_refused_at_once_in_one_short_line(tmp_path):
     f.write_text(yaml_bomb())
     start = time.process_time()
     with pytest.raises(C.ConventionError) as info:
-        C.load_yaml(f)
+        load_conventions(f)
     assert time.process_time() - start < 2
     msg = str(info.value)
     assert msg.startswith(f"{f}:") and "expand the document by more than 10,000 values" in msg
@@ -307,7 +317,7 @@ def test_deep_nesting_is_one_line(tmp_path):
     f = tmp_path / "deep.yaml"
     f.write_text("conventions:\n  g: " + "[" * 3000 + "]" * 3000 + "\n")
     with pytest.raises(C.ConventionError, match=r"deep.yaml: not valid YAML: nested too deeply$"):
-        C.load_yaml(f)
+        load_conventions(f)
 
 
 def test_a_large_value_is_echoed_cut_short(tmp_path):
@@ -315,7 +325,7 @@ def test_a_large_value_is_echoed_cut_short(tmp_path):
     f = tmp_path / "long.yaml"
     f.write_text("conventions:\n  g:\n    gain: [" + ", ".join(["[0, 1, 2]"] * 2000) + "]\n")
     with pytest.raises(C.ConventionError, match=r"or a list of \[label, gain\] pairs") as info:
-        C.load_yaml(f)
+        load_conventions(f)
     assert len(str(info.value)) < 300 + len(str(f)) and "…" in str(info.value)
 
 
@@ -327,3 +337,74 @@ def test_a_large_value_is_echoed_cut_short(tmp_path):
 def test_a_key_repeated_in_a_definition_string_is_refused(text, message):
     with pytest.raises(C.ConventionError, match=message):
         C.get(text)
+
+
+# --- conventions files give sets; nothing changes the built-in conventions ---------------------
+def test_loading_files_leaves_the_built_in_conventions_unchanged(tmp_path):
+    """Loading a file twice, or one that fails half-way, changes no built-in name and defines
+    nothing outside the set returned."""
+    before = {n: (C.get(n), str(C.get(n))) for n in C.names()}
+    good = tmp_path / "good.yaml"
+    good.write_text("conventions:\n  mine: {base: yahoo, empty: 0.25}\n")
+    first, second = load_conventions(good), load_conventions(good)
+    assert first == second and first is not second and first.get("mine").empty == 0.25
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("conventions:\n  other: {empty: 0.5}\n  broken: {ties: sometimes}\n")
+    with pytest.raises(C.ConventionError, match="conventions.broken: ties must be"):
+        load_conventions(bad)
+    (tmp_path / "builtin.yaml").write_text("conventions:\n  ranklib: {empty: 1}\n")
+    for _ in range(2):
+        with pytest.raises(C.ConventionError, match="conventions.ranklib: 'ranklib' is the name"):
+            load_conventions(tmp_path / "builtin.yaml")
+    assert {n: (C.get(n), str(C.get(n))) for n in C.names()} == before
+    assert list(BUILTINS) == list(before) and "mine" not in C.names()
+    for name in ("mine", "other", "broken"):
+        with pytest.raises(C.ConventionError, match="unknown convention"):
+            C.get(name)
+    assert MetricSpec.parse("ndcg@10:ranklib") == MetricSpec(10, C.RANKLIB)
+    assert "other" not in first and first.get("mine") == second.get("mine")
+
+
+def test_two_sets_give_one_name_two_definitions(tmp_path):
+    """Two conventions files defining the same name are used side by side in one process: the
+    engine, the scorer, the metric grammar and the rankers each read the name against the set
+    they are given."""
+    import numpy as np
+
+    from ltrconv import rankers
+    from ltrconv.data.synthetic import make_letor
+    from ltrconv.evaluation.metrics import evaluate
+    from ltrconv.evaluation.scorer import NDCGScorer
+
+    (tmp_path / "a.yaml").write_text("conventions:\n  house: {base: ranklib, empty: 0.25}\n")
+    (tmp_path / "b.yaml").write_text("conventions:\n  house: {base: ranklib, empty: 0.75}\n")
+    a, b = load_conventions(tmp_path / "a.yaml"), load_conventions(tmp_path / "b.yaml")
+    assert a["house"].empty == 0.25 and b["house"].empty == 0.75
+    d = make_letor(n_queries=20, empty_share=0.3, seed=4)
+    scores = np.random.default_rng(0).random(d.n_docs)
+    ev_a = evaluate(d.y, scores, d.qid, conventions=["house", "ranklib"], convention_set=a)
+    ev_b = evaluate(d.y, scores, d.qid, conventions=["house"], convention_set=b)
+    assert set(ev_a) == {"house", "ranklib"} and set(ev_b) == {"house"}
+    ref = ev_a["ranklib"]["NDCG@10"]
+    empty = np.array([d.y[s:e].max() == 0 for s, e in zip(d.offsets[:-1], d.offsets[1:])])
+    assert empty.any() and not empty.all()
+    np.testing.assert_allclose(ev_a["house"]["NDCG@10"], np.where(empty, 0.25, ref))
+    np.testing.assert_allclose(ev_b["house"]["NDCG@10"], np.where(empty, 0.75, ref))
+    sa = NDCGScorer(d.y, d.offsets, "house", 10, conventions=a).mean(scores)
+    sb = NDCGScorer(d.y, d.offsets, "house", 10, conventions=b).mean(scores)
+    assert sb - sa == pytest.approx(0.5 * empty.mean())
+    with pytest.raises(C.ConventionError, match="unknown convention 'house'"):
+        NDCGScorer(d.y, d.offsets, "house", 10)
+    # rankers: each trained under its own set's "house", each model reporting its own
+    tr, va = make_letor(n_queries=16, empty_share=0.3, seed=5), d
+    models = []
+    for cset in (a, b):
+        metric = cset.ranker_metric("ndcg@10:house")
+        m = rankers.make("adarank", metric=metric, n_rounds=5)
+        models.append(m.fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid))
+    assert [str(m.metric_spec) for m in models] == ["ndcg@10:house"] * 2
+    assert [m.metric_spec.convention.empty for m in models] == [0.25, 0.75]
+    for m, cset in zip(models, (a, b)):  # selected under its own definition
+        scorer = NDCGScorer(va.y, va.offsets, "house", 10, conventions=cset)
+        assert m.val_score_ == pytest.approx(scorer.mean(m.predict(va.X)))
+    assert a.ranker_metric("ndcg@10:ranklib") == "ndcg@10:ranklib"  # built-in: as it always was

@@ -1,5 +1,6 @@
-"""The six rankers as scikit-learn estimators: scikit-learn's common checks, cloning, parameters,
-pickling, the fitted state, and one parameter-validation rule for all."""
+"""The six rankers as scikit-learn estimators (ltrconv.rankers.sklearn): scikit-learn's common
+checks, cloning, parameters, pickling, the fitted state, and one parameter-validation rule for
+all."""
 
 import inspect
 import pickle
@@ -14,8 +15,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.validation import check_is_fitted
 
 from ltrconv.errors import InputError
-from ltrconv.rankers import (ALGORITHMS, ParamError, TrainingSelectionWarning, get_class,
-                             load, make)
+from ltrconv import rankers
+from ltrconv.rankers import ALGORITHMS, ParamError, TrainingSelectionWarning, load
+from ltrconv.rankers.sklearn import get_class, make
 from ltrconv.rankers.params import Integer, Number, RandomState
 from ltrconv.data.synthetic import make_letor, split
 
@@ -245,3 +247,47 @@ def test_deterministic_rankers_have_no_random_state(name):
         make(name, random_state=0)
     with pytest.raises(TypeError):
         get_class(name)(random_state=0)
+
+
+# --- the estimators and the rankers they wrap ---------------------------------------------
+@pytest.mark.parametrize("name", NAMES)
+def test_estimator_and_ranker_share_model_files(name, parts, tmp_path):
+    """A model file written from the estimator equals, byte for byte, the one written from the
+    ranker; each file loads as either."""
+    from ltrconv.rankers import sklearn as sk
+
+    _, va = parts
+    est = fit(make(name, **FAST[name]), parts)
+    plain = fit(rankers.make(name, **FAST[name]), parts)
+    assert isinstance(est, rankers.get_class(name)) and not isinstance(plain, sk.BaseEstimator)
+    est.save(tmp_path / "est.model")
+    plain.save(tmp_path / "plain.model")
+    assert (tmp_path / "est.model").read_bytes() == (tmp_path / "plain.model").read_bytes()
+    as_plain, as_est = load(tmp_path / "est.model"), sk.load(tmp_path / "plain.model")
+    assert type(as_plain) is rankers.get_class(name) and type(as_est) is get_class(name)
+    check_is_fitted(as_est)
+    for model in (as_plain, as_est):
+        np.testing.assert_array_equal(model.predict(va.X), est.predict(va.X))
+    assert as_est.get_params() == as_plain.get_params() == est.get_params()
+    assert sk.as_estimator(plain).__dict__ == plain.__dict__
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_plain_rankers_raise_errors_of_scikit_learns_bases(name, parts):
+    """Without scikit-learn: predict before fit is a ValueError and an AttributeError, a bad
+    parameter a ValueError and a TypeError, as scikit-learn's errors are; the estimators' are
+    scikit-learn's own."""
+    _, va = parts
+    plain = rankers.make(name, **FAST[name])
+    with pytest.raises(rankers.NotFittedModelError) as info:
+        plain.predict(va.X)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, AttributeError)
+    assert not isinstance(info.value, NotFittedError)
+    with pytest.raises(ParamError) as info:
+        plain.set_params(nope=1)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+    assert not isinstance(info.value, InvalidParameterError)
+    with pytest.raises(InvalidParameterError, match="nope"):
+        make(name).set_params(nope=1)
+    with pytest.raises(InvalidParameterError, match="metric"):
+        make(name, **FAST[name]).set_params(metric="ndcg@10:nosuch").fit(va.X, va.y, va.qid)

@@ -87,9 +87,9 @@ QUICK = {
 
 @pytest.mark.parametrize("algorithm", sorted(QUICK))
 def test_train_and_predict_load_no_scikit_learn(tmp_path, algorithm):
-    """The ``ltrconv`` command builds its rankers without scikit-learn (a second of start-up,
+    """The ``ltrconv`` command trains and predicts without scikit-learn (a second of start-up,
     ltrconv.rankers.estimator), and writes the same model bytes and scores as the scikit-learn
-    estimators of this process."""
+    estimators (ltrconv.rankers.sklearn) of this process."""
     from ltrconv import rankers
 
     train, vali, test = (make_letor(n_queries=12, seed=s) for s in (1, 2, 3))
@@ -101,15 +101,17 @@ def test_train_and_predict_load_no_scikit_learn(tmp_path, algorithm):
     argv += [a for p in params for a in ("--param", p)]
     predict = ["predict", str(tmp_path / "plain.model"), str(tmp_path / "test.txt"),
                "-o", str(tmp_path / "plain.scores")]
-    proc = fresh("import json, sys\nfrom ltrconv.cli import main\nfrom ltrconv import rankers\n"
-                 "assert rankers.use_plain_estimators()\n"
+    proc = fresh("import json, sys\nfrom ltrconv.cli import main\n"
                  f"rc = main({argv!r}) or main({predict!r})\n"
                  f"print({LOADED}, file=sys.stderr)\nsys.exit(rc)")
     assert proc.returncode == 0, proc.stderr
     assert ("sklearn" in proc.stderr.strip().splitlines()[-1]) == (algorithm == "lambdamart_lightgbm")
 
-    model = rankers.make(algorithm, **QUICK[algorithm])
     from sklearn.base import BaseEstimator
+
+    from ltrconv.rankers import sklearn as sk
+
+    model = sk.make(algorithm, **QUICK[algorithm])
 
     assert isinstance(model, BaseEstimator)
     model.fit(train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y, qid_val=vali.qid,
@@ -120,14 +122,13 @@ def test_train_and_predict_load_no_scikit_learn(tmp_path, algorithm):
     np.testing.assert_array_equal(scores, model.predict(test.X))
 
 
-def test_plain_estimators_have_scikit_learns_parameters():
-    """get_params, set_params, the repr and the refusal of unknown names are the same on both
-    bases."""
-    from ltrconv import rankers
+def test_plain_rankers_have_scikit_learns_parameters():
+    """get_params, set_params, the repr and the refusal of unknown names are the same for the
+    rankers (in a process without scikit-learn) and for their estimators."""
+    from ltrconv.rankers import registry
+    from ltrconv.rankers import sklearn as sk
 
-    rankers.get_class("lambdamart")
-    assert rankers.use_plain_estimators() is False  # once a ranker is built, nothing changes
-    code = ("import json, sys\nfrom ltrconv import rankers\nassert rankers.use_plain_estimators()\n"
+    code = ("import json, sys\nfrom ltrconv import rankers\n"
             "out = {}\nfor name in rankers.registry.KNOWN:\n"
             "    m = rankers.get_class(name)()\n    out[name] = repr(m.get_params())\n"
             "    out[name + ' repr'] = repr(rankers.get_class(name)(metric='ndcg@5:trec'))\n"
@@ -139,9 +140,33 @@ def test_plain_estimators_have_scikit_learns_parameters():
             f"print({LOADED}, file=sys.stderr)")
     proc = fresh(code)
     assert proc.returncode == 0, proc.stderr
+    assert "sklearn" not in proc.stderr.strip().splitlines()[-1]
     plain = json.loads(proc.stdout)
-    for name in rankers.registry.KNOWN:
-        assert plain[name] == repr(rankers.get_class(name)().get_params()), name
-        changed = rankers.get_class(name)(metric="ndcg@5:trec")
+    for name in registry.KNOWN:
+        assert plain[name] == repr(sk.get_class(name)().get_params()), name
+        changed = sk.get_class(name)(metric="ndcg@5:trec")
         expected = f"{type(changed).__name__}(metric='ndcg@5:trec')"
         assert plain[name + " repr"] == repr(changed) == expected
+
+
+SIX = [n for n in QUICK if n != "lambdamart_lightgbm"]
+
+
+@pytest.mark.parametrize("algorithm", SIX)
+def test_fit_predict_save_load_import_no_scikit_learn(tmp_path, algorithm):
+    """In a fresh interpreter, with no call made first: make, fit, predict, save and load each
+    of the six rankers through the Python API, and scikit-learn is never imported."""
+    code = ("import json, sys\nfrom ltrconv import rankers\n"
+            "from ltrconv.data.synthetic import make_letor\n"
+            "tr, va = make_letor(n_queries=12, seed=1), make_letor(n_queries=8, seed=2)\n"
+            f"m = rankers.make({algorithm!r}, **{QUICK[algorithm]!r})\n"
+            "m.fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid, docid=tr.docid,"
+            " docid_val=va.docid)\n"
+            "p = m.predict(va.X)\nm.save(sys.argv[1])\n"
+            "assert (rankers.load(sys.argv[1]).predict(va.X) == p).all()\n"
+            f"print(json.dumps([type(m).__module__, {LOADED}]))")
+    proc = fresh(code, str(tmp_path / "m.model"))
+    assert proc.returncode == 0, proc.stderr
+    module, loaded = json.loads(proc.stdout)
+    assert module.startswith("ltrconv.rankers.") and "sklearn" not in module
+    assert "sklearn" not in loaded, loaded

@@ -19,6 +19,7 @@ import _job  # noqa: E402
 from untracked import Untracked  # noqa: E402
 
 from ltrconv.evaluation import conventions
+from ltrconv.evaluation.convention_set import BUILTINS
 from ltrconv.errors import LtrconvError  # noqa: E402
 
 
@@ -56,15 +57,16 @@ def fake_job(path: Path | None, digest: str | None):
     return SimpleNamespace(params=params if digest else {})
 
 
-def test_load_conventions_only_where_declared_and_unchanged(tmp_path, monkeypatch):
-    monkeypatch.setattr(conventions, "_REGISTRY", dict(conventions._REGISTRY))  # left as found
+def test_load_conventions_only_where_declared_and_unchanged(tmp_path):
     path = tmp_path / "conv.yaml"
     path.write_text("conventions:\n  job-test-half: {base: ranklib, empty: 0.5}\n")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    assert _job.load_conventions(fake_job(path, None)) == []  # the rule does not depend on it
-    assert _job.load_conventions(fake_job(None, None)) == []
-    assert _job.load_conventions(fake_job(path, digest)) == ["job-test-half"]
-    assert conventions.get("job-test-half").empty == 0.5
+    assert _job.load_conventions(fake_job(path, None)) is BUILTINS  # the rule does not depend on it
+    assert _job.load_conventions(fake_job(None, None)) is BUILTINS
+    loaded = _job.load_conventions(fake_job(path, digest))
+    assert [c.name for c in loaded.defined] == ["job-test-half"]
+    assert loaded.get("job-test-half").empty == 0.5
+    assert "job-test-half" not in conventions.names()  # the built-in conventions are as they were
     path.write_text("conventions:\n  job-test-half: {base: ranklib, empty: 0.25}\n")
     with pytest.raises(LtrconvError, match="changed after the workflow started"):
         _job.load_conventions(fake_job(path, digest))
@@ -74,7 +76,7 @@ def test_load_conventions_only_where_declared_and_unchanged(tmp_path, monkeypatc
 
 def test_job_builds_rankers_without_scikit_learn():
     """A job's rankers have scikit-learn's parameters but not its second-long import
-    (ltrconv.rankers.estimator)."""
+    (ltrconv.rankers.estimator): no ranker imports it."""
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from types import SimpleNamespace\n"
             "import _job\nfrom ltrconv import rankers\n"
             "def main(sm, log):\n"

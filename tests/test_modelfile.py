@@ -209,3 +209,37 @@ def test_library_output_goes_to_stderr(models, data, tmp_path, capfd, monkeypatc
     out, err = capfd.readouterr()
     np.testing.assert_array_equal([float(x) for x in out.splitlines()], model.predict(va.X))
     assert "printed by Python" in err and "written to fd 1 by native code" in err
+
+
+def test_a_model_trained_under_a_files_convention_holds_it(data, tmp_path, capsys):
+    """``ltrconv train --conventions-file`` with a file's convention: the model reports it by
+    name and holds its definition, so it loads, predicts and reports the metric in a process
+    that never read the file; a built-in metric stays a plain string in the model."""
+    tr, va = data
+    write_letor(tr, tmp_path / "train.txt")
+    write_letor(va, tmp_path / "vali.txt")
+    (tmp_path / "c.yaml").write_text("conventions:\n  house: {base: yahoo, empty: 0.25}\n")
+    out = tmp_path / "house.model"
+    assert main(["train", "--algorithm", "adarank", "--train", str(tmp_path / "train.txt"),
+                 "--vali", str(tmp_path / "vali.txt"), "--conventions-file",
+                 str(tmp_path / "c.yaml"), "--metric", "ndcg@10:house", "--param", "n_rounds=5",
+                 "--out", str(out)]) == 0
+    assert "ndcg@10:house = " in capsys.readouterr().err
+    code = ("import sys\nfrom ltrconv import rankers\nm = rankers.load(sys.argv[1])\n"
+            "c = m.metric_spec.convention\nprint(m.metric_spec, c.empty, c.canonical)\n"
+            "print(repr(m))")
+    proc = subprocess.run([sys.executable, "-c", code, str(out)], env=ENV, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    first, second = proc.stdout.splitlines()
+    assert first == "ndcg@10:house 0.25 ndcg(gain=exp,disc=log2,empty=0.25,short=truncate," \
+                    "ties=input-order,rel=1,pk=min)"
+    assert second == "AdaRank(metric=MetricSpec('ndcg@10:house'), n_rounds=5)"
+    model = load(out)
+    np.testing.assert_array_equal(model.predict(va.X), read_model(out).predict(va.X))
+    model.save(tmp_path / "again.model")  # saved again, the same bytes
+    assert (tmp_path / "again.model").read_bytes() == out.read_bytes()
+    builtin = make("adarank", n_rounds=5).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
+                                              qid_val=va.qid)
+    assert builtin.metric == "ndcg@10:ranklib"
+    assert b"MetricSpec" not in pickle.dumps(builtin) and b"MetricSpec" in out.read_bytes()

@@ -4,26 +4,29 @@ Four packages, each importing only those listed before it (and ``errors``, ``out
 
 - :mod:`ltrconv.evaluation`: conventions, tie policies, the metric grammar, the kernels,
   :func:`evaluate` and the scorer training uses; reads no file.
-- :mod:`ltrconv.data`: the LETOR reader and cache, synthetic data, the dataset audit, and
-  acquisition (download, archives, verification).
+- :mod:`ltrconv.data`: the LETOR reader and cache, conventions files, synthetic data, the
+  dataset audit, and acquisition (download, archives, verification).
 - :mod:`ltrconv.rankers`: the algorithm registry, model files and the six rankers.
 - :mod:`ltrconv.study`: per-query tables, statistics, figures, report pages, the paper's claims.
 """
 
 from ._version import __version__
+from .data.conventions_file import load_conventions
 from .data.letor import Dataset, read_letor
+from .evaluation.convention_set import ConventionSet
 from .evaluation.conventions import Convention, get as get_convention
 from .evaluation.metrics import Evaluation, evaluate, evaluate_dataset
 from .evaluation.spec import MetricSpec
 
 __all__ = [
-    "Convention", "Dataset", "Evaluation", "MetricSpec", "NDCGScorer", "__version__",
-    "evaluate", "evaluate_dataset", "get_convention", "rankers", "read_letor",
+    "Convention", "ConventionSet", "Dataset", "Evaluation", "MetricSpec", "NDCGScorer",
+    "__version__", "evaluate", "evaluate_dataset", "get_convention", "load_conventions", "rankers",
+    "read_letor",
 ]
 
 
 def __getattr__(name: str):
-    # numba (a second of start-up) loads with the scorer, and scikit-learn with the rankers
+    # numba (a second of start-up) loads with the scorer and the rankers
     if name == "NDCGScorer":
         from .evaluation.scorer import NDCGScorer
 

@@ -31,12 +31,8 @@ if str(REPO / "workflow/scripts") not in sys.path:
 
 import openblas_kernels  # noqa: E402
 import output_records  # noqa: E402
-from ltrconv import rankers as _rankers  # noqa: E402
+from ltrconv.errors import LtrconvError  # noqa: E402
 from untracked import Untracked  # noqa: E402
-
-# The config checks read the rankers' declared parameters and hand no ranker to scikit-learn:
-# they are built without its second-long import (ltrconv.rankers.estimator).
-_rankers.use_plain_estimators()
 
 # RankSVM's models depend on OpenBLAS's CPU kernels: the jobs run the AVX2 ones (see the module).
 openblas_kernels.pin()
@@ -159,16 +155,27 @@ def _check_dataset(name, spec):
                             "label the evaluation accepts")
 
 
+def _convention_set(cfg):
+    """The built-in conventions and those of config key ``conventions_file``."""
+    from ltrconv.data.conventions_file import load_conventions
+    from ltrconv.evaluation.convention_set import BUILTINS
+
+    try:
+        return load_conventions(cfg["conventions_file"]) if cfg["conventions_file"] else BUILTINS
+    except LtrconvError as exc:
+        raise WorkflowError(f"config key 'conventions_file': {exc}") from None
+
+
 def _check_gains(cfg, name):
     """Every training and evaluation convention has a gain for each label of dataset ``name``."""
-    from ltrconv.evaluation import conventions
+    conventions = _convention_set(cfg)
 
     labels = cfg["datasets"][name]["labels"]
     for key in ("train_conventions", "eval_conventions"):
         for conv in cfg[key]:
             try:
                 conventions.get(conv).gain_table(max(labels))
-            except conventions.ConventionError as exc:
+            except LtrconvError as exc:
                 raise WorkflowError(f"config key '{key}': {exc}, a label of datasets.{name}.labels "
                                     f"{labels}") from None
 
@@ -225,7 +232,7 @@ def _check_train_conventions_by_algorithm(cfg, enabled_datasets, variants):
     """Each list of train_conventions_by_algorithm: an enabled algorithm or variant, known
     conventions with a gain for every label, the official convention among them, and each one
     a possible objective of the algorithm."""
-    from ltrconv.evaluation import conventions
+    conventions = _convention_set(cfg)
 
     known = set(conventions.names())
     enabled = [a for a, p in cfg["algorithms"].items() if p is not None] + list(variants)
@@ -243,10 +250,11 @@ def _check_train_conventions_by_algorithm(cfg, enabled_datasets, variants):
                 labels = cfg["datasets"][d]["labels"]
                 try:
                     conventions.get(name).gain_table(max(labels))
-                except conventions.ConventionError as exc:
+                except LtrconvError as exc:
                     raise WorkflowError(f"config key '{key}': {exc}, a label of "
                                         f"datasets.{d}.labels {labels}") from None
-            _check_objective(_variant_ranker(variants[a]) if a in variants else a, name, key)
+            _check_objective(_variant_ranker(variants[a]) if a in variants else a,
+                             conventions.get(name), key)
         if official not in names:
             raise WorkflowError(f"config key '{key}': must hold figures.official_convention "
                                 f"{official!r}")
@@ -262,15 +270,7 @@ def _check_config(cfg):
         _check_directory(key, cfg[key])
     for name, spec in cfg["datasets"].items():
         _check_dataset(name, spec)
-    from ltrconv.evaluation import conventions
-    from ltrconv.errors import LtrconvError
-
-    if cfg["conventions_file"]:
-        try:
-            conventions.load_yaml(cfg["conventions_file"])
-        except LtrconvError as exc:
-            raise WorkflowError(f"config key 'conventions_file': {exc}") from None
-    known = set(conventions.names())
+    known = set(_convention_set(cfg).names())
     for key in ("train_conventions", "eval_conventions"):
         for name in cfg[key]:
             if name not in known:

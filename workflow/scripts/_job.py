@@ -23,7 +23,6 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 sys.path.insert(0, str(SRC))
 
 import ltrconv  # noqa: E402
-from ltrconv import rankers  # noqa: E402
 from ltrconv.errors import LtrconvError  # noqa: E402
 from ltrconv.outputs import atomic_path  # noqa: E402
 
@@ -103,18 +102,21 @@ def peak_rss_mb() -> float:
     return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
 
 
-def load_conventions(smk) -> list[str]:
-    """Register the conventions of config key ``conventions_file``; their names.
+def load_conventions(smk):
+    """The conventions (a ConventionSet) of config key ``conventions_file``: the built-in ones
+    alone for a rule that does not depend on the file.
 
     Rules whose results depend on the definitions declare ``params.conventions_sha256`` (the
     file's digest when the job was scheduled) and ``params.conventions_file`` (its path,
     untracked); the file must still have that digest, so that no output is recorded under
     definitions other than those it was made with."""
+    from ltrconv.data import conventions_file
+    from ltrconv.evaluation.convention_set import BUILTINS
+
     expected = smk.params.get("conventions_sha256")
     if not expected:
-        return []
+        return BUILTINS
     path = smk.params.get("conventions_file").value
-    from ltrconv.evaluation import conventions
 
     try:
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
@@ -124,7 +126,7 @@ def load_conventions(smk) -> list[str]:
     if digest != expected:
         raise LtrconvError(f"config key 'conventions_file': {path} changed after the workflow "
                            "started; run it again")
-    return [c.name for c in conventions.load_yaml(path)]
+    return conventions_file.load_conventions(path)
 
 
 def write_tsv(frame, path, float_format: str = "%.10g") -> None:
@@ -192,12 +194,9 @@ def load_scores(path, n_docs: int):
 
 
 def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
-    """Call ``main(snakemake, log)`` with threads capped, the conventions file loaded and the
-    rankers built without scikit-learn, then record the outputs beside the log; a user error (a
-    damaged input among them) becomes one line on stderr and exit 1."""
-    # No job hands a ranker to scikit-learn: build them without its second-long import (same
-    # parameters, same model bytes; ltrconv.rankers.estimator).
-    rankers.use_plain_estimators()
+    """Call ``main(snakemake, log)`` with threads capped and the conventions file checked, then
+    record the outputs beside the log; a user error (a damaged input among them) becomes one
+    line on stderr and exit 1."""
     log_path = snakemake.log[0] if len(snakemake.log) else None
     handlers = [logging.StreamHandler(sys.stderr)]
     if log_path:

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from _job import THREAD_PARAMS, cap_threads, peak_rss_mb, reset_peak_rss, run
+from _job import THREAD_PARAMS, cap_threads, load_conventions, peak_rss_mb, reset_peak_rss, run
 from ltrconv import rankers
 from ltrconv.data.letor import Dataset
 from ltrconv.outputs import atomic_path
@@ -20,7 +20,8 @@ def main(smk, log):
                          [n for n in THREAD_PARAMS if n in rankers.param_names(smk.params.ranker)],
                          threads, log)
     train, vali = Dataset.load(smk.input.train), Dataset.load(smk.input.vali)
-    model = rankers.make(smk.params.ranker, metric=smk.params.metric, **params)
+    metric = load_conventions(smk).ranker_metric(smk.params.metric)
+    model = rankers.make(smk.params.ranker, metric=metric, **params)
     what = "whole" if unit is None else f"{model.unit} {unit}"
     log.info(f"fold {smk.wildcards.fold}, {what}: {model!r}\ntrain {train.n_queries} queries, "
              f"vali {vali.n_queries}")

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from _job import THREAD_PARAMS, cap_threads, peak_rss_mb, reset_peak_rss, run
+from _job import THREAD_PARAMS, cap_threads, load_conventions, peak_rss_mb, reset_peak_rss, run
 from ltrconv import rankers
 from ltrconv.data.letor import Dataset
 from ltrconv.outputs import atomic_path
@@ -15,11 +15,12 @@ def main(smk, log):
     params = cap_threads(dict(smk.params.hyperparams),
                          [n for n in THREAD_PARAMS if n in rankers.param_names(smk.params.ranker)],
                          smk.threads, log)
+    metric = load_conventions(smk).ranker_metric(smk.params.metric)
     records = ["fold\ts\tmax_rss"]
     for i, fold in enumerate(smk.params.folds):
         train, vali, test = (Dataset.load(getattr(smk.input, split)[i])
                              for split in ("train", "vali", "test"))
-        model = rankers.make(smk.params.ranker, metric=smk.params.metric, **params)
+        model = rankers.make(smk.params.ranker, metric=metric, **params)
         log.info(f"fold {fold}: {model!r}\ntrain {train.n_queries} queries, vali {vali.n_queries}, "
                  f"test {test.n_queries}")
         reset_peak_rss()

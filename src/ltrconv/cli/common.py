@@ -50,10 +50,13 @@ def add_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
 
 
-def load_conventions_file(path: str | None) -> None:
-    """Register the conventions a ``--conventions-file`` defines."""
-    if path:
-        conv_mod.load_yaml(path)
+def load_conventions_file(path: str | None):
+    """The conventions a command reads names against: the built-in ones, plus those a
+    ``--conventions-file`` defines (a :class:`~ltrconv.evaluation.convention_set.ConventionSet`)."""
+    from ..data.conventions_file import load_conventions
+    from ..evaluation.convention_set import BUILTINS
+
+    return load_conventions(path) if path else BUILTINS
 
 
 def check_out(out: str | None, *inputs: str | None) -> None:

@@ -20,10 +20,10 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    load_conventions_file(args.conventions_file)
+    convention_set = load_conventions_file(args.conventions_file)
     lines = []
-    for name in conv_mod.names():
-        lines.append(f"{name:19s} {conv_mod.get(name).canonical}\n")
+    for name in convention_set.names():
+        lines.append(f"{name:19s} {convention_set[name].canonical}\n")
         lib = conv_mod.library(name)
         if lib is not None:
             note = f" [float32: {lib.float32}]" if lib.float32 else ""

@@ -41,13 +41,13 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> None:
     check_out(args.output, args.data, args.scores, args.conventions_file)
-    load_conventions_file(args.conventions_file)
+    convention_set = load_conventions_file(args.conventions_file)
     data = Dataset.load(args.data, features=False)
     scores = read_scores(args.scores, data.n_docs)
     names = args.convention or list(conv_mod.PAPER_TOOLS)
     names = [m for n in names for m in (conv_mod.builtin_names() if n == conv_mod.ALL else [n])]
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     results = evaluate_dataset(data, scores, conventions=names, cutoffs=args.cutoffs,
-                               rankdcg=args.rankdcg, metrics=metrics)
+                               rankdcg=args.rankdcg, metrics=metrics, convention_set=convention_set)
     emit(format_per_query(results, args.format, queries=args.per_query, data=str(args.data),
                           scores=str(args.scores)), args.output)

@@ -64,9 +64,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> int:
-    """The ``ltrconv`` command: :func:`main` with the rankers built without scikit-learn's
-    import (:mod:`ltrconv.rankers.estimator`), which no command needs."""
-    from .. import rankers
-
-    rankers.use_plain_estimators()
+    """The ``ltrconv`` command: :func:`main`."""
     return main()

@@ -111,15 +111,13 @@ def check_params(algorithm: str, params: dict) -> None:
 
 def run(args: argparse.Namespace) -> None:
     from .. import rankers
-    from ..evaluation.spec import MetricSpec
 
     check_out(args.out, args.train, args.vali, args.conventions_file)
-    load_conventions_file(args.conventions_file)
-    MetricSpec.parse(args.metric)
+    metric = load_conventions_file(args.conventions_file).ranker_metric(args.metric)
     params = parse_params(args.param)
     check_params(args.algorithm, params)
     try:
-        model = rankers.make(args.algorithm, **params, metric=args.metric)
+        model = rankers.make(args.algorithm, **params, metric=metric)
     except rankers.ParamError as exc:
         raise LtrconvError(f"--param {exc.param}: {exc}") from None
     train = Dataset.load(args.train)

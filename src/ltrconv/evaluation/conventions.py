@@ -34,6 +34,10 @@ and a metric ``ndcg@K:CONVENTION`` built on it, in :class:`ltrconv.evaluation.sp
     >>> c = get("ranklib")
     >>> parse(c.canonical) == c
     True
+
+The built-in conventions (:data:`BUILTIN`) are fixed when this module is imported and never
+change; :func:`get` reads names against them. A conventions file's conventions make a
+:class:`~ltrconv.evaluation.convention_set.ConventionSet`, passed to whatever reads their names.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ import difflib
 import math
 import re
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Mapping
 
 import numpy as np
@@ -266,12 +270,24 @@ class Convention:
         )
 
     def __str__(self) -> str:
-        """The shortest string :func:`get` reads back as this convention: its name while the
-        registry holds it under that name, else the name of the registered convention equal to
-        it, else :attr:`canonical`. Result keys, labels and metric strings use it."""
-        if self.name is not None and _REGISTRY.get(self.name) == self:
-            return self.name
-        return next((name for name, reg in _REGISTRY.items() if reg == self), self.canonical)
+        """Its name, unless that is a built-in convention's name (in any letter case) and this
+        is not that convention; else the name of the built-in convention equal to it; else
+        :attr:`canonical`. Result keys, labels and metric strings use it. A built-in name and a
+        canonical string read back in any process (:func:`get`); a conventions file's name
+        reads back against the set that holds it (:class:`~ltrconv.evaluation.convention_set.
+        ConventionSet`)."""
+        if self.name is not None:
+            builtin = reserved(self.name)
+            if builtin is None or (builtin == self.name and _BUILTIN[builtin] == self):
+                return self.name
+        return next((name for name, reg in _BUILTIN.items() if reg == self), self.canonical)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickled (a model's training metric) through the constructor's checks; a field
+        the pickle lacks takes its default."""
+        valid = Convention(**state)
+        for f in fields(self):
+            object.__setattr__(self, f.name, getattr(valid, f.name))
 
     # ---- numeric tables used by the kernels -----------------------------------------
     def gain_table(self, max_label: int) -> np.ndarray:
@@ -307,56 +323,31 @@ class Convention:
         return out
 
     def with_(self, **changes: Any) -> "Convention":
-        """A copy with some parameters changed (and no registry name)."""
+        """A copy with some parameters changed (and no name)."""
         changes.setdefault("name", None)
         return replace(self, **changes)
 
 
 PARAMS = tuple(f.name for f in fields(Convention) if f.name != "name")
 
-_REGISTRY: dict[str, Convention] = {}
-BUILTIN: frozenset[str] = frozenset()
-"""Names of the built-in conventions (set below, once they are registered): reserved, in any
-letter case, so that a column labelled ``ranklib`` always means RankLib's NDCG."""
-
-
 def reserved(name: str) -> str | None:
     """The built-in convention whose name ``name`` is, ignoring case; None if there is none."""
     return next((b for b in BUILTIN if b.casefold() == name.casefold()), None)
 
 
-def register(name: str, convention: Convention, *, overwrite: bool = False) -> Convention:
-    """Register ``convention`` under ``name`` and return the named copy.
-
-    ``overwrite`` allows redefining a name, except a built-in one.
-    """
-    if not _NAME_RE.fullmatch(name):
-        raise ConventionError(f"convention name {shown(name)} must match {_NAME_RE.pattern}")
-    _refuse_all(name)
-    builtin = reserved(name)
-    if builtin is not None and (builtin != name or _REGISTRY[builtin] != convention):
-        raise ConventionError(f"convention name {shown(name)} is reserved for the built-in "
-                              f"convention {shown(builtin)}; choose another name")
-    if name in _REGISTRY and not overwrite and _REGISTRY[name] != convention:
-        raise ConventionError(f"convention {shown(name)} is already registered differently")
-    named = replace(convention, name=name)
-    _REGISTRY[name] = named
-    return named
-
-
-def _refuse_all(name: str) -> None:
+def refuse_all(name: str) -> None:
     if name.casefold() == ALL:
         raise ConventionError(f"{name!r} cannot name a convention: '-c {ALL}' asks for every "
                               "built-in convention")
 
 
 def names() -> list[str]:
-    return list(_REGISTRY)
+    """The built-in conventions in their order."""
+    return list(_BUILTIN)
 
 
-def builtin_names() -> list[str]:
-    """The built-in conventions in registry order: what ``-c all`` evaluates."""
-    return [n for n in _REGISTRY if n in BUILTIN]
+builtin_names = names
+"""The built-in conventions in their order: what ``-c all`` evaluates."""
 
 
 def library(name: str) -> Library | None:
@@ -365,23 +356,31 @@ def library(name: str) -> Library | None:
 
 
 def get(spec: "str | Convention") -> Convention:
-    """A convention by registry name or canonical string."""
+    """A convention by built-in name or canonical string (a Convention is returned as is); a
+    conventions file's names are read by its :class:`~ltrconv.evaluation.convention_set.
+    ConventionSet`."""
     if isinstance(spec, Convention):
         return spec
-    if spec in _REGISTRY:
-        return _REGISTRY[spec]
+    if spec in _BUILTIN:
+        return _BUILTIN[spec]
     if isinstance(spec, str) and spec.startswith("ndcg("):
         return parse(spec)
-    close = difflib.get_close_matches(str(spec), list(_REGISTRY), n=1)
+    raise unknown(spec, list(_BUILTIN))
+
+
+def unknown(spec, known: list[str]) -> ConventionError:
+    """The error for an unknown convention name, with the closest known one."""
+    close = difflib.get_close_matches(str(spec), known, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
-    raise ConventionError(f"unknown convention {shown(spec)}; {hint}known: {', '.join(_REGISTRY)}")
+    return ConventionError(f"unknown convention {shown(spec)}; {hint}known: {', '.join(known)}")
 
 
 _CANON_RE = re.compile(r"^ndcg\((.*)\)$")
 
 
 def parse(text: str) -> Convention:
-    """Parse a canonical string ``ndcg(k=v,...)``; missing keys take their defaults."""
+    """Parse a canonical string ``ndcg(k=v,...)``; missing keys take their defaults. A
+    definition equal to a built-in convention gives that convention (with its name)."""
     m = _CANON_RE.match(text.strip())
     if not m:
         raise ConventionError(f"cannot parse convention {shown(text)}: expected "
@@ -400,123 +399,35 @@ def parse(text: str) -> Convention:
             raise ConventionError(f"cannot parse convention {shown(text)}: {key} is given twice "
                                   f"({twice}); give each key once")
         params[key] = value.strip()
-    conv = from_mapping(params, where=shown(text))
-    for reg in _REGISTRY.values():
-        if reg == conv:
-            return reg
-    return conv
-
-
-def from_mapping(params: Mapping[str, Any], where: str = "convention") -> Convention:
-    """Build a convention from a mapping (YAML); ``base: NAME`` starts from a registered one."""
-    params = dict(params)
-    unknown = set(params) - set(PARAMS) - {"base"}
-    if unknown:
-        raise ConventionError(f"{where}: unknown key(s) {sorted(map(str, unknown))}; allowed: "
-                              f"base, {', '.join(PARAMS)}")
     try:
-        base = Convention()
-        if "base" in params:
-            name = params.pop("base")
-            if not isinstance(name, str):
-                raise ConventionError(f"base must be a convention name, got {shown(name)}")
-            base = get(name)
-        return base.with_(**params)
+        conv = Convention().with_(**params)
     except ConventionError as exc:
-        raise ConventionError(f"{where}: {exc}") from None
+        raise ConventionError(f"{shown(text)}: {exc}") from None
+    return next((reg for reg in _BUILTIN.values() if reg == conv), conv)
 
 
-def load_yaml(path: str | Path) -> list[Convention]:
-    """Register every convention of a YAML file ``{conventions: {NAME: {key: value}}}``.
-
-    Any problem is one :class:`ConventionError` line naming the file (and the line for YAML
-    syntax errors), and nothing of the file is registered. Built-in names are reserved
-    (:data:`BUILTIN`).
-    """
-    import yaml
-
-    from . import safe_yaml
-
-    path = Path(path)
-    name = printable(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConventionError(f"{name}: cannot read conventions: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConventionError(f"{name}: cannot read conventions: not UTF-8 text (byte "
-                              f"{exc.start})") from None
-    try:
-        doc = safe_yaml.load(text)
-    except yaml.YAMLError as exc:
-        raise ConventionError(f"{_yaml_where(name, exc)}: not valid YAML: "
-                              f"{_yaml_reason(exc)}") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("conventions"), dict):
-        raise ConventionError(f"{name}: expected a mapping with key 'conventions'")
-    out = []
-    before = dict(_REGISTRY)  # a refused file registers nothing
-    try:
-        _register_file(doc["conventions"], path, out)
-    except ConventionError:
-        _REGISTRY.clear()
-        _REGISTRY.update(before)
-        raise
-    return out
+def _builtins() -> dict[str, Convention]:
+    """The four public tools as Busa-Fekete et al. (2012), Sec. 3, tell them apart (RankLib 2.x
+    NDCGScorer; trec_eval ndcg_cut with labels 0,1,2 -> 0,1,3; the Yahoo! LTR Challenge script;
+    LETOR 4.0 Eval-Score-4.0.pl), tie-aware variants (McSherry & Najork 2008), and today's
+    libraries (tool, version checked and description in ltrconv.evaluation.libraries)."""
+    ranklib, yahoo = Convention(), Convention(empty=1.0)
+    letor = Convention(disc="letor", short="zero", pk="k")
+    out = {"ranklib": ranklib, "trec": Convention(ties="docid-desc", pk="k"), "yahoo": yahoo,
+           "letor": letor, "yahoo-half": yahoo.with_(empty=0.5)}
+    for name, base in (("ranklib", ranklib), ("yahoo", yahoo), ("letor", letor)):
+        out[f"{name}-tieavg"] = base.with_(ties="average")
+    out["ranklib-tiepess"] = ranklib.with_(ties="pessimistic")
+    out["ranklib-tieopt"] = ranklib.with_(ties="optimistic")
+    for lib in LIBRARIES.values():
+        out[lib.name] = Convention(**lib.axes)
+    return {name: replace(conv, name=name) for name, conv in out.items()}
 
 
-def _register_file(conventions: dict, path: Path, out: list[Convention]) -> None:
-    """Register a file's conventions in order (a later one may name an earlier one as base)."""
-    for name, params in conventions.items():
-        where = f"{printable(path)}: conventions.{printable(name, ECHO_LIMIT)}"
-        if not isinstance(params, dict):
-            raise ConventionError(f"{where} must be a mapping")
-        if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
-            raise ConventionError(f"{where}: convention name {shown(name)} must match "
-                                  f"{_NAME_RE.pattern}")
-        try:
-            _refuse_all(name)
-        except ConventionError as exc:
-            raise ConventionError(f"{where}: {exc}") from None
-        builtin = reserved(name)
-        if builtin is not None:
-            whose = ("a built-in convention" if builtin == name
-                     else f"the built-in convention {shown(builtin)} in other letter case")
-            raise ConventionError(
-                f"{where}: {shown(name)} is the name of {whose}, reserved: a conventions file "
-                f"cannot redefine it; name yours differently, e.g. '{builtin}-custom'")
-        if any(not isinstance(k, str) for k in params):
-            raise ConventionError(f"{where}: keys must be names, got "
-                                  f"{shown(sorted(map(repr, params)))}")
-        conv = from_mapping(params, where=where)
-        out.append(register(name, conv, overwrite=True))
-
-
-def _yaml_where(path: str, exc: Exception) -> str:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    return f"{path}:{mark.line + 1}" if mark is not None else str(path)
-
-
-def _yaml_reason(exc: Exception) -> str:
-    from .safe_yaml import reason
-
-    return reason(exc)
-
-
-# The four public tools as Busa-Fekete et al. (2012), Sec. 3, tell them apart (RankLib 2.x
-# NDCGScorer; trec_eval ndcg_cut with labels 0,1,2 -> 0,1,3; the Yahoo! LTR Challenge script;
-# LETOR 4.0 Eval-Score-4.0.pl), and tie-aware variants (McSherry & Najork 2008).
-RANKLIB = register("ranklib", Convention())
-TREC = register("trec", Convention(ties="docid-desc", pk="k"))
-YAHOO = register("yahoo", Convention(empty=1.0))
-LETOR = register("letor", Convention(disc="letor", short="zero", pk="k"))
-register("yahoo-half", YAHOO.with_(empty=0.5))
-for _base in (RANKLIB, YAHOO, LETOR):
-    register(f"{_base.name}-tieavg", _base.with_(ties="average"))
-register("ranklib-tiepess", RANKLIB.with_(ties="pessimistic"))
-register("ranklib-tieopt", RANKLIB.with_(ties="optimistic"))
-# Today's libraries (tool, version checked and description in ltrconv.evaluation.libraries).
-for _lib in LIBRARIES.values():
-    register(_lib.name, Convention(**_lib.axes))
-BUILTIN = frozenset(_REGISTRY)
+_BUILTIN: MappingProxyType[str, Convention] = MappingProxyType(_builtins())
+BUILTIN: frozenset[str] = frozenset(_BUILTIN)
+"""Names of the built-in conventions: reserved, in any letter case, so that a column labelled
+``ranklib`` always means RankLib's NDCG."""
+RANKLIB, TREC, YAHOO, LETOR = (_BUILTIN[n] for n in ("ranklib", "trec", "yahoo", "letor"))
 
 PAPER_TOOLS = ("ranklib", "trec", "yahoo", "letor")

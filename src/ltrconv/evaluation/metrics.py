@@ -278,6 +278,7 @@ def evaluate(
     metrics: Iterable[str] = METRICS,
     engine: str = "auto",
     source: str | None = None,
+    convention_set=None,
 ) -> dict[str, Evaluation]:
     """Evaluate ``scores`` under each convention; returns ``{convention key: Evaluation}``.
 
@@ -291,6 +292,10 @@ def evaluate(
     :data:`METRICS`; without MAP, RR and RankDCG the numba kernel ranks each query only as deep
     as the last cutoff (same values, less work). ``engine`` is ``"numba"``, ``"numpy"`` or
     ``"auto"`` (see :func:`_use_numba`); both give the same values to the last bit.
+
+    ``conventions`` are Convention objects, canonical strings or names, read against
+    ``convention_set`` (a :class:`~ltrconv.evaluation.convention_set.ConventionSet`, e.g. a
+    conventions file's; default: the built-in conventions); the result is keyed by their names.
 
     Each convention reads the labels its own way (``labels``, ``negative``, ``max_label``) and
     refuses those it does not accept, naming the document (and ``source``, a file name, if
@@ -311,7 +316,7 @@ def evaluate(
     doc_qid = _query_ids(qid, offsets, len(y)) if qid is not None else None
     qids = doc_qid[offsets[:-1]] if doc_qid is not None else np.arange(len(offsets) - 1)
     ks = parse_cutoffs(cutoffs)
-    convs = [get(c) for c in conventions]
+    convs = [get(c) if convention_set is None else convention_set.get(c) for c in conventions]
     if max_label is not None and not 0 <= int(max_label) <= MAX_LABEL:
         raise InputError(f"max_label {max_label} must lie in 0..{MAX_LABEL}")
     n_max = int(np.diff(offsets).max())

@@ -125,8 +125,11 @@ class NDCGScorer:
     """
 
     def __init__(self, y, offsets, convention: str | Convention, k: int, docid=None,
-                 max_label: int | None = None):
-        self.convention = get(convention)
+                 max_label: int | None = None, conventions=None):
+        """``convention``: a Convention, or a name read against ``conventions`` (a
+        :class:`~ltrconv.evaluation.convention_set.ConventionSet`; default: the built-in
+        conventions) or a canonical string."""
+        self.convention = get(convention) if conventions is None else conventions.get(convention)
         self.k = int(k)
         if self.k < 1:
             raise LtrconvError(f"cutoff must be >= 1, got {k}")

@@ -11,7 +11,6 @@ architectures) a fit runs, which :mod:`ltrconv.rankers.units` fits apart and gat
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .registry import REGISTRY as ALGORITHMS
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
     from .base import Ranker
 
 # Imported on first use, so that listing the algorithms (e.g. 'ltrconv --help') does not load
-# scikit-learn.
+# numba.
 _LAZY = {"DegenerateDataError": ".base", "NotFittedModelError": ".base", "Ranker": ".base",
          "TrainingData": ".base", "TrainingSelectionWarning": ".base", "load": ".base",
          "ParamError": ".params", "GatherError": ".units", "UnitRanker": ".units"}
@@ -32,18 +31,6 @@ def __getattr__(name: str):
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def use_plain_estimators() -> bool:
-    """Build the rankers in this process on a plain base class instead of scikit-learn's
-    ``BaseEstimator``, sparing its second-long import (:mod:`ltrconv.rankers.estimator`), if no
-    ranker has been imported yet; whether that took effect. For programs that never hand a
-    ranker to scikit-learn, such as the ``ltrconv`` command."""
-    from . import _plain
-
-    if f"{__name__}.estimator" not in sys.modules:
-        _plain.requested = True
-    return _plain.requested
 
 
 def get_class(name: str) -> type["Ranker"]:
@@ -148,4 +135,4 @@ def make(name: str, **params: Any) -> "Ranker":
 __all__ = ["ALGORITHMS", "DegenerateDataError", "GatherError", "NotFittedModelError", "ParamError",
            "Ranker", "TrainingData", "TrainingSelectionWarning", "UnitRanker", "check_params",
            "get_class", "load", "make", "param_help", "param_names", "removed_params", "selected",
-           "selects", "unit_count", "use_plain_estimators", "validate_params"]
+           "selects", "unit_count", "validate_params"]

@@ -1,4 +1,5 @@
-"""The scikit-learn estimator shared by the six rankers.
+"""The base class shared by the six rankers (:mod:`ltrconv.rankers.sklearn` makes each a
+scikit-learn estimator).
 
 ``fit(X, y, qid, *, X_val, y_val, qid_val, docid=None, docid_val=None)`` then ``predict(X)``.
 Hyperparameters are keyword-only constructor arguments, ``metric`` first; ``metric`` is an
@@ -31,12 +32,13 @@ from ..errors import InputError, LtrconvError
 from ..evaluation.queries import MAX_LABEL, offsets_from_qid
 from ..evaluation.scorer import NDCGScorer
 from ..evaluation.spec import MetricSpec
-from .estimator import BaseEstimator, NotFittedError
+from .estimator import NotFittedError, PlainEstimator
 from .params import ParamError, unknown_message, validate
 
 
 class NotFittedModelError(LtrconvError, NotFittedError):
-    """``predict`` before ``fit`` (scikit-learn's ``NotFittedError`` too)."""
+    """``predict`` before ``fit`` (a ValueError and an AttributeError, as scikit-learn's
+    ``NotFittedError``)."""
 
 
 def check_random_state(seed) -> np.random.RandomState:
@@ -127,7 +129,7 @@ def _feature_matrix(X, what: str) -> np.ndarray:
     return X
 
 
-class Ranker(BaseEstimator):
+class Ranker(PlainEstimator):
     """Base class: parameter validation, input checks, fitted state, persistence.
 
     Subclasses declare ``_parameter_constraints`` (one entry per ``__init__`` argument),
@@ -175,11 +177,6 @@ class Ranker(BaseEstimator):
         if isinstance(rs, (int, np.integer)) and not isinstance(rs, (bool, np.bool_)):
             return int(rs)
         return int(check_random_state(rs).randint(np.iinfo(np.int32).max))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "n_features_in_")

@@ -1,29 +1,21 @@
-"""What the rankers take from scikit-learn: ``BaseEstimator``, ``NotFittedError`` and
-``InvalidParameterError``, or plain stand-ins for them in the ``ltrconv`` command.
+"""The rankers' base class, ``get_params`` / ``set_params`` as scikit-learn's ``BaseEstimator``
+has them, and their two error bases, with nothing of scikit-learn imported.
 
 Importing scikit-learn takes about a second of CPU (1.9 loads SciPy's statistics and pandas),
-more than a LambdaMART fit on an MQ2008 fold. The ``ltrconv`` command never hands a ranker to
-scikit-learn, so before it imports any ranker it calls
-:func:`ltrconv.rankers.use_plain_estimators`, and its rankers are built on
-:class:`PlainEstimator`, which has the same ``get_params`` / ``set_params`` and pickles to the
-same bytes (scikit-learn adds nothing to the state of an estimator outside its own package).
-The pipeline does the same, in Snakemake's process (which checks the config) and in its jobs.
-Everywhere else (``import ltrconv.rankers`` in Python) they are scikit-learn estimators.
-
-The choice is made once per process, when this module is first imported;
-``use_plain_estimators`` after that changes nothing and returns False.
+more than a LambdaMART fit on an MQ2008 fold, and fitting, predicting and saving a ranker never
+needs it. :mod:`ltrconv.rankers.sklearn` subclasses each ranker with scikit-learn's
+``BaseEstimator`` for scikit-learn's tools (cloning, grid search, its estimator checks); both read
+and write the same model files (:mod:`ltrconv.rankers.modelfile`).
 """
 
 from __future__ import annotations
 
 import inspect
 
-from . import _plain
-
 
 class PlainEstimator:
-    """``get_params`` / ``set_params`` of scikit-learn's ``BaseEstimator``, nothing imported:
-    the parameters are the keyword arguments of ``__init__``."""
+    """``get_params`` / ``set_params`` of scikit-learn's ``BaseEstimator``: the parameters are
+    the keyword-only arguments of ``__init__``."""
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -49,22 +41,11 @@ class PlainEstimator:
         return f"{type(self).__name__}({args})"
 
 
-class PlainNotFittedError(ValueError, AttributeError):
-    """scikit-learn's ``NotFittedError`` (a ValueError and an AttributeError) without it."""
+class NotFittedError(ValueError, AttributeError):
+    """Using a model before ``fit``: a ValueError and an AttributeError, as scikit-learn's
+    ``NotFittedError`` is (:mod:`ltrconv.rankers.sklearn` raises one that is also that)."""
 
 
-class PlainInvalidParameterError(ValueError, TypeError):
-    """scikit-learn's ``InvalidParameterError`` (a ValueError and a TypeError) without it."""
-
-
-def _bases():
-    if _plain.requested:
-        return PlainEstimator, PlainNotFittedError, PlainInvalidParameterError
-    from sklearn.base import BaseEstimator
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils._param_validation import InvalidParameterError
-
-    return BaseEstimator, NotFittedError, InvalidParameterError
-
-
-BaseEstimator, NotFittedError, InvalidParameterError = _bases()
+class InvalidParameterError(ValueError, TypeError):
+    """A bad hyperparameter: a ValueError and a TypeError, as scikit-learn's
+    ``InvalidParameterError`` is (:mod:`ltrconv.rankers.sklearn` raises one that is also that)."""

@@ -17,7 +17,8 @@ refused with that reason), each header line, the payload length (a truncated fil
 after the payload, are refused) and the digest, all before the payload is unpickled; any
 failure is one :class:`ModelFileError` line naming the file.
 
-The payload is the fitted ranker, pickled. LambdaMART on LightGBM (``lambdamart_lightgbm``)
+The payload is the fitted ranker, pickled (an estimator of :mod:`ltrconv.rankers.sklearn` as the
+ranker it subclasses, so that both write the same bytes). LambdaMART on LightGBM (``lambdamart_lightgbm``)
 keeps LightGBM's own text model format in it (``model_str_``) and rebuilds the booster from that
 text. Unpickling resolves only the class of the algorithm the header names (one of
 :data:`ltrconv.rankers.registry.KNOWN`) and the few numpy and builtin names that arrays and
@@ -60,6 +61,8 @@ _ALLOWED = frozenset({
     ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
     ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
     ("builtins", "complex"), ("builtins", "set"), ("builtins", "frozenset"),
+    # a training metric under a conventions file's convention holds the whole convention
+    ("ltrconv.evaluation.spec", "MetricSpec"), ("ltrconv.evaluation.conventions", "Convention"),
 })
 
 
@@ -74,13 +77,24 @@ def write_model(path: str | os.PathLike, ranker) -> None:
     if ranker.name not in ALGORITHMS:
         raise LtrconvError(f"{ranker.name}: not one of the algorithms a model file can hold "
                            f"({', '.join(ALGORITHMS)})")
-    payload = pickle.dumps(ranker, protocol=5)
+    payload = pickle.dumps(_as_ranker(ranker), protocol=5)
     head = MAGIC + "".join(f"{k}: {v}\n" for k, v in (
         ("format", FORMAT), ("ltrconv", __version__), ("algorithm", ranker.name),
         ("payload", "pickle"), ("length", len(payload)))).encode("ascii")
     digest = hashlib.sha256(head + payload).hexdigest()
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         fh.write(head + f"sha256: {digest}\n\n".encode("ascii") + payload)
+
+
+def _as_ranker(model):
+    """``model`` as its algorithm's ranker class: an estimator of :mod:`ltrconv.rankers.sklearn`
+    (a subclass that adds no state) is written as the ranker it holds, so both write one file."""
+    cls = get_entry(model.name).load_class()
+    if type(model) is cls or not isinstance(model, cls):
+        return model
+    ranker = cls.__new__(cls)
+    ranker.__dict__.update(model.__dict__)
+    return ranker
 
 
 def read_model(path: str | os.PathLike):

@@ -23,8 +23,8 @@ from .estimator import InvalidParameterError
 class ParamError(LtrconvError, InvalidParameterError):
     """A bad hyperparameter value or name; ``param`` is the parameter's name.
 
-    Also scikit-learn's ``InvalidParameterError``, which model-selection tools recognise
-    (:mod:`ltrconv.rankers.estimator`)."""
+    A ValueError and a TypeError, as scikit-learn's ``InvalidParameterError``; the estimators of
+    :mod:`ltrconv.rankers.sklearn` raise one that is also that."""
 
     def __init__(self, message: str, param: str | None = None):
         super().__init__(message)

@@ -1,0 +1,45 @@
+"""Conventions files: YAML ``{conventions: {NAME: {key: value}}}`` read into a
+:class:`~ltrconv.evaluation.convention_set.ConventionSet` (the built-in conventions plus the
+file's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import printable
+from ..evaluation.convention_set import BUILTINS, ConventionError, ConventionSet
+
+
+def load_conventions(path: str | Path, base: ConventionSet = BUILTINS) -> ConventionSet:
+    """``base`` (default: the built-in conventions) with the conventions of the YAML file
+    ``path`` added, in order (a later one may name an earlier one as ``base``).
+
+    Any problem is one :class:`~ltrconv.evaluation.conventions.ConventionError` line naming the
+    file (and the line for YAML syntax errors). Nothing else changes: ``base`` and the built-in
+    conventions are the same after, whether the file loads or not."""
+    import yaml
+
+    from ..evaluation import safe_yaml
+
+    path = Path(path)
+    name = printable(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConventionError(f"{name}: cannot read conventions: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConventionError(f"{name}: cannot read conventions: not UTF-8 text (byte "
+                              f"{exc.start})") from None
+    try:
+        doc = safe_yaml.load(text)
+    except yaml.YAMLError as exc:
+        raise ConventionError(f"{_yaml_where(name, exc)}: not valid YAML: "
+                              f"{safe_yaml.reason(exc)}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("conventions"), dict):
+        raise ConventionError(f"{name}: expected a mapping with key 'conventions'")
+    return base.define(doc["conventions"], where=name)
+
+
+def _yaml_where(path: str, exc: Exception) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return f"{path}:{mark.line + 1}" if mark is not None else str(path)
