@@ -1,11 +1,6 @@
-"""The OpenBLAS kernels the workflow's jobs run (workflow/scripts/openblas_kernels.py)."""
+"""The environment the workflow's jobs start with (ltrconv.pipeline.environment)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts"))
-
-import openblas_kernels  # noqa: E402
+from ltrconv.pipeline import environment as openblas_kernels
 
 CPUINFO = """processor\t: 0
 vendor_id\t: AuthenticAMD

@@ -16,14 +16,10 @@ min_version("8.20")
 REPO = Path(workflow.basedir)
 SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
 
+# The jobs and this process import the installed ltrconv (pip install -e .): it must be this
+# checkout's, whose rules these are.
 try:
     import ltrconv
-    from ltrconv.pipeline import build_plan, ConfigError, config as _config
-    from ltrconv.pipeline import datasets as _datasets, paths as _paths, report as _report
-    from ltrconv.pipeline import environment as _environment, repair as _repair
-    from ltrconv.pipeline import resources as _resources
-    from ltrconv.pipeline.plan import reference_convention
-    from ltrconv.pipeline.untracked import Untracked
 except ImportError as exc:
     raise WorkflowError(f"cannot import ltrconv ({exc}): install this checkout "
                         f"(pip install -e {REPO})") from None
@@ -31,6 +27,12 @@ if Path(ltrconv.__file__).resolve().parent != (REPO / "src" / "ltrconv").resolve
     raise WorkflowError(f"ltrconv is imported from {Path(ltrconv.__file__).parent}, not from "
                         f"this workflow's checkout {REPO / 'src'}: install the checkout "
                         f"(pip install -e {REPO}) or put {REPO / 'src'} first on PYTHONPATH")
+from ltrconv.pipeline import build_plan, ConfigError, config as _config  # noqa: E402
+from ltrconv.pipeline import datasets as _datasets, paths as _paths, report as _report  # noqa: E402
+from ltrconv.pipeline import environment as _environment, repair as _repair  # noqa: E402
+from ltrconv.pipeline import resources as _resources  # noqa: E402
+from ltrconv.pipeline.plan import reference_convention  # noqa: E402
+from ltrconv.pipeline.untracked import Untracked  # noqa: E402
 from ltrconv import rankers as _rankers  # noqa: E402
 
 # The config checks read the rankers' declared parameters and hand no ranker to scikit-learn:

@@ -2,8 +2,9 @@
 
 A job writes ``LOG_STEM.outputs.json`` next to its log file once its outputs are complete
 (:mod:`ltrconv.pipeline.job`); when the workflow starts, :mod:`ltrconv.pipeline.repair` reads
-every record under logs_dir, and the job of an output whose bytes no longer match is redone. A file whose
-size and modification time are those recorded is taken as intact without being read again.
+every record under logs_dir, and the job of an output whose bytes no longer match is redone. A
+file whose size and modification time are those recorded is taken as intact without being read
+again.
 """
 
 from __future__ import annotations
