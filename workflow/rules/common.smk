@@ -207,10 +207,14 @@ def all_targets():
 def set_job_environment():
     """OpenBLAS's kernels and OMP_WAIT_POLICY for the jobs (ltrconv.pipeline.environment):
     read when a job loads numpy, before any of its code runs, so set in this process, which
-    starts them (Snakefile onstart)."""
+    starts them (Snakefile onstart). Jobs in workflow/envs/ltrconv.yml (--sdm conda), which
+    does not install ltrconv, find this checkout's on PYTHONPATH."""
     from snakemake.logging import logger
+    from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
-    logger.info(f"jobs run with {_environment.for_jobs(os.environ)}")
+    conda = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+    env = _environment.for_jobs(os.environ, str(REPO / "src") if conda else None)
+    logger.info(f"jobs run with {env}")
 
 
 def prune_empty_dirs(*tops):

@@ -46,11 +46,17 @@ def pin(environ=os.environ, flags: set[str] | None = None) -> str | None:
     return environ["OPENBLAS_CORETYPE"]
 
 
-def for_jobs(environ=os.environ) -> dict:
+def for_jobs(environ=os.environ, src: str | None = None) -> dict:
     """Set in ``environ`` what the jobs need, unless the user set it: the Haswell kernels
     (:func:`pin`), and OMP_WAIT_POLICY=PASSIVE, so that idle OpenMP threads (LightGBM's,
     numba's) sleep instead of spinning: on a shared machine spinning multiplied a LightGBM
-    fit's CPU time 12-fold (benchmarks/bench_wait_policy.py). The values the jobs get."""
+    fit's CPU time 12-fold (benchmarks/bench_wait_policy.py). With ``src`` (jobs in an
+    environment of their own, ``--sdm conda``, which does not install ltrconv) the checkout's
+    ``src`` goes first on PYTHONPATH. The values the jobs get."""
     pin(environ)
     environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    return {k: environ[k] for k in ("OPENBLAS_CORETYPE", "OMP_WAIT_POLICY") if k in environ}
+    if src is not None:
+        rest = [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != src]
+        environ["PYTHONPATH"] = os.pathsep.join([src, *rest])
+    names = ("OPENBLAS_CORETYPE", "OMP_WAIT_POLICY") + (("PYTHONPATH",) if src else ())
+    return {k: environ[k] for k in names if k in environ}
