@@ -87,3 +87,13 @@ def test_job_builds_rankers_without_scikit_learn():
                          timeout=120, env=dict(os.environ, PYTHONPATH=str(SRC)))
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["5", "PlainEstimator", "False"]
+
+
+def test_job_refuses_another_checkouts_ltrconv(tmp_path):
+    """A job started from another checkout's workflow/scripts stops on one line naming both."""
+    _job.check_checkout(SRC.parent / "workflow" / "scripts")  # this checkout's: nothing to say
+    other = tmp_path / "other"
+    (other / "src" / "ltrconv").mkdir(parents=True)
+    with pytest.raises(LtrconvError, match=f"not from this workflow's checkout {other / 'src'}"):
+        _job.check_checkout(other / "workflow" / "scripts")
+    _job.check_checkout(tmp_path / "no-checkout" / "workflow" / "scripts")  # not a checkout

@@ -212,8 +212,8 @@ def set_job_environment():
     from snakemake.logging import logger
     from snakemake_interface_executor_plugins.settings import DeploymentMethod
 
-    conda = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
-    env = _environment.for_jobs(os.environ, str(REPO / "src") if conda else None)
+    use_conda = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+    env = _environment.for_jobs(os.environ, str(REPO / "src") if use_conda else None)
     logger.info(f"jobs run with {env}")
 
 

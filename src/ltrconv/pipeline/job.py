@@ -19,7 +19,6 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-import ltrconv
 from ltrconv import rankers
 from ltrconv.errors import LtrconvError
 from ltrconv.outputs import atomic_path
@@ -188,7 +187,7 @@ def check_checkout(scriptdir) -> None:
     """The ltrconv this job imports is the one of the checkout whose workflow runs it (its job
     scripts live in ``CHECKOUT/workflow/scripts``): :class:`LtrconvError` naming both when not."""
     src = Path(scriptdir).resolve().parents[1] / "src" / "ltrconv"
-    here = Path(ltrconv.__file__).resolve().parent
+    here = Path(rankers.__file__).resolve().parents[1]  # the ltrconv package imported
     if src.is_dir() and here != src:
         raise LtrconvError(f"job imported ltrconv from {here}, not from this workflow's "
                            f"checkout {src.parent}; install the checkout (pip install -e "
