@@ -89,9 +89,3 @@ def fill_defaults(cfg: dict, schema: dict) -> dict:
         pass
     return out
 
-
-def from_files(repo: str | Path, *paths: str | Path) -> dict:
-    """The validated configuration of ``paths`` merged in order (the first is config/config.yaml
-    as a rule), defaults filled: what common.smk builds its plan from."""
-    cfgs = [yaml.safe_load(Path(p).read_text()) or {} for p in paths]
-    return fill_defaults(merge(*cfgs), load_schema(repo))
