@@ -22,6 +22,10 @@ report: "workflow/report/workflow.rst"
 remake_damaged_outputs()
 
 
+onstart:
+    set_job_environment()
+
+
 onerror:
     prune_empty_dirs(RESULTS, RESOURCES, LOGS)
 

@@ -1,5 +1,5 @@
 """Measured against requested: each rule's (and algorithm's) peak RSS and wall time in a
-pipeline run, and the cluster requests derived from them (workflow/scripts/job_requests.py).
+pipeline run, and the cluster requests derived from them (ltrconv.pipeline.resources).
 
 Reads the Snakemake benchmark files of one dataset (``RESULTS/DATASET/bench/**/*.tsv``: columns
 s, max_rss, cpu_time) and the size of ``RESOURCES/DATASET``. Prints, per rule / algorithm, the
@@ -25,9 +25,7 @@ import yaml
 
 HERE = Path(__file__).resolve()
 REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO / "workflow" / "scripts"))
-
-import job_requests  # noqa: E402
+from ltrconv.pipeline import resources as job_requests  # noqa: E402
 
 
 def measure(bench: Path) -> dict:

@@ -1,4 +1,5 @@
-"""pyproject.toml and environment.yml list the same packages with the same lower bounds."""
+"""pyproject.toml and the conda environment files list the same packages with the same bounds:
+environment.yml all but the Slurm plugin, environment-cluster.yml those and the plugin."""
 
 import re
 import tomllib
@@ -16,9 +17,10 @@ def _split(req: str) -> tuple[str, str]:
 
 def test_pyproject_and_environment_agree():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    # torch's CPU build comes from PyTorch's own index (docs/libraries.md); environment.yml leaves it out
-    extras = [r for name, reqs in project["optional-dependencies"].items() if name != "torch"
-              for r in reqs]
+    # torch's CPU build comes from PyTorch's own index (docs/libraries.md); environment.yml leaves it out,
+    # and the Slurm plugin (environment-cluster.yml)
+    extras = [r for name, reqs in project["optional-dependencies"].items()
+              if name not in ("torch", "slurm") for r in reqs]
     wanted = dict(_split(r) for r in project["dependencies"] + extras)
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     listed = {}
@@ -52,3 +54,21 @@ def test_job_environment_is_the_runtime_part_of_environment_yml():
     runtime = {_split(r)[0] for r in tomllib.loads((ROOT / "pyproject.toml").read_text())
                ["project"]["dependencies"]}
     assert set(jobs) - {"python"} == runtime - {"snakemake", "jsonschema"}
+
+
+def test_cluster_environment_is_environment_yml_plus_the_slurm_extra():
+    """environment-cluster.yml (cluster runs) holds environment.yml's packages, the checkout,
+    and pyproject.toml's slurm extra; environment.yml holds no executor plugin, which would
+    probe Slurm at every Snakemake start."""
+    def entries(path):
+        env = yaml.safe_load(path.read_text())
+        return env["name"], [d for d in env["dependencies"] if not isinstance(d, dict)], \
+            next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+
+    name, conda, pip = entries(ROOT / "environment.yml")
+    cname, cconda, cpip = entries(ROOT / "environment-cluster.yml")
+    slurm = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["slurm"]
+    assert not any("executor-plugin" in d for d in conda + pip)
+    assert cname != name and cpip == pip and "-e ." in pip
+    assert sorted(cconda) == sorted(conda + [s.replace(" ", "") for s in slurm])

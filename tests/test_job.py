@@ -1,4 +1,4 @@
-"""The plumbing every workflow job runs through (workflow/scripts/_job.py)."""
+"""The plumbing every workflow job runs through (ltrconv.pipeline.job)."""
 
 from __future__ import annotations
 
@@ -12,27 +12,27 @@ from types import SimpleNamespace
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SCRIPTS = REPO / "workflow" / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-import _job  # noqa: E402
-from untracked import Untracked  # noqa: E402
-
 from ltrconv.evaluation import conventions
 from ltrconv.evaluation.convention_set import BUILTINS
-from ltrconv.errors import LtrconvError  # noqa: E402
+from ltrconv.errors import LtrconvError
+from ltrconv.pipeline import job as _job
+from ltrconv.pipeline.untracked import Untracked
+
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def test_limit_threads_caps_numba_and_loaded_pools():
     """In a fresh interpreter (numba's pool is process-wide): numba starts with every core."""
-    code = ("import sys, os; sys.path.insert(0, sys.argv[1]); import numba; "
-            "before = numba.get_num_threads(); import _job; said = _job.limit_threads(1); "
+    code = ("import sys, os; import numba; "
+            "before = numba.get_num_threads(); from ltrconv.pipeline import job as _job; "
+            "said = _job.limit_threads(1); "
             "from threadpoolctl import threadpool_info; "
             "print(before, numba.get_num_threads(), os.environ['OMP_NUM_THREADS'], "
             "os.environ['OPENBLAS_NUM_THREADS'], "
             "sorted({p['num_threads'] for p in threadpool_info()}), said)")
     env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
-    out = subprocess.run([sys.executable, "-c", code, str(SCRIPTS)], capture_output=True,
+    env["PYTHONPATH"] = str(SRC)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                          text=True, env=env, timeout=120, check=True).stdout.split(maxsplit=5)
     assert int(out[0]) == (os.cpu_count() or 1)
     assert out[1:5] == ["1", "1", "1", "[1]"]
@@ -76,16 +76,26 @@ def test_load_conventions_only_where_declared_and_unchanged(tmp_path):
 
 def test_job_builds_rankers_without_scikit_learn():
     """A job's rankers have scikit-learn's parameters but not its second-long import
-    (ltrconv.rankers.estimator): no ranker imports it."""
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from types import SimpleNamespace\n"
-            "import _job\nfrom ltrconv import rankers\n"
+    (ltrconv.rankers.estimator)."""
+    code = ("import sys; from types import SimpleNamespace\n"
+            "from ltrconv.pipeline import job as _job\nfrom ltrconv import rankers\n"
             "def main(sm, log):\n"
             "    m = rankers.make('lambdamart', n_estimators=5)\n"
             "    print(m.get_params()['n_estimators'], type(m).__mro__[-2].__name__, "
             "'sklearn' in sys.modules)\n"
             "_job.run(SimpleNamespace(log=[], rule='train', wildcards={}, output=[], threads=1, "
             "params={}), main)\n")
-    out = subprocess.run([sys.executable, "-c", code, str(SCRIPTS)], capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=dict(os.environ, PYTHONPATH=str(SRC)))
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["5", "PlainEstimator", "False"]
+
+
+def test_job_refuses_another_checkouts_ltrconv(tmp_path):
+    """A job started from another checkout's workflow/scripts stops on one line naming both."""
+    _job.check_checkout(SRC.parent / "workflow" / "scripts")  # this checkout's: nothing to say
+    other = tmp_path / "other"
+    (other / "src" / "ltrconv").mkdir(parents=True)
+    with pytest.raises(LtrconvError, match=f"not from this workflow's checkout {other / 'src'}"):
+        _job.check_checkout(other / "workflow" / "scripts")
+    _job.check_checkout(tmp_path / "no-checkout" / "workflow" / "scripts")  # not a checkout

@@ -1,18 +1,16 @@
-"""Cluster requests from measured figures (workflow/scripts/job_requests.py) and the script that
+"""Cluster requests from measured figures (ltrconv.pipeline.resources) and the script that
 re-derives the figures from a run's benchmark files (benchmarks/job_resources.py)."""
 
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflow" / "scripts"))
+from ltrconv.pipeline import resources as job_requests
 
-import job_requests  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 MEASURED = {
     "reference": {"dataset": "D", "rows": 1000, "features": 10, "dataset_mb": 40},

@@ -1,7 +1,8 @@
 """The package's layout rules, read from the modules' imports (function-level ones included).
 
-Four wings under ``src/ltrconv``: ``evaluation`` imports no other wing, ``data`` and ``rankers``
-import ``evaluation`` only, ``study`` imports the other three; every wing may import the
+Five wings under ``src/ltrconv``: ``evaluation`` imports no other wing, ``data`` and ``rankers``
+import ``evaluation`` only, ``study`` imports those three, ``pipeline`` (the workflow's logic)
+all four; every wing may import the
 foundation modules ``errors``, ``outputs`` and ``_version``. No module imports the package
 that contains it (nothing climbs back up), the engine's private kernels are imported from
 ``evaluation`` only, and the module graph has no cycle.
@@ -14,9 +15,10 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 FOUNDATION = {"ltrconv.errors", "ltrconv.outputs", "ltrconv._version"}
-WINGS = ("evaluation", "data", "rankers", "study")
+WINGS = ("evaluation", "data", "rankers", "study", "pipeline")
 ALLOWED = {"evaluation": set(), "data": {"evaluation"}, "rankers": {"evaluation"},
-           "study": {"evaluation", "data", "rankers"}}
+           "study": {"evaluation", "data", "rankers"},
+           "pipeline": {"evaluation", "data", "rankers", "study"}}
 PRIVATE = ("ltrconv.evaluation._kernels", "ltrconv.evaluation._numpy_kernel")
 
 

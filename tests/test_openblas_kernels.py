@@ -1,11 +1,6 @@
-"""The OpenBLAS kernels the workflow's jobs run (workflow/scripts/openblas_kernels.py)."""
+"""The environment the workflow's jobs start with (ltrconv.pipeline.environment)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts"))
-
-import openblas_kernels  # noqa: E402
+from ltrconv.pipeline import environment as openblas_kernels
 
 CPUINFO = """processor\t: 0
 vendor_id\t: AuthenticAMD
@@ -33,3 +28,13 @@ def test_leaves_the_choice_to_openblas_without_avx2_and_fma():
     for flags in (set(), {"avx", "fma"}, {"avx2"}):
         env = {}
         assert openblas_kernels.pin(env, flags) is None and env == {}
+
+
+def test_jobs_environment_keeps_what_the_user_set():
+    env = {"OMP_WAIT_POLICY": "ACTIVE", "OPENBLAS_CORETYPE": "Zen"}
+    assert openblas_kernels.for_jobs(env) == env == {"OMP_WAIT_POLICY": "ACTIVE",
+                                                      "OPENBLAS_CORETYPE": "Zen"}
+    env = {"OPENBLAS_CORETYPE": "Zen", "PYTHONPATH": "/a:/src"}
+    got = openblas_kernels.for_jobs(env, "/src")
+    assert got == {"OPENBLAS_CORETYPE": "Zen", "OMP_WAIT_POLICY": "PASSIVE",
+                   "PYTHONPATH": "/src:/a"}

@@ -28,7 +28,8 @@ import yaml
 
 from ltrconv.data.synthetic import make_folds, make_mslr_like, write_letor
 
-from test_workflow import EVAL, REPO, VARIANTS, base_config, openblas_kernels, write_dataset
+from ltrconv.pipeline import environment
+from workflow_helpers import EVAL, REPO, VARIANTS, base_config, write_dataset
 
 pytestmark = pytest.mark.slurm
 
@@ -133,10 +134,7 @@ def test_outputs_exist(slurm_run):
 def test_jobs_asked_for_the_derived_requests(slurm_run):
     """Each job carried its rule's derived requests (Snakemake's log lists them), the disk one
     included (Snakemake's default for a rule without input files is 50 GB)."""
-    import sys
-
-    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
-    import job_requests
+    from ltrconv.pipeline import resources as job_requests
 
     measured = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["resources"]["measured"]
     log = slurm_run["log"]
@@ -243,7 +241,7 @@ def test_mslr_gathered_models_equal_single_fits(mslr_run, algorithm, tmp_path):
     from ltrconv import rankers
 
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
-    openblas_kernels.pin(env)
+    environment.pin(env)
     params = dict(MSLR_ALGORITHMS[algorithm])
     params.update({n: 1 for n in ("n_jobs",) if n in rankers.param_names(algorithm)})
     for fold in MSLR_FOLDS:
@@ -259,10 +257,9 @@ def test_mslr_gathered_models_equal_single_fits(mslr_run, algorithm, tmp_path):
 
 
 def test_mslr_unit_jobs_asked_for_their_requests(mslr_run):
-    """Each fit_unit job carried the request job_requests derives for its algorithm on a
+    """Each fit_unit job carried the request ltrconv.pipeline.resources derives for its algorithm on a
     dataset of this one's rows x features."""
-    sys.path.insert(0, str(REPO / "workflow" / "scripts"))
-    import job_requests
+    from ltrconv.pipeline import resources as job_requests
 
     measured = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["resources"]["measured"]
     ref = measured["reference"]

@@ -17,77 +17,12 @@ import pandas as pd
 import pytest
 import yaml
 
+from ltrconv.pipeline import environment
 from ltrconv.study.tables import PER_QUERY_COLUMNS
-from ltrconv.data.synthetic import make_folds, make_letor, write_letor
+from workflow_helpers import (ALGORITHMS, EVAL, FOLDS, N_MODELS, QUARTER, RANDOM, REPO, SEEDS,
+                              TIES, TRAIN, VARIANTS, base_config, conventions_config, snakemake,
+                              write_dataset)
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "workflow" / "scripts"))
-import openblas_kernels  # noqa: E402
-ALGORITHMS = {
-    "adarank": {"n_rounds": 10},
-    "coordinate_ascent": {"n_restarts": 1, "n_steps": 10, "max_sweeps": 3},
-    "lambdamart": {"n_estimators": 10, "early_stopping_rounds": 5, "min_data_in_leaf": 5},
-    "ranknet": {"architectures": [[5]], "max_epochs": 3, "patience": 1},
-    "rankboost": {"n_rounds": 10},
-    "ranksvm": {"C_grid": [1.0]},
-}
-# config/config.yaml's implementation variants are merged into every test configuration.
-VARIANTS = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["variants"]
-TRAIN = ["yahoo", "ranklib"]
-EVAL = ["ranklib", "trec", "yahoo", "letor"]
-TIES = ["ranklib-tieavg", "ranklib-tiepess", "ranklib-tieopt"]
-FOLDS = [1, 2]
-# Two seeds: the random algorithms are trained twice, the others once (under seed 0).
-SEEDS = [0, 1]
-RANDOM = {"coordinate_ascent", "ranknet"}
-N_MODELS = len(ALGORITHMS) + len(VARIANTS) + len(RANDOM) * (len(SEEDS) - 1)  # per fold, convention
-
-# Snakemake is a dependency: run the one installed with this interpreter, whatever PATH holds.
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-
-
-def snakemake(workdir: Path, configfile: Path, *args: str, timeout: int = 600, env=None):
-    cmd = [*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(configfile), "--cores", "2", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-
-
-def write_dataset(root: Path) -> dict[int, list[str]]:
-    """S1..S5 and Fold1..Fold5 (LETOR rotation); returns each fold's test qids."""
-    data = make_letor(n_queries=50, n_features=6, empty_share=0.3, seed=7)
-    parts = make_folds(data, 5, seed=1)
-    for i, part in enumerate(parts, start=1):
-        write_letor(part, root / f"S{i}.txt")
-    texts = [(root / f"S{i}.txt").read_text() for i in range(1, 6)]
-    tests = {}
-    for k in range(1, 6):
-        fold = root / f"Fold{k}"
-        fold.mkdir(parents=True)
-        idx = [(k - 1 + j) % 5 for j in range(5)]
-        (fold / "train.txt").write_text("".join(texts[i] for i in idx[:3]))
-        (fold / "vali.txt").write_text(texts[idx[3]])
-        (fold / "test.txt").write_text(texts[idx[4]])
-        tests[k] = parts[idx[4]]
-    return tests
-
-
-def base_config(dataset_dir: Path) -> dict:
-    return {
-        "results_dir": "out",
-        "datasets": {
-            "MQ2008": {"enabled": False},
-            "SYN": {"local": str(dataset_dir), "urls": [], "labels": [0, 1, 2], "n_features": 6,
-                    "expect": {"queries": 50}},
-        },
-        "folds": FOLDS,
-        "seeds": SEEDS,
-        "extensions": {"ties": True, "winning": True, "audit": True},
-        "train_conventions": TRAIN,
-        "eval_conventions": EVAL + TIES,
-        "algorithms": ALGORITHMS,
-        "figures": {"figure1_eval_conventions": ["ranklib", "yahoo", "letor"],
-                    "figure2_eval_conventions": EVAL},
-    }
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +74,7 @@ def test_a_job_fits_each_fold_as_a_fresh_process_would(workflow_run, algorithm, 
     from ltrconv import rankers
 
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
-    openblas_kernels.pin(env)
+    environment.pin(env)
     seed = SEEDS[-1] if algorithm in RANDOM else SEEDS[0]
     params = dict(ALGORITHMS[algorithm], **({"random_state": seed} if algorithm in RANDOM else {}))
     params.update({n: 1 for n in ("num_threads", "n_jobs") if n in rankers.param_names(algorithm)})
@@ -383,217 +318,6 @@ def test_winning_table_and_claims(workflow_run):
     assert "| share of queries letor scores 0 at k = 10 | ≥ " in claims
 
 
-def test_variant_with_unknown_parameter_names_key(tmp_path):
-    cfg = base_config(tmp_path / "SYN")
-    write_dataset(tmp_path / "SYN")
-    cfg["variants"] = {"adarank_odd": {"of": "adarank", "params": {"weak_tie": "convention"}}}
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
-    assert proc.returncode != 0
-    assert "config key 'variants.adarank_odd.params'" in proc.stdout + proc.stderr
-
-
-@pytest.mark.parametrize("change, key, message", [
-    ({"algorithms": {"adarank": {"n_roundz": 5}}}, "algorithms.adarank",
-     "adarank: unknown parameter(s) ['n_roundz']"),
-    ({"algorithms": {"adarank": {"n_rounds": "ten"}}}, "algorithms.adarank.n_rounds",
-     "adarank: n_rounds must be an integer >= 1, got 'ten'"),
-    ({"algorithms": {"coordinate_ascent": {"step_base": True}}},
-     "algorithms.coordinate_ascent.step_base", "step_base must be a finite number >= 0, got True"),
-    ({"algorithms": {"rankboost": {"random_state": 0}}}, "algorithms.rankboost",
-     "RankBoost is deterministic"),
-    ({"algorithms": {"ranksvm": {"metric": "ndcg@10:trec"}}}, "algorithms.ranksvm.metric",
-     "set by train_conventions and train_cutoff"),
-    ({"variants": {"adarank_odd": {"of": "adarank", "params": {"weak_ties": "stable-ish"}}}},
-     "variants.adarank_odd.params.weak_ties", "weak_ties must be one of 'selection', "),
-    ({"cutoffs": "ten"}, "cutoffs", "cutoffs 'ten': expected e.g. '1-10'"),
-    ({"algorithms": {"ranknet": {"random_state": 3}}}, "algorithms.ranknet.random_state",
-     "the seed of every random algorithm is set by config key 'seeds'"),
-    ({"eval_conventions": EVAL}, "extensions.ties",
-     "needs ['ranklib-tiepess', 'ranklib-tieavg', 'ranklib-tieopt'] in eval_conventions"),
-    ({"seeds": [0, 0]}, "seeds", "has non-unique elements"),
-])
-def test_bad_hyperparameter_or_cutoffs_names_key(tmp_path, change, key, message):
-    """Checked against the rankers' own constraints before any job runs (snakemake -n)."""
-    cfg = base_config(tmp_path / "absent")
-    for section, value in change.items():
-        if section == "algorithms":
-            cfg["algorithms"] = {**cfg["algorithms"], **value}
-        else:
-            cfg[section] = value
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode != 0
-    assert f"config key '{key}': " in out and message in out, out[-2000:]
-    assert not (tmp_path / "w" / "out").exists()
-def rename_dataset(name):
-    def change(cfg, tmp_path):
-        cfg["datasets"][name] = cfg["datasets"].pop("SYN")
-    return change
-
-
-def set_dataset(**values):
-    def change(cfg, tmp_path):
-        cfg["datasets"]["SYN"].update(values)
-    return change
-
-
-def set_layout(**values):
-    def change(cfg, tmp_path):
-        cfg["datasets"]["SYN"]["layout"] = values
-    return change
-
-
-def set_key(**values):
-    def change(cfg, tmp_path):
-        cfg.update(values)
-    return change
-
-
-def gain_map_without_label_3(cfg, tmp_path):
-    conv = tmp_path / "conventions.yaml"
-    conv.write_text("conventions:\n  gain012: {base: ranklib, gain: '0:0;1:1;2:3'}\n")
-    cfg["conventions_file"] = str(conv)
-    cfg["eval_conventions"] = [*cfg["eval_conventions"], "gain012"]
-    cfg["datasets"]["SYN"]["labels"] = [0, 1, 2, 3]
-
-
-@pytest.mark.parametrize("change, key, message", [
-    (set_key(results_dir=""), "results_dir", "'' is empty"),
-    (set_key(results_dir="/"), "results_dir", "'/' is the filesystem root"),
-    (set_key(resources_dir=""), "resources_dir", "'' is empty"),
-    (rename_dataset(".."), "datasets...", "'..' is not a plain name"),
-    (rename_dataset("a/b"), "datasets.a/b", "'a/b' is not a plain name"),
-    (rename_dataset("../x"), "datasets.../x", "'../x' is not a plain name"),
-    (rename_dataset(""), "datasets.", "'' is not a plain name"),
-    (set_layout(train="../../x.txt"), "datasets.SYN.layout.train",
-     "'../../x.txt' must name a file or directory inside its directory"),
-    (set_layout(fold_dir="/data/Fold{k}"), "datasets.SYN.layout.fold_dir",
-     "'/data/Fold{k}' is an absolute path"),
-    (set_layout(fold_dir="Fold{j}"), "datasets.SYN.layout.fold_dir",
-     "'Fold{j}' has the unknown placeholder(s) {j} (allowed: {k})"),
-    (set_dataset(search=["{datasett}"]), "datasets.SYN.search",
-     "entry 0 '{datasett}' has the unknown placeholder(s) {datasett} (allowed: {dataset})"),
-    (set_dataset(n_features=200000), "datasets.SYN.n_features",
-     "200000 is above 100000, the most features the LETOR reader accepts"),
-    (set_dataset(labels=[0, 1, 2, 5000]), "datasets.SYN.labels",
-     "[5000] above 1000, the largest label the evaluation accepts"),
-    (gain_map_without_label_3, "eval_conventions",
-     "gain map has no value for label(s) [3], a label of datasets.SYN.labels [0, 1, 2, 3]"),
-    (set_key(folds=[1.0]), "folds.0", "1.0 is not of type 'integer'"),
-])
-def test_config_error_stops_the_dry_run_naming_the_key(tmp_path, change, key, message):
-    """Refused while the configuration is read: one line names the key, no job runs."""
-    cfg = base_config(tmp_path / "absent")
-    change(cfg, tmp_path)
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode != 0
-    assert any(f"config key '{key}': " in line and message in line for line in out.splitlines()), \
-        out[-2000:]
-    assert "Traceback" not in out
-    assert not [p for p in (tmp_path / "w").rglob("*") if ".snakemake" not in p.parts]
-
-
-def test_unknown_algorithm_names_key(tmp_path):
-    cfg = base_config(tmp_path / "SYN")
-    write_dataset(tmp_path / "SYN")
-    cfg["algorithms"] = {**ALGORITHMS, "listnet": {}}
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
-    assert proc.returncode != 0
-    out = proc.stdout + proc.stderr
-    assert "config key 'algorithms.listnet': unknown algorithm; known: coordinate_ascent," in out
-    cfg["algorithms"] = ALGORITHMS
-    cfg["variants"] = {"listnet_fast": {"of": "listnet", "params": {"n_rounds": 1}}}
-    path.write_text(yaml.safe_dump(cfg))
-    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
-    assert proc.returncode != 0
-    assert "config key 'variants.listnet_fast.of': unknown algorithm 'listnet'" in proc.stdout + proc.stderr
-
-
-def test_wrong_type_names_key(tmp_path):
-    cfg = base_config(tmp_path / "absent")
-    cfg["folds"] = "one and two"
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
-    assert proc.returncode != 0
-    out = proc.stdout + proc.stderr
-    assert "config key 'folds'" in out and "is not of type 'array'" in out
-
-
-def test_missing_dataset_offline_names_key(tmp_path):
-    cfg = base_config(tmp_path / "absent")
-    cfg["datasets"]["SYN"] = {"urls": ["http://127.0.0.1:9/SYN.zip"],
-                              "search": [str(tmp_path / "nowhere")]}
-    cfg["offline"] = True
-    path = tmp_path / "missing.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
-    assert proc.returncode != 0
-    assert "Set config key datasets.SYN.local" in proc.stdout + proc.stderr
-
-
-def test_jobs_import_this_checkouts_ltrconv(tmp_path):
-    """Another ltrconv ahead on the path (an editable install of another checkout is such a
-    path entry) is not what the jobs run."""
-    stale = tmp_path / "stale" / "ltrconv"
-    stale.mkdir(parents=True)
-    (stale / "__init__.py").write_text("raise ImportError('the stale ltrconv was imported')\n")
-    write_dataset(tmp_path / "SYN")
-    cfg = tmp_path / "config.yaml"
-    cfg.write_text(yaml.safe_dump(base_config(tmp_path / "SYN")))
-    env = dict(os.environ, PYTHONPATH=str(stale.parent))
-    proc = snakemake(tmp_path / "w", cfg, "resources/SYN/cache/all.npz", timeout=300, env=env)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "stale" not in proc.stderr
-
-
-def test_data_edited_after_acquire_is_refused_by_prepare(tmp_path):
-    write_dataset(tmp_path / "SYN")
-    cfg = tmp_path / "config.yaml"
-    cfg.write_text(yaml.safe_dump(base_config(tmp_path / "SYN")))
-    work = tmp_path / "w"
-    proc = snakemake(work, cfg, "resources/SYN/manifest.tsv", timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    edited = tmp_path / "SYN" / "Fold2" / "vali.txt"
-    first, rest = edited.read_text().split(" ", 1)
-    edited.write_text(("1" if first != "1" else "2") + " " + rest)  # one label changed
-    proc = snakemake(work, cfg, "resources/SYN/cache/all.npz", timeout=300)
-    assert proc.returncode != 0
-    log = (work / "logs" / "SYN" / "prepare.log").read_text()
-    assert (f"Fold2/vali.txt (a link to {edited}): changed since it was verified" in log
-            and "the manifest resources/SYN/manifest.tsv records" in log), log[-2000:]
-    assert not list((work / "resources" / "SYN").glob("cache/**/*.npz"))
-
-
-def local_copies(tmp_path: Path, **copies: Path) -> Path:
-    """A configuration merged on top that reads each dataset from the given directory."""
-    overlay = tmp_path / "local.yaml"
-    overlay.write_text(yaml.safe_dump({"datasets": {d: {"local": str(p)} for d, p in copies.items()}}))
-    return overlay
-
-
-def test_full_config_dry_run(mq2008_dir, tmp_path):
-    overlay = local_copies(tmp_path, MQ2008=mq2008_dir)
-    proc = subprocess.run([*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory",
-                           str(tmp_path), "-n", "--quiet", "rules", "--configfile", str(overlay)],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    out = proc.stdout + proc.stderr
-    n_algorithms = 6 + len(VARIANTS)
-    # one train job per algorithm and training convention, one evaluate job per algorithm
-    assert re.search(rf"^train\s+{n_algorithms * 3}$", out, re.M), out[-2000:]
-    assert re.search(rf"^evaluate\s+{n_algorithms}$", out, re.M), out[-2000:]
-
-
 def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_notebook):
     out = tmp_path / "nb"
     nb = run_notebook(workflow_run["results"], out)
@@ -603,42 +327,17 @@ def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_noteb
     assert len(shown) >= 3
 
 
-def test_lint_is_clean(tmp_path):
-    write_dataset(tmp_path / "SYN")
-    cfg = tmp_path / "config.yaml"
-    cfg.write_text(yaml.safe_dump(base_config(tmp_path / "SYN")))
-    proc = snakemake(tmp_path / "w", cfg, "--lint", timeout=300)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0 and "Lints for" not in out, out[-4000:]
-
-
 def test_jobs_cap_threads_at_the_rules_threads(workflow_run):
     logs = sorted((workflow_run["work"] / "logs" / "SYN" / "train").rglob("*.log"))
     assert logs
-    kernels = openblas_kernels.pin(dict(os.environ))
+    kernels = environment.pin(dict(os.environ))
     policy = os.environ.get("OMP_WAIT_POLICY", "PASSIVE")  # the workflow's unless set
     for log in logs:  # resources.train.threads is 1 here; numba would otherwise use every core
         text = log.read_text()
         assert "threads: numba 1" in text, log
         assert f"OMP_WAIT_POLICY {policy}" in text, log
-        if kernels:  # RankSVM's models depend on OpenBLAS's kernels (openblas_kernels.py)
+        if kernels:  # RankSVM's models depend on OpenBLAS's kernels (ltrconv.pipeline.environment)
             assert f"openblas 1 ({kernels})".lower() in text.lower(), text[:300]
-
-
-# A convention that the registry does not hold: the Yahoo! script's empty-query rule at 0.25.
-QUARTER = "conventions:\n  yahoo-quarter: {base: yahoo, empty: 0.25}\n"
-
-
-def conventions_config(dataset_dir: Path, conventions_file: Path) -> dict:
-    """One seed, 0 (the paper's run: paths without a seed), no extensions."""
-    cfg = base_config(dataset_dir)
-    cfg.update(conventions_file=str(conventions_file), folds=[1], seeds=[0], extensions={},
-               train_conventions=["yahoo-quarter"], eval_conventions=["ranklib", "yahoo-quarter"],
-               algorithms={**ALGORITHMS, "adarank": {"n_rounds": 5}})
-    cfg["figures"] = {"figure1_eval_conventions": ["ranklib", "yahoo-quarter"],
-                      "figure2_eval_conventions": ["ranklib", "yahoo-quarter"],
-                      "official_convention": "yahoo-quarter"}
-    return cfg
 
 
 def test_conventions_file_trains_evaluates_and_reruns_when_edited(workflow_run, tmp_path):
@@ -671,50 +370,6 @@ def test_conventions_file_trains_evaluates_and_reruns_when_edited(workflow_run, 
     assert re.search(r"params have changed since last execution:\s+train", out), out[-2000:]
     assert re.search(r"^train\s+1$", out, re.M) and re.search(r"^evaluate\s+1$", out, re.M)
     assert not re.search(r"^(acquire|prepare)\s+\d+$", out, re.M)
-
-
-def test_conventions_file_errors_name_the_key(tmp_path):
-    write_dataset(tmp_path / "SYN")
-    conv = tmp_path / "conventions.yaml"
-    conv.write_text("conventions:\n  yahoo-quarter: {base: yahoo, empty: lots}\n")
-    cfg = tmp_path / "config.yaml"
-    cfg.write_text(yaml.safe_dump(conventions_config(tmp_path / "SYN", conv)))
-    proc = snakemake(tmp_path / "w", cfg, "-n", timeout=120)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode != 0
-    assert f"config key 'conventions_file': {conv}: conventions.yahoo-quarter" in out, out[-2000:]
-    plain = base_config(tmp_path / "SYN")
-    plain["train_conventions"] = ["yahoo-quarter"]
-    cfg.write_text(yaml.safe_dump(plain))
-    proc = snakemake(tmp_path / "w", cfg, "-n", timeout=120)
-    assert proc.returncode != 0
-    assert "config key 'train_conventions': unknown convention 'yahoo-quarter'" in proc.stdout + proc.stderr
-
-
-@pytest.mark.parametrize("step, change, message", [
-    ("acquire", {"expect": {"queries": 51}}, "fold 1 has 50 queries in total, expect.queries is 51"),
-    ("prepare", {"labels": [0, 1]}, "labels [2] are outside the configured label scale [0, 1]"),
-])
-def test_failed_data_step_leaves_only_its_log(tmp_path, step, change, message):
-    write_dataset(tmp_path / "SYN")
-    cfg = base_config(tmp_path / "SYN")
-    cfg["datasets"]["SYN"].update(change)
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    work = tmp_path / "w"
-    proc = snakemake(work, path, "resources/SYN/cache/all.npz", timeout=300)
-    assert proc.returncode != 0
-    assert f"error in rule {step} {{'dataset': 'SYN'}}" in proc.stderr and message in proc.stderr
-    assert proc.stderr.count(message) == 1  # the job's log, printed once by Snakemake
-    left = {str(p.relative_to(work)) for p in work.rglob("*")
-            if ".snakemake" not in p.parts and "data" not in p.relative_to(work).parts}
-    kept = {"logs", "logs/SYN", f"logs/SYN/{step}.log"}
-    if step == "prepare":  # what the successful acquire made stays
-        kept |= {"logs/SYN/acquire.log", "logs/SYN/acquire.outputs.json", "resources",
-                 "resources/SYN", "resources/SYN/manifest.tsv",
-                 "out", "out/SYN", "out/SYN/bench", "out/SYN/bench/acquire.tsv"}
-    assert left == kept
-    assert message in (work / "logs" / "SYN" / f"{step}.log").read_text()
 
 
 def test_no_shell_command_lines(workflow_run):
@@ -809,137 +464,3 @@ def test_report_checker_sees_a_cut_off_figure_and_a_download(report, tmp_path):
     assert found["audit.tsv"].problems == ["offered as a download (text/tab-separated-values), not shown"]
 
 
-def test_extended_config_dry_run(mq2008_dir, tmp_path):
-    ohsumed = mq2008_dir.parent / "OHSUMED"  # kept beside MQ2008
-    if not (ohsumed / "Fold1" / "train.txt").exists():
-        pytest.skip(f"OHSUMED not found at {ohsumed}, beside MQ2008")
-    overlay = local_copies(tmp_path, MQ2008=mq2008_dir, OHSUMED=ohsumed)
-    proc = subprocess.run([*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "--directory",
-                           str(tmp_path), "-n", "--quiet", "rules", "--configfile",
-                           str(REPO / "config" / "extended.yaml"), str(overlay)],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    out = proc.stdout + proc.stderr
-    cfg = yaml.safe_load((REPO / "config" / "extended.yaml").read_text())
-    n_variants = len({**VARIANTS, **cfg["variants"]}) - list(cfg["variants"].values()).count(None)
-    models = 2 * (6 + n_variants + 2 * (len(cfg["seeds"]) - 1))  # datasets x (algorithm, seed)
-    seeds = lambda a: len(cfg["seeds"]) if a in ("coordinate_ascent", "ranknet") else 1  # noqa: E731
-    own = cfg["train_conventions_by_algorithm"]  # more conventions: an evaluate rule each
-    more = 2 * sum((len(c) - 3) * seeds(a) for a, c in own.items())
-    for rule, count in (("train", 3 * models + more),
-                        ("evaluate", models - 2 * sum(seeds(a) for a in own)),
-                        *((f"evaluate_{a}", 2 * seeds(a)) for a in own), ("winning", 1),
-                        ("seed_tables", 2), ("ties_figure", 2 * (6 + n_variants)),
-                        ("library_tables", 2), ("library_figure", 2), ("library_order", 1)):
-        assert re.search(rf"^{rule}\s+{count}$", out, re.M), (rule, out[-2000:])
-
-
-# --- scattered training (config key scatter) --------------------------------------------------
-SCATTER_ALGORITHMS = {
-    "adarank": {"n_rounds": 5},
-    "coordinate_ascent": {"n_restarts": 3, "n_steps": 10, "max_sweeps": 3},
-    "ranknet": {"architectures": [[4], [3, 3]], "max_epochs": 3, "patience": 1},
-    "lambdamart": None, "rankboost": None, "ranksvm": None,
-}
-# per fold and seed: 3 restarts + 2 architectures; AdaRank once (it is deterministic)
-SCATTERED_JOBS = {"fit_unit": (3 + 2) * len(FOLDS) * len(SEEDS), "fit_fold": len(FOLDS),
-                  "gather": 1 + 2 * len(SEEDS)}
-
-
-def scatter_config(dataset_dir: Path, rows: int | None = None, **scatter) -> dict:
-    cfg = base_config(dataset_dir)
-    cfg.update(algorithms=SCATTER_ALGORITHMS, train_conventions=["ranklib"],
-               variants={v: None for v in VARIANTS}, scatter=scatter)
-    cfg["figures"].update(official_convention="ranklib",
-                          figure1_algorithms=["adarank", "coordinate_ascent"])
-    if rows is not None:
-        cfg["datasets"]["SYN"]["resources"] = {"rows": rows}
-    return cfg
-
-
-def job_counts(out: str) -> dict[str, int]:
-    """Rule -> jobs, from the job stats Snakemake prints."""
-    table = out[out.index("Job stats:"):]
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)
-            if m.group(1) != "total"}
-
-
-@pytest.mark.parametrize("rows, scatter, scattered", [
-    (10**7, {"mode": "never"}, False),
-    (None, {"mode": "always"}, True),
-    (None, {"mode": "auto", "min_rows": 1}, False),  # rows unknown: grouped
-    (150, {"mode": "auto", "min_rows": 150}, True),
-    (150, {"mode": "auto", "min_rows": 151}, False),
-    (199_999, {}, False),  # the default: auto from 200,000 rows
-    (200_000, {}, True),
-])
-def test_scatter_mode_and_dataset_size_choose_the_jobs(tmp_path, rows, scatter, scattered):
-    write_dataset(tmp_path / "SYN")
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(scatter_config(tmp_path / "SYN", rows, **scatter)))
-    proc = snakemake(tmp_path / "w", path, "-n", timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    counts = job_counts(proc.stdout)
-    if scattered:
-        assert {r: counts.get(r) for r in SCATTERED_JOBS} == SCATTERED_JOBS
-        assert "train" not in counts
-    else:
-        assert counts["train"] == SCATTERED_JOBS["gather"]
-        assert not {"fit_unit", "fit_fold", "gather"} & set(counts)
-
-
-def test_the_slurm_profile_scatters_every_dataset(tmp_path):
-    """profiles/slurm's config entry, in a profile of its own, scatters a dataset that config
-    alone would train in grouped jobs."""
-    entry = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())["config"]
-    profile = tmp_path / "profile"
-    profile.mkdir()
-    (profile / "config.yaml").write_text(yaml.safe_dump({"config": entry}))
-    write_dataset(tmp_path / "SYN")
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(scatter_config(tmp_path / "SYN", mode="never")))
-    proc = snakemake(tmp_path / "w", path, "-n", "--workflow-profile", str(profile), timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    counts = job_counts(proc.stdout)
-    assert {r: counts.get(r) for r in SCATTERED_JOBS} == SCATTERED_JOBS
-
-
-@pytest.fixture(scope="module")
-def scatter_runs(tmp_path_factory):
-    """The models and test scores of the same configuration trained in grouped jobs and in
-    scattered ones (snakemake --until train gather)."""
-    root = tmp_path_factory.mktemp("scatter")
-    write_dataset(root / "SYN")
-    runs = {}
-    for mode in ("never", "always"):
-        path = root / f"{mode}.yaml"
-        path.write_text(yaml.safe_dump(scatter_config(root / "SYN", mode=mode)))
-        proc = snakemake(root / mode, path, "--until", "train", "gather", timeout=1800)
-        assert proc.returncode == 0, proc.stderr[-4000:]
-        runs[mode] = {"work": root / mode, "log": proc.stdout + proc.stderr}
-    return runs
-
-
-def test_scattered_jobs_write_the_grouped_jobs_models(scatter_runs):
-    """Every model file and test-score array of the scattered run equals the grouped run's byte
-    for byte: Coordinate Ascent's 3 restarts and RankNet's 2 architectures fitted in jobs of
-    their own and gathered, AdaRank fitted fold by fold."""
-    grouped, scattered = (scatter_runs[m]["work"] / "out" / "SYN" for m in ("never", "always"))
-    files = sorted(p.relative_to(grouped) for p in (grouped / "models").rglob("*")
-                   if p.suffix in (".pkl", ".npy"))
-    assert len(files) == 2 * len(FOLDS) * SCATTERED_JOBS["gather"]
-    for rel in files:
-        assert (scattered / rel).read_bytes() == (grouped / rel).read_bytes(), rel
-    counts = job_counts(scatter_runs["always"]["log"])
-    assert {r: counts.get(r) for r in SCATTERED_JOBS} == SCATTERED_JOBS
-    assert not [p for p in (scattered / "parts").rglob("*") if p.is_file()]  # temporary
-
-
-def test_scattered_fit_records_and_gather_logs(scatter_runs):
-    work = scatter_runs["always"]["work"]
-    fits = pd.read_csv(work / "out" / "SYN" / "models" / "coordinate_ascent" / "ranklib" /
-                       "seed1" / "fits.tsv", sep="\t")
-    assert list(fits["fold"]) == FOLDS and (fits["s"] > 0).all() and (fits["max_rss"] > 0).all()
-    log = (work / "logs" / "SYN" / "gather" / "coordinate_ascent" / "ranklib" / "seed1" /
-           "gather.log").read_text()
-    assert all(f"fold {f}: 3 restarts gathered, restart " in log for f in FOLDS), log

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from test_workflow import base_config, snakemake, write_dataset
+from workflow_helpers import base_config, snakemake, write_dataset
 
 
 def test_test_query_in_the_training_file_is_refused(tmp_path):

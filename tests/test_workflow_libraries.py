@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from test_workflow import ALGORITHMS, FOLDS, VARIANTS, base_config, snakemake, write_dataset
+from workflow_helpers import ALGORITHMS, FOLDS, VARIANTS, base_config, snakemake, write_dataset
 
 ALGS = ["adarank", "lambdamart", "rankboost"]
 LIBS = ["sklearn", "lightgbm", "xgboost-minus", "catboost", "trec-raw"]

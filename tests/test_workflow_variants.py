@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from ltrconv import rankers
-from test_workflow import ALGORITHMS, VARIANTS, base_config, snakemake, write_dataset
+from workflow_helpers import ALGORITHMS, VARIANTS, base_config, snakemake, write_dataset
 
 # LambdaMART's test settings plus one parameter lambdamart_lightgbm does not have.
 BASE = {**ALGORITHMS["lambdamart"], "n_thresholds": 64}

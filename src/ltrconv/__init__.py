@@ -1,6 +1,6 @@
 """ltrconv: the NDCG conventions of the public learning-to-rank tools, made explicit.
 
-Four packages, each importing only those listed before it (and ``errors``, ``outputs``):
+Five packages, each importing only those listed before it (and ``errors``, ``outputs``):
 
 - :mod:`ltrconv.evaluation`: conventions, tie policies, the metric grammar, the kernels,
   :func:`evaluate` and the scorer training uses; reads no file.
@@ -8,6 +8,8 @@ Four packages, each importing only those listed before it (and ``errors``, ``out
   dataset audit, and acquisition (download, archives, verification).
 - :mod:`ltrconv.rankers`: the algorithm registry, model files and the six rankers.
 - :mod:`ltrconv.study`: per-query tables, statistics, figures, report pages, the paper's claims.
+- :mod:`ltrconv.pipeline`: the Snakemake workflow's logic: the configuration as one checked plan,
+  paths, cluster requests, report pages, the jobs' plumbing.
 """
 
 from ._version import __version__

@@ -109,8 +109,8 @@ rule claims:
         f"{LOGS}/{{dataset}}/claims.log",
     params:
         algorithms=BASE_ALGORITHMS,
-        variants={v: spec["of"] for v, spec in VARIANTS.items()},
-        labels={v: variant_label(v) for v in VARIANTS},
+        variants=VARIANT_BASES,
+        labels=VARIANT_LABELS,
         **({"rankers": OTHER_RANKERS} if OTHER_RANKERS else {}),
         official=OFFICIAL,
         cutoff=TRAIN_CUTOFF,

@@ -65,8 +65,8 @@ rule implementation:
         table=f"{RESULTS}/{{dataset}}/tables/implementation.tsv",
         **figure_output("implementation"),
     params:
-        variants={v: spec["of"] for v, spec in VARIANTS.items()},
-        labels={v: variant_label(v) for v in VARIANTS},
+        variants=VARIANT_BASES,
+        labels=VARIANT_LABELS,
         eval_conventions=FIGURE1_EVAL_CONVENTIONS,
         train_convention=OFFICIAL,
     log:

@@ -5,7 +5,7 @@ What the data is comes in ``params.source``; where to look, the download setting
 going offline does not invalidate the results.
 """
 
-from _job import run
+from ltrconv.pipeline.job import run
 from ltrconv.data.acquire import Source, acquire
 from ltrconv.data.verify import write_manifest
 

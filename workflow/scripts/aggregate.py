@@ -1,6 +1,6 @@
 """Summary, fold means, paired t-tests and the algorithm order (rule aggregate)."""
 
-from _job import read_parquet, run, write_tsv
+from ltrconv.pipeline.job import read_parquet, run, write_tsv
 from ltrconv.study import tables as study
 
 

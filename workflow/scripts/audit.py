@@ -1,6 +1,6 @@
 """Sensitivity profile of a dataset as a tidy table (rule audit)."""
 
-from _job import run, write_tsv
+from ltrconv.pipeline.job import run, write_tsv
 from ltrconv.data.audit import audit_frame
 from ltrconv.data.letor import Dataset
 

@@ -1,6 +1,6 @@
 """The paper's claims checked against this run, as Markdown (rule claims)."""
 
-from _job import read_parquet, read_tsv, run
+from ltrconv.pipeline.job import read_parquet, read_tsv, run
 from ltrconv.data.audit import audit_from_table
 from ltrconv.study import audit_predictions, libraries, seeds, variants, winning
 from ltrconv.rankers.registry import display_name

@@ -3,7 +3,7 @@ fold) under every evaluation convention (rule evaluate)."""
 
 from itertools import product
 
-from _job import load_conventions, load_scores, run
+from ltrconv.pipeline.job import load_conventions, load_scores, run
 from ltrconv.data.letor import Dataset
 from ltrconv.outputs import atomic_path
 from ltrconv.evaluation.metrics import evaluate_dataset

@@ -1,6 +1,6 @@
 """Figure 1 of the paper: training convention x evaluation convention (rule figure1)."""
 
-from _job import read_tsv, run
+from ltrconv.pipeline.job import read_tsv, run
 from ltrconv.study import figures
 
 

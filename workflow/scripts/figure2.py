@@ -1,7 +1,7 @@
 """Figure 2 of the paper: the algorithms trained with the official convention, under each
 evaluation convention (rule figure2)."""
 
-from _job import read_tsv, run
+from ltrconv.pipeline.job import read_tsv, run
 from ltrconv.study import figures
 
 

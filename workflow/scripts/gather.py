@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from _job import read_tsv, run
+from ltrconv.pipeline.job import read_tsv, run
 from ltrconv import rankers
 from ltrconv.data.letor import Dataset
 from ltrconv.outputs import atomic_path

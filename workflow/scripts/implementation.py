@@ -1,6 +1,6 @@
 """Each implementation variant against its base algorithm: table and figure (rule implementation)."""
 
-from _job import read_parquet, read_tsv, run, write_tsv
+from ltrconv.pipeline.job import read_parquet, read_tsv, run, write_tsv
 from ltrconv.study import figures, variants as implementation
 
 

@@ -1,7 +1,7 @@
 """NDCG@k of the same models as each library computes it, one panel per algorithm (rule
 library_figure)."""
 
-from _job import read_tsv, run
+from ltrconv.pipeline.job import read_tsv, run
 from ltrconv.study import library_figures
 
 

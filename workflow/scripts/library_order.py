@@ -4,7 +4,7 @@ library_order)."""
 
 import pandas as pd
 
-from _job import read_tsv, run, write_tsv
+from ltrconv.pipeline.job import read_tsv, run, write_tsv
 from ltrconv.study import libraries, tables as study, winning
 
 BY = ["train_convention", "eval_convention", "metric", "k"]

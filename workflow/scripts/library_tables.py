@@ -2,7 +2,7 @@
 spread across libraries, and models trained with a library's NDCG against the official ones
 (rule library_tables)."""
 
-from _job import read_parquet, read_tsv, run, write_tsv
+from ltrconv.pipeline.job import read_parquet, read_tsv, run, write_tsv
 from ltrconv.study import libraries
 
 

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from _job import read_parquet, run
+from ltrconv.pipeline.job import read_parquet, run
 from ltrconv.outputs import atomic_path
 from ltrconv.study.tables import PER_QUERY_COLUMNS
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _job import run
+from ltrconv.pipeline.job import run
 from ltrconv.data.verify import Layout, check_unchanged
 from ltrconv.data.letor import Dataset, read_letor
 from ltrconv.errors import InputError

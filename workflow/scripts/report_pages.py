@@ -4,7 +4,7 @@ table_NAME, figure_NAME."""
 
 from pathlib import Path
 
-from _job import read_tsv, run
+from ltrconv.pipeline.job import read_tsv, run
 from ltrconv.study import report_pages as pages
 
 

@@ -1,6 +1,6 @@
 """Training time of every model (rule runtime_figure)."""
 
-from _job import read_tsv, run
+from ltrconv.pipeline.job import read_tsv, run
 from ltrconv.study import figures
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from _job import read_tsv, run, write_tsv
+from ltrconv.pipeline.job import read_tsv, run, write_tsv
 
 
 def main(smk, log):

@@ -1,6 +1,6 @@
 """Each seed's fold means and paired t-tests (rule seed_tables)."""
 
-from _job import read_parquet, run, write_tsv
+from ltrconv.pipeline.job import read_parquet, run, write_tsv
 from ltrconv.study import seeds
 
 

@@ -1,6 +1,6 @@
 """One algorithm's NDCG@k band over tie orders (rule ties_figure)."""
 
-from _job import read_tsv, run
+from ltrconv.pipeline.job import read_tsv, run
 from ltrconv.study import figures
 
 

@@ -1,7 +1,7 @@
 """Per model, NDCG@k over the orders of tied scores: worst-first, expected, best-first, input
 order (rule ties_table)."""
 
-from _job import read_parquet, run, write_tsv
+from ltrconv.pipeline.job import read_parquet, run, write_tsv
 from ltrconv.study import tie_ranges
 
 

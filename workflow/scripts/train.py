@@ -5,7 +5,8 @@ import time
 
 import numpy as np
 
-from _job import THREAD_PARAMS, cap_threads, load_conventions, peak_rss_mb, reset_peak_rss, run
+from ltrconv.pipeline.job import (THREAD_PARAMS, cap_threads, load_conventions, peak_rss_mb,
+                                  reset_peak_rss, run)
 from ltrconv import rankers
 from ltrconv.data.letor import Dataset
 from ltrconv.outputs import atomic_path

@@ -3,7 +3,7 @@ winning)."""
 
 import pandas as pd
 
-from _job import read_tsv, run, write_tsv
+from ltrconv.pipeline.job import read_tsv, run, write_tsv
 from ltrconv.study import figures, tables as study, winning
 
 BY = ["train_convention", "eval_convention", "metric", "k"]

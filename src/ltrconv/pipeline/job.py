@@ -1,7 +1,10 @@
-"""Shared plumbing of the workflow scripts: this checkout's ltrconv, the rule's thread budget,
-the configured conventions file, logging to the rule's log file, clean failures, the record of
-the outputs (output_records.py), the TSV writer and readers that refuse a damaged input, a
-fit's peak memory."""
+"""The plumbing every workflow job runs through: the rule's thread budget, the configured
+conventions file, logging to the rule's log file, clean failures, the record of the outputs
+(:mod:`ltrconv.pipeline.records`), the TSV writer and readers that refuse a damaged input, a
+fit's peak memory.
+
+A job script (workflow/scripts/NAME.py) imports what it needs from here and ends with
+``run(snakemake, main)``."""
 
 from __future__ import annotations
 
@@ -16,21 +19,10 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-# Jobs import the ltrconv of the checkout the workflow belongs to, whatever else is on the path:
-# an installed copy, an editable install of another checkout (a path entry that Snakemake's
-# script preamble puts ahead of the paths it adds), PYTHONPATH.
-SRC = Path(__file__).resolve().parents[2] / "src"
-sys.path.insert(0, str(SRC))
-
-import ltrconv  # noqa: E402
-from ltrconv.errors import LtrconvError  # noqa: E402
-from ltrconv.outputs import atomic_path  # noqa: E402
-
-import output_records  # noqa: E402
-
-if Path(ltrconv.__file__).resolve().parent != SRC / "ltrconv":
-    sys.exit(f"job imported ltrconv from {Path(ltrconv.__file__).parent}, not from this "
-             f"workflow's checkout {SRC}")
+import ltrconv
+from ltrconv.errors import LtrconvError
+from ltrconv.outputs import atomic_path
+from ltrconv.pipeline import records
 
 # Thread pools sized from the environment when a library first starts them (OpenMP for
 # LightGBM, the BLAS builds numpy and scipy ship, numexpr); numba is set at run time.
@@ -44,7 +36,8 @@ THREAD_PARAMS = ("num_threads", "n_jobs")
 
 def limit_threads(n: int) -> str:
     """Cap every thread pool of the job at ``n`` (the rule's ``threads``); says what is set,
-    and how idle OpenMP threads wait (the workflow sets OMP_WAIT_POLICY, see common.smk).
+    and how idle OpenMP threads wait (the workflow sets OMP_WAIT_POLICY, see
+    :mod:`ltrconv.pipeline.environment`).
 
     Environment variables cover libraries not started yet and child processes; numba's
     ``set_num_threads`` and threadpoolctl cover the pools already loaded (numba's defaults to
@@ -193,6 +186,17 @@ def load_scores(path, n_docs: int):
     return scores
 
 
+def check_checkout(scriptdir) -> None:
+    """The ltrconv this job imports is the one of the checkout whose workflow runs it (its job
+    scripts live in ``CHECKOUT/workflow/scripts``): :class:`LtrconvError` naming both when not."""
+    src = Path(scriptdir).resolve().parents[1] / "src" / "ltrconv"
+    here = Path(ltrconv.__file__).resolve().parent  # the ltrconv package imported
+    if src.is_dir() and here != src:
+        raise LtrconvError(f"job imported ltrconv from {here}, not from this workflow's "
+                           f"checkout {src.parent}; install the checkout (pip install -e "
+                           f"{src.parents[1]}) or put {src.parent} first on PYTHONPATH")
+
+
 def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
     """Call ``main(snakemake, log)`` with threads capped and the conventions file checked, then
     record the outputs beside the log; a user error (a damaged input among them) becomes one
@@ -205,13 +209,15 @@ def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
     logging.captureWarnings(True)  # e.g. DocidWarning from the reader, into the rule log
     log = logging.getLogger(snakemake.rule)
     if log_path:
-        output_records.forget(log_path)
+        records.forget(log_path)
     try:
+        if getattr(snakemake, "scriptdir", None):
+            check_checkout(snakemake.scriptdir)
         log.info(limit_threads(snakemake.threads))
         load_conventions(snakemake)
         main(snakemake, log)
         if log_path:
-            output_records.write(log_path, snakemake.rule, dict(snakemake.wildcards),
+            records.write(log_path, snakemake.rule, dict(snakemake.wildcards),
                                  snakemake.output)
     except LtrconvError as exc:
         _to_log_only(handlers, log_path)

@@ -1,9 +1,10 @@
 """What each job wrote: size, modification time and SHA-256 of its outputs, beside its log.
 
 A job writes ``LOG_STEM.outputs.json`` next to its log file once its outputs are complete
-(workflow/scripts/_job.py); workflow/rules/common.smk reads every record under logs_dir when the
-workflow starts, and has the job of an output whose bytes no longer match redone. A file whose
-size and modification time are those recorded is taken as intact without being read again.
+(:mod:`ltrconv.pipeline.job`); when the workflow starts, :mod:`ltrconv.pipeline.repair` reads
+every record under logs_dir, and the job of an output whose bytes no longer match is redone. A
+file whose size and modification time are those recorded is taken as intact without being read
+again.
 """
 
 from __future__ import annotations

@@ -92,3 +92,40 @@ def for_rule(measured: dict, rule: str, algorithm: str | None = None, base: str 
     return request(figures["max_rss"], figures["s"], scale=scale,
                    data=data_mb(ref["rows"], ref["features"]), dataset=ref["dataset_mb"],
                    job_rss=job.get("max_rss", 0.0), job_s=job.get("s", 0.0))
+
+
+def job_request(plan, rule: str, dataset: str | None, algorithm: str | None) -> dict:
+    """mem_mb, runtime and disk_mb of one job of ``rule`` (on ``dataset``, for ``algorithm``)
+    under ``plan`` (:class:`~ltrconv.pipeline.plan.Plan` with config key resources.measured),
+    with the dataset's hand-set requests (datasets.NAME.resources) on top. A study-wide job
+    (winning numbers, the study's pages) reads every dataset's tables: it is scaled as the
+    largest, and no dataset's hand-set requests apply to it."""
+    measured = plan.config["resources"]["measured"]
+    scale = (plan.datasets[dataset].scale if dataset
+             else max(d.scale for d in plan.datasets.values()))
+    base = plan.algorithms[algorithm].base if algorithm else None
+    req = for_rule(measured, rule, algorithm, base, scale=scale)
+    if not dataset:
+        return req
+    by_hand = plan.datasets[dataset].spec["resources"].get(rule, {})
+    if rule in RULES_BY_ALGORITHM:
+        by_hand = ({k: v for k, v in by_hand.items() if not isinstance(v, dict)}
+                   | by_hand.get(algorithm, {}))
+    return {**req, **by_hand}
+
+
+def job_resources(plan, rule: str) -> dict:
+    """The ``resources`` of ``rule``: cluster requests per job, derived from measured figures
+    (config resources.measured) when config has them, else resources.train/light. A retry
+    (``attempt`` 2) asks for twice the memory and wall time."""
+    res = plan.config["resources"]
+    if "measured" not in res:
+        fixed = res["train" if rule == "train" else "light"]
+        return dict(mem_mb=fixed["mem_mb"], runtime=fixed["runtime"])
+
+    def request(wc):
+        return job_request(plan, rule, wc.get("dataset"), wc.get("algorithm"))
+
+    return dict(mem_mb=lambda wildcards, attempt: request(wildcards)["mem_mb"] * attempt,
+                runtime=lambda wildcards, attempt: request(wildcards)["runtime"] * attempt,
+                disk_mb=lambda wildcards: request(wildcards)["disk_mb"])

@@ -1,0 +1,91 @@
+"""The workflow's configuration before it becomes a plan: merging files, the schema's errors as
+one line per config key, the schema's defaults.
+
+Snakemake merges ``--configfile`` files on top of ``configfile:`` (mappings key by key, any
+other value replaced: :func:`merge`), then common.smk checks the result against
+workflow/schemas/config.schema.yaml and fills in its defaults, as :func:`schema_errors` and
+:func:`fill_defaults` do here without Snakemake."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from ltrconv.errors import LtrconvError
+
+SCHEMA = Path("workflow") / "schemas" / "config.schema.yaml"  # relative to the checkout
+
+
+class ConfigError(LtrconvError):
+    """A configuration the workflow refuses: one line naming the config key."""
+
+
+# JSON Schema counts 1.0 as an integer; a fold, seed or count written 1.0 would then become
+# part of a path ("Fold1.0") or a float where a count is meant.
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)),
+)
+
+
+def load_schema(repo: str | Path) -> dict:
+    """The workflow's config schema from checkout ``repo``."""
+    return yaml.safe_load((Path(repo) / SCHEMA).read_text())
+
+
+def merge(base: dict, *overlays: dict) -> dict:
+    """``base`` with each of ``overlays`` merged on top as Snakemake merges config files:
+    mappings key by key, every other value (lists among them) replaced."""
+    out = copy.deepcopy(base)
+    for overlay in overlays:
+        _merge_into(out, overlay)
+    return out
+
+
+def _merge_into(target: dict, overlay: dict) -> None:
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(target.get(key), dict):
+            _merge_into(target[key], value)
+        else:
+            target[key] = copy.deepcopy(value)
+
+
+def schema_errors(cfg: dict, schema: dict) -> list[str]:
+    """One line per schema violation, naming the config key and what it should be."""
+    lines = []
+    for err in sorted(_Validator(schema).iter_errors(cfg),
+                      key=lambda e: [str(p) for p in e.absolute_path]):
+        key = ".".join(str(p) for p in err.absolute_path) or "(top level)"
+        desc = err.schema.get("description") if isinstance(err.schema, dict) else None
+        lines.append(f"config key '{key}': {err.message}" + (f" -- {desc}" if desc else ""))
+    return lines
+
+
+def _set_defaults(validator, properties, instance, schema):
+    if isinstance(instance, dict):
+        for name, sub in properties.items():
+            if isinstance(sub, dict) and "default" in sub:
+                instance.setdefault(name, copy.deepcopy(sub["default"]))
+    yield from jsonschema.Draft202012Validator.VALIDATORS["properties"](
+        validator, properties, instance, schema)
+
+
+_Filler = jsonschema.validators.extend(_Validator, {"properties": _set_defaults})
+
+
+def fill_defaults(cfg: dict, schema: dict) -> dict:
+    """``cfg`` with the schema's defaults filled in where a key is absent, at every level the
+    validation reaches (as ``snakemake.utils.validate`` does); :class:`ConfigError` listing the
+    schema's errors when it has any."""
+    errors = schema_errors(cfg, schema)
+    if errors:
+        raise ConfigError("Invalid configuration:\n  " + "\n  ".join(errors))
+    out = copy.deepcopy(cfg)
+    for _ in _Filler(schema).iter_errors(out):
+        pass
+    return out
+

@@ -1,0 +1,133 @@
+"""Where the workflow's files live, from a :class:`~ltrconv.pipeline.plan.Plan`: pure
+functions of the plan returning paths, or Snakemake patterns where a wildcard is left as
+``{name}`` (the defaults)."""
+
+from __future__ import annotations
+
+from ltrconv.pipeline.checks import STUDY
+from ltrconv.pipeline.plan import Plan
+
+SPLITS = ("train", "vali", "test")
+TABLES = ("summary", "fold_means", "ttests", "algorithm_order")
+FIGURES = ("figure1", "figure2", "runtime")
+LIBRARY_TABLES = ("libraries", "library_spread", "library_ttests")
+
+
+def cache(plan: Plan, dataset, fold, split) -> str:
+    """One split's binary cache."""
+    return f"{plan.resources}/{dataset}/cache/fold{fold}/{split}.npz"
+
+
+def convention_stem(plan: Plan, kind, root=None, dataset="{dataset}", algorithm="{algorithm}",
+                    train_convention="{train_convention}", seed="{seed}") -> str:
+    """ROOT/DATASET/KIND/ALGORITHM/CONVENTION/[seedS/]: the directory of one training
+    convention's models (a train job's log, benchmark and fit records; as a pattern with the
+    defaults); ROOT is the results directory unless given."""
+    return (f"{root or plan.results}/{dataset}/{kind}/{algorithm}/{train_convention}/"
+            f"{plan.seed_dir.format(seed=seed)}")
+
+
+def model_stem(plan: Plan, kind, root=None, dataset="{dataset}", algorithm="{algorithm}",
+               train_convention="{train_convention}", fold="{fold}", seed="{seed}") -> str:
+    """CONVENTION_STEM/foldK: the stem of one model's files (as a pattern with the defaults)."""
+    return (f"{convention_stem(plan, kind, root, dataset, algorithm, train_convention, seed)}"
+            f"fold{fold}")
+
+
+def part_stem(plan: Plan, kind, root=None) -> str:
+    """ROOT/{dataset}/KIND/{algorithm}/{train_convention}/[seed{seed}/]fold{fold}/: the directory
+    of one fold's parts of a scattered fit (their files, logs or benchmarks)."""
+    return f"{model_stem(plan, kind, root)}/"
+
+
+def algorithm_stem(plan: Plan, kind, root=None) -> str:
+    """ROOT/{dataset}/KIND/{algorithm}/[seed{seed}/]: the directory of one algorithm's files
+    (an evaluate job's log and benchmark); ROOT is the results directory unless given."""
+    return f"{root or plan.results}/{{dataset}}/{kind}/{{algorithm}}/{plan.seed_dir}"
+
+
+def fold_models(plan: Plan, kind, suffix) -> list[str]:
+    """One file per fold of an algorithm under one training convention: a train job's."""
+    return [model_stem(plan, kind, fold=f) + suffix for f in plan.folds]
+
+
+def algorithm_models(plan: Plan, kind, suffix, conventions=None) -> list[str]:
+    """One file per training convention (``conventions``, default train_conventions) and fold
+    of an algorithm: an evaluate job's."""
+    convs = plan.train_conventions if conventions is None else conventions
+    return [model_stem(plan, kind, train_convention=t, fold=f) + suffix
+            for t in convs for f in plan.folds]
+
+
+def gather_inputs(plan: Plan, dataset, algorithm, train_convention, seed="") -> dict:
+    """A gather job's inputs, fold by fold: each part's file (a whole fit's model, or every
+    unit's partial model) and fit record; a whole fit's test scores, or the test splits the
+    gathered models score."""
+    n = plan.algorithms[algorithm].units
+    names = [f"unit{u}" for u in range(n)] if n else ["whole"]
+    out = {"parts": [], "fits": []}
+    out.update({"tests": [cache(plan, dataset, f, "test") for f in plan.folds]} if n
+               else {"scores": []})
+    for f in plan.folds:
+        stem = model_stem(plan, "parts", None, dataset, algorithm, train_convention, f, seed)
+        out["parts"] += [f"{stem}/{name}.pkl" for name in names]
+        out["fits"] += [f"{stem}/{name}.tsv" for name in names]
+        if not n:
+            out["scores"].append(f"{stem}/whole.test_scores.npy")
+    return out
+
+
+def model_files(plan: Plan, dataset, kind, suffix) -> list[str]:
+    """Every model's file of ``kind`` (models, eval) on ``dataset``."""
+    return [model_stem(plan, kind, None, dataset, a, t, f, s) + suffix
+            for a, p in plan.algorithms.items() for t in p.train_conventions
+            for f in plan.folds for s in p.seeds]
+
+
+def fit_records(plan: Plan, dataset) -> list[str]:
+    """Every train job's fits.tsv (fit time and peak memory of each fold's model)."""
+    return [convention_stem(plan, "models", None, dataset, a, t, s) + "fits.tsv"
+            for a, p in plan.algorithms.items() for t in p.train_conventions for s in p.seeds]
+
+
+def figure_output(plan: Plan, name) -> dict:
+    return {"png": f"{plan.results}/{{dataset}}/figures/{name}.png",
+            "pdf": f"{plan.results}/{{dataset}}/figures/{name}.pdf"}
+
+
+def claims_extra_inputs(plan: Plan, dataset) -> dict:
+    """Inputs of claims.md beyond the paper's tables, as configured."""
+    res, ext, out = plan.results, plan.extensions, {}
+    if plan.variants:
+        out["implementation"] = f"{res}/{dataset}/tables/implementation.tsv"
+    if plan.multi_seed:
+        out["seed_ttests"] = f"{res}/{dataset}/tables/seed_ttests.tsv"
+    if ext["audit"]:
+        out["per_query"] = f"{res}/{dataset}/per_query.parquet"
+    if ext["winning"]:
+        out["winning"] = f"{res}/{STUDY}/tables/winning.tsv"
+    if ext["libraries"]:
+        out |= {t: f"{res}/{dataset}/tables/{t}.tsv" for t in LIBRARY_TABLES}
+        out |= {t: f"{res}/{STUDY}/tables/{t}.tsv" for t in ("library_winning", "library_flips")}
+    return out
+
+
+def all_targets(plan: Plan, report_pages: dict, study_pages: dict) -> list[str]:
+    """What a run makes: every model, every report page and its source, every figure's PDF."""
+    res, ext, out = plan.results, plan.extensions, []
+    for d in plan.datasets:
+        out += model_files(plan, d, "models", ".pkl")
+        out += [f"{res}/{d}/{page['source']}" for page in report_pages.values()]
+        out += [f"{res}/{d}/report/{key}.html" for key in report_pages]
+        out += [f"{res}/{d}/figures/{f}.pdf" for f in FIGURES]
+        if plan.variants:
+            out.append(f"{res}/{d}/figures/implementation.pdf")
+        if ext["ties"]:
+            out += [f"{res}/{d}/figures/ties/{a}.pdf" for a in plan.algorithms]
+        if ext["libraries"]:
+            out.append(f"{res}/{d}/figures/libraries.pdf")
+    out += [f"{res}/{STUDY}/{page['source']}" for page in study_pages.values()]
+    out += [f"{res}/{STUDY}/report/{key}.html" for key in study_pages]
+    if ext["winning"]:
+        out.append(f"{res}/{STUDY}/figures/winning.pdf")
+    return out

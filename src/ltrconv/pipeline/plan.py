@@ -1,0 +1,365 @@
+"""The workflow's configuration as one frozen plan: what runs, with what, where.
+
+:func:`build_plan` takes the merged configuration (schema-checked, defaults filled: see
+:mod:`ltrconv.pipeline.config`), checks it once (:mod:`ltrconv.pipeline.checks`) and returns a
+:class:`Plan`: the enabled datasets, folds and seeds, each algorithm and variant with its
+ranker, parameters, training conventions, seeds and units, the evaluation conventions, the
+extensions, the directories and the resource settings. workflow/rules/common.smk builds it
+once; the rule files read it; the tests build it from plain dicts, without Snakemake.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ltrconv.pipeline import checks
+from ltrconv.pipeline.checks import STUDY
+from ltrconv.pipeline.config import ConfigError
+
+__all__ = ["AlgorithmPlan", "ConfigError", "DatasetPlan", "Plan", "build_plan",
+           "load_conventions_file"]
+
+
+@dataclass(frozen=True)
+class DatasetPlan:
+    """An enabled dataset: its config entry, label scale, width, rows (config's
+    ``resources.rows``, else ``expect.rows``; None when it gives neither), size over the
+    measured dataset's (rows x features; 1 without rows or measured figures) and whether its
+    training is scattered (config key scatter)."""
+
+    name: str
+    spec: dict = field(repr=False)
+    labels: tuple[int, ...]
+    n_features: int | None
+    rows: int | None
+    scale: float
+    scattered: bool
+
+
+@dataclass(frozen=True)
+class AlgorithmPlan:
+    """A study algorithm: a registered algorithm under ``algorithms``, or a variant of one.
+    ``base`` is itself or the variant's base, ``ranker`` the registered ranker it runs,
+    ``params`` the ranker's keyword arguments (a variant's on top of those of its base it
+    takes), ``seeds`` those it is trained with (every seed when its fit is random, else the
+    first), ``units`` the independent units of one fit (0: a fit in one piece)."""
+
+    name: str
+    base: str
+    ranker: str
+    params: dict = field(repr=False)
+    train_conventions: tuple[str, ...]
+    random: bool
+    seeds: tuple[int, ...]
+    units: int
+    variant: dict | None = field(default=None, repr=False)
+
+    @property
+    def is_variant(self) -> bool:
+        return self.variant is not None
+
+    @property
+    def label(self) -> str | None:
+        """What a variant changes (its ``label``, else its ranker and parameters)."""
+        if self.variant is None:
+            return None
+        spec = self.variant
+        ranker = ([f"ranker={spec['ranker']}"]
+                  if spec.get("ranker") not in (None, spec["of"]) else [])
+        return spec.get("label") or ", ".join(
+            ranker + [f"{k}={v}" for k, v in (spec.get("params") or {}).items()])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything the rules read from the configuration, checked."""
+
+    config: dict = field(repr=False)
+    results: str
+    resources: str
+    logs: str
+    datasets: dict[str, DatasetPlan]
+    folds: tuple[int, ...]
+    seeds: tuple[int, ...]
+    algorithms: dict[str, AlgorithmPlan]
+    train_conventions: tuple[str, ...]
+    eval_conventions: tuple[str, ...]
+    cutoffs: str
+    train_cutoff: int
+    official: str
+    figure1_algorithms: tuple[str, ...]
+    figure1_eval_conventions: tuple[str, ...]
+    figure2_eval_conventions: tuple[str, ...]
+    extensions: dict
+    conventions_file: str | None
+    conventions_sha256: str | None
+
+    # --- algorithms ---------------------------------------------------------------------------
+    @property
+    def base_algorithms(self) -> list[str]:
+        return [a for a, p in self.algorithms.items() if not p.is_variant]
+
+    @property
+    def variants(self) -> list[str]:
+        return [a for a, p in self.algorithms.items() if p.is_variant]
+
+    @property
+    def variant_bases(self) -> dict[str, str]:
+        """Variant -> its base algorithm."""
+        return {v: self.algorithms[v].base for v in self.variants}
+
+    @property
+    def variant_labels(self) -> dict[str, str]:
+        return {v: self.algorithms[v].label for v in self.variants}
+
+    @property
+    def other_rankers(self) -> dict[str, str]:
+        """The variants that run another ranker than their base's, each with that ranker."""
+        return {v: p.ranker for v, p in self.algorithms.items()
+                if p.is_variant and p.ranker != p.base}
+
+    @property
+    def all_train_conventions(self) -> list[str]:
+        """Every training convention of some algorithm, train_conventions first."""
+        return list(dict.fromkeys(list(self.train_conventions) + [
+            t for p in self.algorithms.values() for t in p.train_conventions]))
+
+    @property
+    def evaluate_rules(self) -> list[tuple[str, list[str], list[str]]]:
+        """The evaluate rules as (name, algorithms, training conventions): ``evaluate`` for the
+        algorithms trained with train_conventions, ``evaluate_ALGORITHM`` for one with a list of
+        its own (the outputs of a rule are one list for all its jobs)."""
+        common = list(self.train_conventions)
+        own = [a for a, p in self.algorithms.items() if list(p.train_conventions) != common]
+        shared = [a for a in self.algorithms if a not in own]
+        return ([("evaluate", shared, common)] if shared else []) + [
+            (f"evaluate_{a}", [a], list(self.algorithms[a].train_conventions)) for a in own]
+
+    @property
+    def few_scores(self) -> list[str]:
+        """The trained algorithms whose scores take few distinct values (registry order)."""
+        from ltrconv.rankers import registry
+
+        return [a for a in registry.ORDER
+                if registry.get(a).few_scores and a in self.base_algorithms]
+
+    # --- seeds and datasets -------------------------------------------------------------------
+    @property
+    def seed_dir(self) -> str:
+        """Paths carry the seed (.../seed{seed}/fold{fold}) unless the only seed is 0, every
+        random ranker's default random_state: then the paper's run keeps its paths, job params
+        and models."""
+        return "" if self.seeds == (0,) else "seed{seed}/"
+
+    @property
+    def multi_seed(self) -> bool:
+        return len(self.seeds) > 1
+
+    @property
+    def scattered(self) -> list[str]:
+        return [d for d, p in self.datasets.items() if p.scattered]
+
+    @property
+    def grouped(self) -> list[str]:
+        return [d for d, p in self.datasets.items() if not p.scattered]
+
+    @property
+    def unit_algorithms(self) -> list[str]:
+        return [a for a, p in self.algorithms.items() if p.units]
+
+    @property
+    def whole_algorithms(self) -> list[str]:
+        return [a for a, p in self.algorithms.items() if not p.units]
+
+    # --- extensions ---------------------------------------------------------------------------
+    @property
+    def library_eval_conventions(self) -> list[str]:
+        """The library conventions evaluated (registry order)."""
+        from ltrconv.evaluation.libraries import LIBRARIES
+
+        return [c for c in LIBRARIES if c in self.eval_conventions]
+
+    @property
+    def library_train_conventions(self) -> list[str]:
+        """The library conventions some algorithm is trained with (registry order)."""
+        from ltrconv.evaluation.libraries import LIBRARIES
+
+        return [c for c in LIBRARIES if c in self.all_train_conventions]
+
+    def train_params(self, algorithm: str, seed) -> dict:
+        """The ranker's keyword arguments for one job: the algorithm's ``params`` plus
+        ``random_state`` = the job's seed when the paths carry seeds and the fit is random."""
+        p = self.algorithms[algorithm]
+        params = dict(p.params)
+        if self.seed_dir and p.random:
+            params["random_state"] = int(seed)
+        return params
+
+
+def tie_conventions() -> tuple[str, ...]:
+    """The tie conventions the ties table and figures read: worst-first, expected, best-first,
+    input."""
+    from ltrconv.study import tie_ranges
+
+    return (tie_ranges.PESS, tie_ranges.AVG, tie_ranges.OPT, tie_ranges.INPUT)
+
+
+def reference_convention() -> str:
+    """The evaluation convention winning numbers and the audit's predictions are set against."""
+    from ltrconv.study.paper.busa_fekete_2012 import Setting
+
+    return Setting.reference
+
+
+def load_conventions_file(path: str | None):
+    """The conventions the plan reads names against: the built-in ones, plus those of config
+    key ``conventions_file`` (a :class:`~ltrconv.evaluation.convention_set.ConventionSet`)."""
+    from ltrconv.data.conventions_file import load_conventions
+    from ltrconv.errors import LtrconvError
+    from ltrconv.evaluation.convention_set import BUILTINS
+
+    if not path:
+        return BUILTINS
+    try:
+        return load_conventions(path)
+    except LtrconvError as exc:
+        raise ConfigError(f"config key 'conventions_file': {exc}") from None
+
+
+def _check(cfg: dict) -> tuple[list[str], list[str], dict]:
+    """Every check of ``cfg``, once; the enabled datasets, algorithms and variants."""
+    from ltrconv.evaluation.libraries import LIBRARIES
+    from ltrconv.rankers import registry
+
+    for key in ("results_dir", "resources_dir", "logs_dir"):
+        checks.check_directory(key, cfg[key])
+    for name, spec in cfg["datasets"].items():
+        checks.check_dataset(name, spec)
+    cset = load_conventions_file(cfg["conventions_file"])
+    known = set(cset.names())
+    for key in ("train_conventions", "eval_conventions"):
+        checks.check_known(key, cfg[key], known)
+    datasets = [d for d, spec in cfg["datasets"].items() if spec["enabled"]]
+    if not datasets:
+        raise ConfigError("config key 'datasets': no dataset has enabled: true")
+    for d in datasets:
+        for key in ("train_conventions", "eval_conventions"):
+            for conv in cfg[key]:
+                checks.check_gain(key, cset.get(conv), d, cfg["datasets"][d]["labels"])
+    for d in datasets:
+        n = cfg["datasets"][d]["layout"]["n_folds"]
+        bad = [k for k in cfg["folds"] if k > n]
+        if bad:
+            raise ConfigError(f"config key 'folds': fold(s) {bad} exceed "
+                              f"datasets.{d}.layout.n_folds = {n}")
+    for a in cfg["algorithms"]:
+        if a not in registry.REGISTRY:
+            raise ConfigError(f"config key 'algorithms.{a}': unknown algorithm; known: "
+                              f"{', '.join(registry.ORDER)}")
+    algos = [a for a, p in cfg["algorithms"].items() if p is not None]
+    if not algos:
+        raise ConfigError("config key 'algorithms': every algorithm is disabled (null)")
+    variants = {v: spec for v, spec in cfg["variants"].items() if spec is not None}
+    for v, spec in variants.items():
+        checks.check_variant_name(cfg, v, spec)
+    for a in algos:
+        checks.check_params(a, cfg["algorithms"][a], f"algorithms.{a}")
+    for v, spec in variants.items():
+        checks.check_variant(cfg, v, spec)
+    for key, params in [(f"algorithms.{a}", cfg["algorithms"][a]) for a in algos] + [
+            (f"variants.{v}.params", spec.get("params") or {}) for v, spec in variants.items()]:
+        if "random_state" in params:
+            raise ConfigError(f"config key '{key}.random_state': the seed of every random "
+                              "algorithm is set by config key 'seeds'")
+    enabled, official = algos + list(variants), cfg["figures"]["official_convention"]
+    for a, names in cfg["train_conventions_by_algorithm"].items():
+        key = f"train_conventions_by_algorithm.{a}"
+        if a not in enabled:
+            raise ConfigError(f"config key '{key}': {a!r} is not an enabled algorithm or "
+                              f"variant; enabled: {', '.join(enabled)}")
+        for name in names:
+            checks.check_known(key, [name], known)
+            for d in datasets:
+                checks.check_gain(key, cset.get(name), d, cfg["datasets"][d]["labels"])
+            ranker = checks.variant_ranker(variants[a]) if a in variants else a
+            checks.check_objective(ranker, cset.get(name), key)
+        if official not in names:
+            raise ConfigError(f"config key '{key}': must hold figures.official_convention "
+                              f"{official!r}")
+    checks.check_extensions(cfg, tie_conventions(), reference_convention(), LIBRARIES)
+    checks.check_figures(cfg)
+    return datasets, algos, variants
+
+
+def _dataset(cfg: dict, name: str) -> DatasetPlan:
+    spec = cfg["datasets"][name]
+    rows = spec["resources"].get("rows") or spec["expect"].get("rows")
+    measured = cfg["resources"].get("measured")
+    scale = 1.0
+    if measured and rows:
+        ref = measured["reference"]
+        features = spec.get("n_features") or ref["features"]
+        scale = rows * features / (ref["rows"] * ref["features"])
+    mode = cfg["scatter"]["mode"]
+    scattered = mode == "always" or (mode == "auto" and rows is not None
+                                     and rows >= cfg["scatter"]["min_rows"])
+    return DatasetPlan(name, spec, tuple(spec["labels"]), spec.get("n_features"), rows, scale,
+                       scattered)
+
+
+def _algorithm(cfg: dict, name: str, variant: dict | None) -> AlgorithmPlan:
+    from ltrconv import rankers
+    from ltrconv.rankers import registry
+
+    if variant is None:
+        base, ranker, params = name, name, dict(cfg["algorithms"][name] or {})
+    else:
+        base, ranker = variant["of"], checks.variant_ranker(variant)
+        params = {**checks.inherited_params(cfg, variant), **(variant.get("params") or {})}
+    seeds = tuple(cfg["seeds"])
+    random = registry.is_random(ranker, params)
+    own = cfg["train_conventions_by_algorithm"].get(name)
+    return AlgorithmPlan(
+        name=name, base=base, ranker=ranker, params=params,
+        train_conventions=tuple(own if own is not None else cfg["train_conventions"]),
+        random=random, seeds=seeds if random else seeds[:1],
+        units=rankers.unit_count(ranker, params), variant=variant)
+
+
+def build_plan(cfg: dict) -> Plan:
+    """The plan of ``cfg``, a configuration the schema accepted with its defaults filled in;
+    :class:`ConfigError` (one line naming the config key) when a check fails."""
+    datasets, algos, variants = _check(cfg)
+    algorithms = {a: _algorithm(cfg, a, None) for a in algos}
+    algorithms.update({v: _algorithm(cfg, v, spec) for v, spec in variants.items()})
+    conv_file = cfg["conventions_file"]
+    # Digest of the conventions file: a param of every rule whose results depend on the
+    # definitions, so that editing the file reruns them (moving the file changes nothing).
+    sha = hashlib.sha256(Path(conv_file).read_bytes()).hexdigest() if conv_file else None
+    fig = cfg["figures"]
+    return Plan(
+        config=cfg,
+        results=cfg["results_dir"].rstrip("/"),
+        resources=cfg["resources_dir"].rstrip("/"),
+        logs=cfg["logs_dir"].rstrip("/"),
+        datasets={d: _dataset(cfg, d) for d in datasets},
+        folds=tuple(sorted(cfg["folds"])),
+        seeds=tuple(cfg["seeds"]),
+        algorithms=algorithms,
+        train_conventions=tuple(cfg["train_conventions"]),
+        eval_conventions=tuple(cfg["eval_conventions"]),
+        cutoffs=cfg["cutoffs"],
+        train_cutoff=cfg["train_cutoff"],
+        official=fig["official_convention"],
+        figure1_algorithms=tuple(a for a in fig["figure1_algorithms"] if a in algorithms),
+        figure1_eval_conventions=tuple(fig["figure1_eval_conventions"]),
+        figure2_eval_conventions=tuple(fig["figure2_eval_conventions"]),
+        extensions=dict(cfg["extensions"]),
+        conventions_file=conv_file,
+        conventions_sha256=sha,
+    )
+
+
+__all__ += ["STUDY"]

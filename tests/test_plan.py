@@ -1,0 +1,263 @@
+"""The workflow's plan (ltrconv.pipeline) built from plain dicts, without Snakemake: the shipped
+configurations' lists, paths and requests, and each configuration error as one line naming the
+config key."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ltrconv.pipeline import ConfigError, build_plan, config as pconfig
+from ltrconv.pipeline import datasets, paths, report, resources
+from ltrconv.pipeline.repair import made_here
+from ltrconv.pipeline.records import Damage
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIG = REPO / "config"
+SCHEMA = pconfig.load_schema(REPO)
+BASE = yaml.safe_load((CONFIG / "config.yaml").read_text())
+# config/config.yaml's algorithms, in its order
+SIX = ["adarank", "coordinate_ascent", "lambdamart", "ranknet", "rankboost", "ranksvm"]
+
+
+def merged(*overlays) -> dict:
+    """config/config.yaml with ``overlays`` (file names under config/ or dicts) merged on top,
+    validated, defaults filled: what Snakemake hands common.smk."""
+    loaded = [yaml.safe_load((CONFIG / o).read_text()) if isinstance(o, str) else o
+              for o in overlays]
+    return pconfig.fill_defaults(pconfig.merge(BASE, *loaded), SCHEMA)
+
+
+@pytest.fixture(scope="module")
+def paper():
+    return build_plan(merged())
+
+
+@pytest.fixture(scope="module")
+def extended():
+    return build_plan(merged("extended.yaml"))
+
+
+@pytest.fixture(scope="module")
+def ci():
+    return build_plan(merged("ci.yaml"))
+
+
+def test_merge_replaces_lists_and_merges_mappings():
+    out = pconfig.merge({"a": [1, 2], "m": {"x": 1, "y": {"z": 2}}},
+                        {"a": [3], "m": {"y": {"w": 4}}})
+    assert out == {"a": [3], "m": {"x": 1, "y": {"z": 2, "w": 4}}}
+
+
+@pytest.mark.parametrize("overlay", [(), ("ci.yaml",), ("extended.yaml",), ("quick.yaml",)])
+def test_defaults_are_those_snakemake_fills_in(overlay):
+    from snakemake.utils import validate
+
+    raw = pconfig.merge(BASE, *(yaml.safe_load((CONFIG / o).read_text()) for o in overlay))
+    theirs = copy.deepcopy(raw)
+    validate(theirs, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
+    assert pconfig.fill_defaults(raw, SCHEMA) == theirs
+
+
+def test_paper_run(paper):
+    assert list(paper.datasets) == ["MQ2008"] and paper.folds == (1, 2, 3, 4, 5)
+    assert paper.seeds == (0,) and paper.seed_dir == "" and not paper.multi_seed
+    assert paper.base_algorithms == SIX
+    assert paper.variants == ["adarank_stable_ties", "rankboost_quantile", "lambdamart_minleaf50",
+                              "lambdamart_lightgbm"]
+    assert paper.other_rankers == {"lambdamart_lightgbm": "lambdamart_lightgbm"}
+    lgb = paper.algorithms["lambdamart_lightgbm"]
+    assert lgb.base == "lambdamart" and "n_thresholds" not in lgb.params
+    assert paper.algorithms["rankboost_quantile"].params["thresholds"] == "quantile"
+    assert paper.train_conventions == ("yahoo", "ranklib", "letor") and paper.official == "ranklib"
+    assert paper.evaluate_rules == [
+        ("evaluate", list(paper.algorithms), ["yahoo", "ranklib", "letor"])]
+    assert paper.grouped == ["MQ2008"] and not paper.scattered
+    assert paper.unit_algorithms == ["coordinate_ascent", "ranknet"]
+    assert [a for a, p in paper.algorithms.items() if p.random] == ["coordinate_ascent", "ranknet"]
+    assert paper.conventions_sha256 is None
+
+
+def test_paper_run_paths(paper):
+    assert paths.model_stem(paper, "models") == \
+        "results/{dataset}/models/{algorithm}/{train_convention}/fold{fold}"
+    models = paths.model_files(paper, "MQ2008", "models", ".pkl")
+    assert len(models) == 10 * 3 * 5 and models[0] == \
+        "results/MQ2008/models/adarank/yahoo/fold1.pkl"
+    assert paths.fit_records(paper, "MQ2008")[-1] == \
+        "results/MQ2008/models/lambdamart_lightgbm/letor/fits.tsv"
+    assert paths.gather_inputs(paper, "MQ2008", "adarank", "ranklib")["scores"][0] == \
+        "results/MQ2008/parts/adarank/ranklib/fold1/whole.test_scores.npy"
+    assert "implementation" in paths.claims_extra_inputs(paper, "MQ2008")
+    pages = report.report_pages(paper)
+    assert "table_implementation" in pages and "table_ties" not in pages
+    assert report.study_pages(paper) == {}
+    targets = paths.all_targets(paper, pages, {})
+    assert len(targets) == len(set(targets)) == 150 + 2 * len(pages) + 4
+
+
+def test_extended_run(extended):
+    assert list(extended.datasets) == ["MQ2008", "OHSUMED"] and extended.seeds == (0, 1, 2, 3, 4)
+    assert extended.seed_dir == "seed{seed}/" and extended.multi_seed
+    assert extended.variants == ["adarank_stable_ties", "adarank_tieavg_ties"]
+    assert extended.algorithms["ranknet"].seeds == extended.seeds
+    assert extended.algorithms["adarank"].seeds == (0,)
+    assert [name for name, _, _ in extended.evaluate_rules] == [
+        "evaluate", "evaluate_adarank", "evaluate_coordinate_ascent", "evaluate_lambdamart"]
+    assert extended.all_train_conventions == ["yahoo", "ranklib", "letor", "sklearn", "catboost"]
+    assert extended.library_train_conventions == ["sklearn", "catboost"]
+    assert "sklearn" in extended.library_eval_conventions
+    assert extended.train_params("ranknet", "3")["random_state"] == 3
+    assert "random_state" not in extended.train_params("adarank", "0")
+    assert paths.convention_stem(extended, "models", None, "OHSUMED", "ranknet", "letor", 2) == \
+        "results/extended/OHSUMED/models/ranknet/letor/seed2/"
+    assert set(report.study_pages(extended)) == {
+        "table_winning", "figure_winning", "table_library_winning", "table_library_flips"}
+    facts = report.caption_facts(extended)
+    assert facts["random_algorithms"] == ["Coordinate Ascent", "RankNet"]
+    assert facts["library_trained_algorithms"] == ["AdaRank", "Coordinate Ascent", "LambdaMART"]
+
+
+def test_ci_run(ci):
+    assert ci.folds == (1, 2) and ci.train_conventions == ("ranklib", "yahoo", "letor")
+    assert ci.base_algorithms == ["adarank", "coordinate_ascent", "lambdamart", "rankboost"]
+    assert ci.variants == ["adarank_stable_ties"]
+    assert ci.figure1_algorithms == ("adarank", "lambdamart", "coordinate_ascent")
+    assert ci.results == "results/ci"
+
+
+def test_requests_scale_with_rows_and_take_hand_set_values():
+    cfg = merged({"datasets": {"MQ2008": {"resources": {
+        "rows": 15211 * 10, "train": {"runtime": 999, "ranknet": {"mem_mb": 12345}}}}}})
+    plan = build_plan(cfg)
+    assert plan.datasets["MQ2008"].scale == pytest.approx(10.0)
+    measured = cfg["resources"]["measured"]
+    req = resources.job_request(plan, "train", "MQ2008", "adarank")
+    want = resources.for_rule(measured, "train", "adarank", "adarank", scale=10.0)
+    assert req == {**want, "runtime": 999}
+    assert resources.job_request(plan, "train", "MQ2008", "ranknet")["mem_mb"] == 12345
+    # a variant without figures of its own takes its base's
+    assert resources.job_request(plan, "evaluate", "MQ2008", "lambdamart_lightgbm") == \
+        resources.job_request(plan, "evaluate", "MQ2008", "lambdamart")
+    assert resources.job_request(plan, "winning", None, None) == \
+        resources.for_rule(measured, "winning", scale=10.0)
+
+
+def test_scatter_follows_rows_and_mode():
+    rows = {"datasets": {"MQ2008": {"resources": {"rows": 300_000}}}}
+    assert build_plan(merged(rows)).scattered == ["MQ2008"]
+    assert build_plan(merged(rows, {"scatter": {"mode": "never"}})).scattered == []
+    assert build_plan(merged({"scatter": {"mode": "always"}})).scattered == ["MQ2008"]
+
+
+def test_repair_keeps_to_what_the_configuration_makes(paper):
+    outputs = {"train": ["results/{dataset}/models/{algorithm}/{train_convention}/fold1.pkl"]}
+    path = "results/MQ2008/models/adarank/ranklib/fold1.pkl"
+    wc = {"dataset": "MQ2008", "algorithm": "adarank", "train_convention": "ranklib"}
+    assert made_here(paper, Damage(path, "train", wc, "cut"), outputs.__getitem__)
+    assert not made_here(paper, Damage(path, "train", {**wc, "algorithm": "listnet"}, "cut"),
+                         outputs.__getitem__)
+    assert not made_here(paper, Damage(path, "gone", wc, "cut"), outputs.__getitem__)
+
+
+def test_unreachable_dataset_names_the_key(tmp_path):
+    cfg = merged({"datasets": {"MQ2008": {"search": [str(tmp_path / "nowhere")],
+                                          "urls": []}}, "offline": True,
+                  "resources_dir": str(tmp_path / "res")})
+    with pytest.raises(ConfigError, match="Set config key datasets.MQ2008.local"):
+        datasets.check_reachable(build_plan(cfg), REPO)
+    cfg["datasets"]["MQ2008"]["local"] = str(tmp_path)
+    datasets.check_reachable(build_plan(cfg), REPO)
+
+
+def _algorithms(**change):
+    return {"algorithms": change}
+
+
+def _variant(**spec):
+    return {"variants": {"odd": spec}}
+
+
+@pytest.mark.parametrize("overlay, key, message", [
+    ({"results_dir": ""}, "results_dir", "'' is empty"),
+    ({"logs_dir": "/"}, "logs_dir", "'/' is the filesystem root"),
+    ({"datasets": {"a/b": BASE["datasets"]["MQ2008"]}}, "datasets.a/b", "is not a plain name"),
+    ({"datasets": {"MQ2008": {"layout": {"fold_dir": "Fold{j}"}}}},
+     "datasets.MQ2008.layout.fold_dir", "'Fold{j}' has the unknown placeholder(s) {j}"),
+    ({"datasets": {"MQ2008": {"layout": {"train": "../x.txt"}}}}, "datasets.MQ2008.layout.train",
+     "must name a file or directory inside its directory"),
+    ({"datasets": {"MQ2008": {"search": ["{datasett}"]}}}, "datasets.MQ2008.search",
+     "entry 0 '{datasett}' has the unknown placeholder(s)"),
+    ({"datasets": {"MQ2008": {"n_features": 200000}}}, "datasets.MQ2008.n_features",
+     "200000 is above 100000"),
+    ({"datasets": {"MQ2008": {"labels": [0, 1, 2, 5000]}}}, "datasets.MQ2008.labels",
+     "[5000] above 1000"),
+    ({"train_conventions": ["nope"]}, "train_conventions", "unknown convention 'nope'; known: "),
+    ({"datasets": {"MQ2008": {"enabled": False}}}, "datasets", "no dataset has enabled: true"),
+    ({"folds": [6]}, "folds", "fold(s) [6] exceed datasets.MQ2008.layout.n_folds = 5"),
+    (_algorithms(listnet={}), "algorithms.listnet", "unknown algorithm; known: coordinate_ascent,"),
+    (_algorithms(**{a: None for a in SIX}), "algorithms", "every algorithm is disabled (null)"),
+    (_algorithms(adarank={"n_roundz": 5}), "algorithms.adarank",
+     "unknown parameter(s) ['n_roundz']"),
+    (_algorithms(adarank={"n_rounds": "ten"}), "algorithms.adarank.n_rounds",
+     "n_rounds must be an integer >= 1, got 'ten'"),
+    (_algorithms(ranksvm={"metric": "ndcg@10:trec"}), "algorithms.ranksvm.metric",
+     "set by train_conventions and train_cutoff"),
+    (_algorithms(ranknet={"random_state": 3}), "algorithms.ranknet.random_state",
+     "the seed of every random algorithm is set by config key 'seeds'"),
+    (_variant(of="listnet", params={"n": 1}), "variants.odd.of", "unknown algorithm 'listnet'"),
+    (_variant(of="adarank"), "variants.odd.params", "needs parameters to change"),
+    (_variant(of="adarank", ranker="nope"), "variants.odd.ranker", "unknown ranker 'nope'"),
+    (_variant(of="adarank", params={"weak_ties": "stable-ish"}), "variants.odd.params.weak_ties",
+     "weak_ties must be one of 'selection', "),
+    ({"variants": {"adarank": {"of": "adarank", "params": {"n_rounds": 3}}}}, "variants.adarank",
+     "the name is already under 'algorithms'"),
+    ({"train_conventions_by_algorithm": {"listnet": ["ranklib"]}},
+     "train_conventions_by_algorithm.listnet", "'listnet' is not an enabled algorithm or variant"),
+    ({"train_conventions_by_algorithm": {"adarank": ["yahoo"]}},
+     "train_conventions_by_algorithm.adarank", "must hold figures.official_convention 'ranklib'"),
+    ({"eval_conventions": ["ranklib", "trec", "yahoo", "letor"], "extensions": {"ties": True}},
+     "extensions.ties", "needs ['ranklib-tiepess', 'ranklib-tieavg', 'ranklib-tieopt']"),
+    ({"eval_conventions": ["trec"], "figures": {"figure1_eval_conventions": ["trec"],
+                                                "figure2_eval_conventions": ["trec"]},
+      "extensions": {"winning": True}}, "extensions", "winning and audit need ranklib"),
+    ({"cutoffs": "ten"}, "cutoffs", "cutoffs 'ten': expected e.g. '1-10'"),
+    ({"figures": {"figure1_algorithms": ["listnet"]}}, "figures.figure1_algorithms",
+     "'listnet' is not under 'algorithms'"),
+    ({"figures": {"official_convention": "trec"}}, "figures.official_convention",
+     "must be one of train_conventions ['yahoo', 'ranklib', 'letor']"),
+])
+def test_config_error_names_the_key(overlay, key, message):
+    with pytest.raises(ConfigError) as info:
+        build_plan(merged(overlay))
+    text = str(info.value)
+    assert "\n" not in text and text.startswith(f"config key '{key}': ") and message in text, text
+
+
+def test_schema_errors_name_the_key():
+    with pytest.raises(ConfigError) as info:
+        merged({"folds": [1.0], "seeds": [0, 0]})
+    lines = str(info.value).splitlines()
+    assert lines[0] == "Invalid configuration:"
+    assert any(line.strip().startswith("config key 'folds.0': 1.0 is not of type 'integer'")
+               for line in lines)
+    assert any("config key 'seeds': " in line and "non-unique elements" in line for line in lines)
+
+
+def test_conventions_file_and_its_gains(tmp_path):
+    conv = tmp_path / "conventions.yaml"
+    conv.write_text("conventions:\n  plan-gain012: {base: ranklib, gain: '0:0;1:1;2:3'}\n")
+    cfg = merged({"conventions_file": str(conv),
+                  "eval_conventions": [*BASE.get("eval_conventions", ["ranklib"]), "plan-gain012"]})
+    plan = build_plan(cfg)
+    assert plan.conventions_file == str(conv) and len(plan.conventions_sha256) == 64
+    cfg["datasets"]["MQ2008"]["labels"] = [0, 1, 2, 3]
+    with pytest.raises(ConfigError, match=r"^config key 'eval_conventions': .*no value for "
+                                          r"label\(s\) \[3\], a label of datasets.MQ2008.labels"):
+        build_plan(cfg)
+    conv.write_text("conventions:\n  plan-bad: {base: yahoo, empty: lots}\n")
+    with pytest.raises(ConfigError, match=f"^config key 'conventions_file': {conv}"):
+        build_plan(merged({"conventions_file": str(conv)}))
