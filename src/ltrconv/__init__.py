@@ -18,7 +18,7 @@ from .evaluation.spec import MetricSpec
 
 __all__ = [
     "Convention", "Dataset", "Evaluation", "MetricSpec", "NDCGScorer", "__version__",
-    "evaluate", "evaluate_dataset", "get_convention", "rankers", "read_letor",
+    "evaluate", "evaluate_dataset", "evaluate_run", "get_convention", "rankers", "read_letor",
 ]
 
 
@@ -28,6 +28,10 @@ def __getattr__(name: str):
         from .evaluation.scorer import NDCGScorer
 
         return NDCGScorer
+    if name == "evaluate_run":  # pandas loads with the run readers
+        from .data.trec import evaluate_run
+
+        return evaluate_run
     if name == "rankers":
         import importlib
 
