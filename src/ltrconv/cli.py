@@ -96,6 +96,9 @@ def _clean(x: float) -> float | None:
 
 # --- eval -------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> None:
+    from . import cli_trec  # HOOK(trec): --qrels/--run
+    if cli_trec.wants(args):  # HOOK(trec)
+        return cli_trec.cmd_eval(args)  # HOOK(trec)
     _check_out(args.output, args.data, args.scores, args.conventions_file)
     _load_conventions_file(args.conventions_file)
     data = Dataset.load(args.data)
@@ -525,6 +528,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output format (default: json)")
     e.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     e.set_defaults(func=cmd_eval)
+    from . import cli_trec  # HOOK(trec): --qrels/--run
+    cli_trec.add_arguments(e)  # HOOK(trec)
 
     es = command("eval-score", "the LETOR evaluation scripts: same arguments, same output", """
         Replaces 'perl Eval-Score-4.0.pl TEST PREDICTION OUTPUT FLAG' (--tool letor4, the

@@ -7,7 +7,8 @@ can disagree on which documents and queries exist, so the IR tools need these ru
   ``qrels`` (every judged document of the query, retrieved or not; trec_eval, ir_measures,
   ranx), so a judged document the run misses lowers NDCG;
 * ``unjudged``: a retrieved document without judgment is ``nonrel`` (label 0, trec_eval) or
-  ``drop``ped before ranking (ir_measures ``judged_only``);
+  ``drop``ped before ranking (ir_measures ``judged_only``, trec_eval ``-J``, which also drop
+  documents with a negative grade, after the ``depth`` cut);
 * ``missing``: a qrels query the run lacks is ``skip``ped (trec_eval) or counted with every
   metric 0 (``zero``: trec_eval ``-c``, ir_measures). Run-only queries are always ignored;
 * ``duplicates``: a docid retrieved twice for one query is ``refuse``d (trec_eval stops:

@@ -150,11 +150,12 @@ def evaluate_run_arrays(
     for conv in convs:
         rows = _keep_rows(r_key, conv.duplicates, run)
         rows = rows[in_qrels[r_q[rows]]]
-        if conv.unjudged == "drop":
-            rows = rows[judged_at[rows] >= 0]
         rows = rows[np.argsort(r_q[rows], kind="stable")]
-        if conv.depth is not None and len(rows):
+        if conv.depth is not None and len(rows):  # before unjudged ones go, as trec_eval -M -J
             rows = rows[_top_depth(r_q[rows], run.value[rows], r_d[rows], conv, conv.depth)]
+        if conv.unjudged == "drop":  # a negative grade is no judgment here (trec_eval -J)
+            j = judged_at[rows]
+            rows = rows[(j >= 0) & (qrels.value[np.maximum(j, 0)] >= 0)]
         grade_q = convention_labels(np.asarray(qrels.value, dtype=np.float64), conv,
                                     qrels.qid, qrels.source)
         j = judged_at[rows]
