@@ -624,6 +624,8 @@ def build_parser() -> argparse.ArgumentParser:
     cr.add_argument("reference", metavar="REFERENCE", nargs="?", default="reference/MQ2008",
                     help="the reference result (default: reference/MQ2008)")
     cr.set_defaults(func=cmd_check_reference)
+    from . import cli_explain  # HOOK(explain)
+    cli_explain.add_parser(sub)  # HOOK(explain)
     return p
 
 
