@@ -309,3 +309,29 @@ def test_ranx_on_mq2008(mq_run):
     for k in (1, 3, 5):
         want = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), f"ndcg@{k}", return_mean=False)
         np.testing.assert_allclose(got[f"NDCG@{k}"], want, atol=1e-12)
+
+
+def test_numpy_dcg_path_equals_the_engine(mq_run):
+    from ltrconv.data.trec import read
+    from ltrconv.evaluation.runs import evaluate_run_arrays
+
+    q, r = read(mq_run / "qrels", "qrels"), read(mq_run / "run", "run")
+    for name in ("trec_eval", "trec_eval-c", "ir_measures-judged"):
+        fast = evaluate_run_arrays(q, r, conventions=[name], cutoffs="1-20", metrics=["NDCG"])
+        engine = evaluate_run_arrays(q, r, conventions=[name], cutoffs="1-20",
+                                     metrics=["NDCG"], engine="numba")
+        assert fast[name].qids.tolist() == engine[name].qids.tolist()
+        np.testing.assert_array_equal(fast[name].values, engine[name].values)
+
+
+def test_arrow_and_pandas_readers_agree(mq_run, tmp_path):
+    from ltrconv.data.trec import _read_trec_arrow, _read_trec_pandas
+
+    text = (mq_run / "run").read_text()
+    (tmp_path / "spaced").write_text(text.replace(" Q0 ", "  Q0\t"))  # pandas reads this one
+    a = _read_trec_arrow(mq_run / "run", "run")
+    assert a is not None and _read_trec_arrow(tmp_path / "spaced", "run") is None
+    p = _read_trec_pandas(tmp_path / "spaced", "run")
+    assert [str(x) for x in a.qid.to_pylist()] == p.qid.astype(str).tolist()
+    assert [str(x) for x in a.docid.to_pylist()] == p.docid.astype(str).tolist()
+    np.testing.assert_array_equal(a.value, p.value)

@@ -14,7 +14,7 @@ document is skipped or, under ``missing=zero``, has every metric 0.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -29,8 +29,8 @@ class Located:
     """A run's or qrels' columns, with where each row came from: ``source`` (a file name or
     "run"/"qrels") and ``lines`` (1-based line of each row; None: the row number)."""
 
-    qid: np.ndarray
-    docid: np.ndarray
+    qid: Any  # numpy array or pandas Series of ids
+    docid: Any
     value: np.ndarray  # grade (qrels) or score (run), float64
     source: str
     lines: np.ndarray | None = None
@@ -39,11 +39,42 @@ class Located:
         return self.source, int(self.lines[row]) if self.lines is not None else row + 1
 
 
-def _factorize(values: np.ndarray, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _at(ids: Any, i: int) -> str:
+    if hasattr(ids, "iloc"):
+        return str(ids.iloc[i])
+    item = ids[i]
+    return str(item.as_py() if hasattr(item, "as_py") else item)
+
+
+def _joint_codes(first: Any, second: Any, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``first`` then ``second`` in one numbering (by first appearance, or by byte
+    order of the ids with ``sort``), and the distinct ids as strings. Arrow string columns
+    are encoded by pyarrow, anything else by pandas."""
+    if _is_arrow(first) and _is_arrow(second):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        chunks = [c for col in (first, second)
+                  for c in (col.chunks if isinstance(col, pa.ChunkedArray) else [col])]
+        enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string())).combine_chunks()
+        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        uniques = enc.dictionary.to_numpy(zero_copy_only=False).astype(object)
+        if sort:  # arrow orders strings by bytes: the docid-desc key
+            order = pc.sort_indices(enc.dictionary).to_numpy()
+            rank = np.empty(len(order), dtype=np.int64)
+            rank[order] = np.arange(len(order))
+            codes, uniques = rank[codes], uniques[order]
+        return codes, uniques
     import pandas as pd
 
-    codes, uniques = pd.factorize(values, sort=sort)
-    return codes.astype(np.int64), np.asarray(uniques)
+    both = pd.concat([pd.Series(first, dtype="str").reset_index(drop=True),
+                      pd.Series(second, dtype="str").reset_index(drop=True)], ignore_index=True)
+    codes, uniques = pd.factorize(both, sort=sort)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def _is_arrow(x: Any) -> bool:
+    return type(x).__module__.startswith("pyarrow")
 
 
 def _first_duplicate(key: np.ndarray) -> tuple[int, int] | None:
@@ -65,13 +96,13 @@ def _keep_rows(key: np.ndarray, policy: str, run: Located) -> np.ndarray:
     if policy == "refuse":
         first, later = dup
         src, line = run.where(later)
-        raise InputError(f"docid {shown(str(run.docid[later]))} of query "
-                         f"{shown(str(run.qid[later]))} is retrieved again (first at line "
+        raise InputError(f"docid {shown(_at(run.docid, later))} of query "
+                         f"{shown(_at(run.qid, later))} is retrieved again (first at line "
                          f"{run.where(first)[1]}); trec_eval refuses duplicate docs: remove it, "
                          "or evaluate under a convention with duplicates=first or last", src, line)
-    import pandas as pd
-
-    return np.flatnonzero(~pd.Series(key).duplicated(keep=policy).to_numpy())
+    if policy == "first":
+        return np.sort(np.unique(key, return_index=True)[1])
+    return np.sort(len(key) - 1 - np.unique(key[::-1], return_index=True)[1])
 
 
 def _top_depth(qcode, score, dockey, conv: Convention, depth: int) -> np.ndarray:
@@ -121,10 +152,8 @@ def evaluate_run_arrays(
         bad = int(np.flatnonzero(~np.isfinite(qrels.value))[0])
         raise InputError(f"grade {qrels.value[bad]} is not finite", *qrels.where(bad))
     nr = len(run.qid)
-    qcode, quniq = _factorize(np.concatenate([np.asarray(run.qid, dtype=object),
-                                              np.asarray(qrels.qid, dtype=object)]))
-    dcode, _ = _factorize(np.concatenate([np.asarray(run.docid, dtype=object),
-                                          np.asarray(qrels.docid, dtype=object)]), sort=True)
+    qcode, quniq = _joint_codes(run.qid, qrels.qid)
+    dcode, _ = _joint_codes(run.docid, qrels.docid, sort=True)
     r_q, q_q = qcode[:nr], qcode[nr:]
     r_d, q_d = dcode[:nr], dcode[nr:]
     nq, nd = len(quniq), int(dcode.max()) + 1 if len(dcode) else 1
@@ -132,18 +161,16 @@ def evaluate_run_arrays(
     dup = _first_duplicate(q_key)
     if dup is not None:
         src, line = qrels.where(dup[1])
-        raise InputError(f"docid {shown(str(qrels.docid[dup[1]]))} of query "
-                         f"{shown(str(qrels.qid[dup[1]]))} is judged again (first at line "
+        raise InputError(f"docid {shown(_at(qrels.docid, dup[1]))} of query "
+                         f"{shown(_at(qrels.qid, dup[1]))} is judged again (first at line "
                          f"{qrels.where(dup[0])[1]})", src, line)
     in_qrels = np.zeros(nq, dtype=bool)
     in_qrels[q_q] = True
     if not in_qrels[r_q].any():
         raise InputError(f"no query in common with the qrels {printable_name(qrels.source)} "
-                         f"(run queries e.g. {shown(str(run.qid[0])) if nr else 'none'})",
+                         f"(run queries e.g. {shown(_at(run.qid, 0)) if nr else 'none'})",
                          run.source)
-    import pandas as pd
-
-    judged_at = pd.Index(q_key).get_indexer(r_key)  # -1: unjudged
+    judged_at = _index_of(q_key, r_key)  # -1: unjudged
     names = tuple(m for m in metrics)
     need = tuple(dict.fromkeys(names + ("NDCG", "DCG")))
     out: dict[str, Evaluation] = {}
@@ -157,7 +184,7 @@ def evaluate_run_arrays(
             j = judged_at[rows]
             rows = rows[(j >= 0) & (qrels.value[np.maximum(j, 0)] >= 0)]
         grade_q = convention_labels(np.asarray(qrels.value, dtype=np.float64), conv,
-                                    qrels.qid, qrels.source)
+                                    quniq[q_q], qrels.source)
         j = judged_at[rows]
         y = np.where(j >= 0, grade_q[np.maximum(j, 0)], 0.0)
         ev = _evaluate_list(conv, y, run.value[rows], r_q[rows], r_d[rows], ks, need, engine)
@@ -185,6 +212,15 @@ def evaluate_run_arrays(
     return out
 
 
+def _index_of(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Row of each wanted key among ``keys`` (distinct), -1 where absent."""
+    order = np.argsort(keys, kind="stable")
+    pos = np.minimum(np.searchsorted(keys[order], wanted), max(len(keys) - 1, 0))
+    found = len(keys) > 0 and keys[order[pos]] == wanted if len(keys) else \
+        np.zeros(len(wanted), bool)
+    return np.where(found, order[pos], -1)
+
+
 def printable_name(source: str) -> str:
     from ..errors import printable
 
@@ -199,10 +235,37 @@ def _evaluate_list(conv, y, score, q, d, ks, need, engine) -> Evaluation:
     if not len(y):
         cols = tuple(metric_names(ks.tolist(), False, need))
         return Evaluation(base, np.zeros(0, dtype=np.int64), cols, np.zeros((0, len(cols))))
+    if (engine == "auto" and conv.ideal == "qrels" and conv.ties in _ORDERED
+            and set(need) <= {"NDCG", "DCG"}):
+        return _dcg_only(conv, y, score, q, d, ks)
     labels = y.astype(np.int64) if np.all(y == np.floor(y)) else y
     res = evaluate(labels, score, q, conventions=[base], cutoffs=ks, docid_rank=d,
                    metrics=need, engine=engine)
     return next(iter(res.values()))
+
+
+_ORDERED = ("input-order", "docid-desc")
+"""Tie policies that give one ranking, which :func:`_dcg_only` sorts out in numpy."""
+
+
+def _dcg_only(conv, y, score, q, d, ks) -> Evaluation:
+    """DCG@k of every query (NDCG@k left 0, for the qrels' ideal to fill), as the engine
+    computes it: the same order, gains and discounts, summed rank by rank."""
+    if conv.ties == "docid-desc":
+        order = np.lexsort((-d, -score.astype(np.float32), q))
+    else:
+        order = np.lexsort((np.arange(len(q)), -score, q))
+    qs = q[order]
+    rank = np.arange(len(qs)) - np.searchsorted(qs, qs, side="left")
+    top = rank < ks.max()
+    qs, rank, gains = qs[top], rank[top], conv.gains(y[order][top])
+    contrib = gains * conv.discounts(int(ks.max()))[rank]
+    present, qi = np.unique(qs, return_inverse=True)
+    dcg = [np.bincount(qi, weights=np.where(rank < k, contrib, 0.0), minlength=len(present))
+           for k in ks]
+    cols = tuple([f"NDCG@{k}" for k in ks] + [f"DCG@{k}" for k in ks])
+    values = np.hstack([np.zeros((len(present), len(ks))), np.stack(dcg, axis=1)])
+    return Evaluation(conv, present, cols, values)
 
 
 def _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, r_q, y) -> np.ndarray:
