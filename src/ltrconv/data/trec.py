@@ -117,7 +117,9 @@ def _read_trec_arrow(path: Path, kind: str) -> Located | None:
     value = table[f"f{v}"]
     if value.null_count:
         return None
-    value = value.to_numpy()
+    from ..evaluation.runs import arrow_numbers
+
+    value = arrow_numbers(value)
     if not np.all(np.isfinite(value)):
         return None
     return Located(table["f0"], table["f2"], value, str(path))

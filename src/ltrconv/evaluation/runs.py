@@ -57,10 +57,10 @@ def _joint_codes(first: Any, second: Any, sort: bool = False) -> tuple[np.ndarra
         chunks = [c for col in (first, second)
                   for c in (col.chunks if isinstance(col, pa.ChunkedArray) else [col])]
         enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string())).combine_chunks()
-        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        uniques = enc.dictionary.to_numpy(zero_copy_only=False).astype(object)
+        codes = arrow_numbers(enc.indices).astype(np.int64)
+        uniques = np.array(enc.dictionary.to_pylist(), dtype=object)
         if sort:  # arrow orders strings by bytes: the docid-desc key
-            order = pc.sort_indices(enc.dictionary).to_numpy()
+            order = arrow_numbers(pc.sort_indices(enc.dictionary)).astype(np.int64)
             rank = np.empty(len(order), dtype=np.int64)
             rank[order] = np.arange(len(order))
             codes, uniques = rank[codes], uniques[order]
@@ -71,6 +71,17 @@ def _joint_codes(first: Any, second: Any, sort: bool = False) -> tuple[np.ndarra
                       pd.Series(second, dtype="str").reset_index(drop=True)], ignore_index=True)
     codes, uniques = pd.factorize(both, sort=sort)
     return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def arrow_numbers(arr: Any) -> np.ndarray:
+    """A null-free numeric arrow array (or chunked array) as numpy, read from its buffers:
+    pyarrow's own ``to_numpy`` loads pandas, a second of start-up."""
+    chunks = arr.chunks if hasattr(arr, "chunks") else [arr]
+    parts = []
+    for c in chunks:
+        dtype = np.dtype({"double": "float64", "float": "float32"}.get(str(c.type), str(c.type)))
+        parts.append(np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c) + c.offset)[c.offset:])
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 def _is_arrow(x: Any) -> bool:
