@@ -87,20 +87,16 @@ def _read_trec_arrow(path: Path, kind: str) -> Located | None:
     comp = "gzip" if _gzipped(path) else None
     with pa.input_stream(str(path), compression=comp) as fh:
         data = fh.read()
-    raw = np.frombuffer(data, dtype=np.uint8)
-    if not len(raw):
+    if not data:
         return None
-    delim = "\t" if raw[:4096].tobytes().split(b"\n", 1)[0].count(b"\t") else " "
-    d = ord(delim)
-    other = np.zeros(256, dtype=bool)
-    other[[9, 11, 12, 13, 32]] = True
-    other[d] = False
-    edge = (raw == d) | (raw == 10)
+    delim = b"\t" if b"\t" in data[:4096].split(b"\n", 1)[0] else b" "
     # one delimiter between fields, none at a line's ends, no other whitespace: then the
-    # reader's fields are the whitespace-split fields
-    if other[raw].any() or raw[0] == d or (raw[-1] == d) or \
-            ((raw[1:] == d) & edge[:-1]).any() or ((raw[:-1] == d) & (raw[1:] == 10)).any():
+    # reader's fields are the whitespace-split fields (bytes searches, fast in C)
+    others = [w for w in (b"\t", b" ", b"\r", b"\x0b", b"\x0c") if w != delim]
+    if any(w in data for w in others) or data[:1] == delim or data.endswith(delim) or any(
+            pair in data for pair in (delim + delim, delim + b"\n", b"\n" + delim)):
         return None
+    delim = delim.decode()
     names = [f"f{i}" for i in range(n)]
     types = {c: pa.string() for c in names}
     types[f"f{v}"] = pa.float64()
