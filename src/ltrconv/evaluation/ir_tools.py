@@ -36,8 +36,8 @@ IR_TOOLS: dict[str, Library] = {lib.name: lib for lib in (
             dict(_TREC_EVAL, missing="zero", duplicates="last", unjudged="drop")),
     Library("ranx-run", "ranx `ndcg` on a Run and Qrels", "ranx", "0.3.21",
             "ideal from the qrels, grades truncated, below 1 gain 0; ties in numba's quicksort "
-            "order; a docid given twice keeps its last score. Checked per query to k = 5: beyond, "
-            "a few tie-heavy queries differ (2 of 155 at k = 10, by up to 0.004)",
+            "order of the run as ranx.Run receives it (a ranx Run object is already ranked: its "
+            "tie order is not recoverable); a docid given twice keeps its last score",
             _RANX),
 )}
 """The IR tools' conventions by name, listed after the libraries by ``ltrconv conventions``."""
