@@ -458,7 +458,7 @@ def test_every_argument_has_help():
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert set(sub.choices) == {"eval", "eval-score", "ttest", "audit", "conventions", "train",
-                                "predict", "check-reference"}
+                                "predict", "check-reference", "explain"}
     for name, parser in sub.choices.items():
         for action in parser._actions:
             assert action.help, f"{name} {action.dest}"

@@ -22,8 +22,8 @@ from .evaluation.spec import MetricSpec
 
 __all__ = [
     "Convention", "ConventionSet", "Dataset", "Evaluation", "MetricSpec", "NDCGScorer",
-    "__version__", "evaluate", "evaluate_dataset", "get_convention", "load_conventions", "rankers",
-    "read_letor",
+    "__version__", "evaluate", "evaluate_dataset", "evaluate_run", "get_convention",
+    "load_conventions", "rankers", "read_letor",
 ]
 
 
@@ -33,6 +33,10 @@ def __getattr__(name: str):
         from .evaluation.scorer import NDCGScorer
 
         return NDCGScorer
+    if name == "evaluate_run":  # pandas loads with the run readers
+        from .data.trec import evaluate_run
+
+        return evaluate_run
     if name == "rankers":
         import importlib
 

@@ -10,6 +10,7 @@ from ..evaluation.metrics import evaluate_dataset
 from ..evaluation.per_query import format_per_query
 from .common import add_command, add_conventions_file, add_output, check_out, emit
 from .common import load_conventions_file
+from . import runs
 
 
 def add_parser(subparsers) -> None:
@@ -37,9 +38,12 @@ def add_parser(subparsers) -> None:
                    help="output format (default: json)")
     add_output(e)
     e.set_defaults(func=run)
+    runs.add_arguments(e)  # --qrels/--run in place of DATA and SCORES
 
 
 def run(args: argparse.Namespace) -> None:
+    if runs.wants(args):
+        return runs.cmd_eval(args)
     check_out(args.output, args.data, args.scores, args.conventions_file)
     convention_set = load_conventions_file(args.conventions_file)
     data = Dataset.load(args.data, features=False)

@@ -14,7 +14,7 @@ from .signals import (EXIT_ERROR, EXIT_SIGNAL, Terminated, show_warning, sigterm
                       stdout_gone)
 
 COMMANDS = ("eval", "eval_score", "ttest", "audit", "conventions", "train", "predict",
-            "check_reference")
+            "check_reference", "explain")
 """The command modules, in the order of ``ltrconv --help``."""
 
 DESCRIPTION = ("NDCG as each public learning-to-rank tool computes it (RankLib, trec_eval, the "

@@ -22,11 +22,13 @@ A convention fixes every detail on which public NDCG tools disagree:
 * ``negative``: negative labels, ``refuse``d, counted as label 0 (``zero``), or kept with the
   gain formula's value (``keep``: a query with IDCG <= 0 takes the ``empty`` value;
   ``keep-divide``: only IDCG = 0 does, IDCG < 0 divides like any other);
-* ``max_label``: the largest label accepted (a tool's limit), or none.
+* ``max_label``: the largest label accepted (a tool's limit), or none;
+* ``ideal``, ``unjudged``, ``missing``, ``duplicates``, ``depth``: how a run meets its qrels
+  (:mod:`ltrconv.evaluation.ir_axes`); no effect on LETOR input.
 
 Only the first seven are spelled out in every canonical string; the others appear when they
 differ from their defaults (``scores`` from the tie policy's, ``labels=int``,
-``negative=refuse``, no ``max_label``).
+``negative=refuse``, no ``max_label``, and the run axes' defaults).
 
 Conventions are frozen, hashable and round-trip through their canonical string (the grammar,
 and a metric ``ndcg@K:CONVENTION`` built on it, in :class:`ltrconv.evaluation.spec.MetricSpec`)::
@@ -52,6 +54,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..errors import ECHO_LIMIT, LtrconvError, printable, shown
+from . import ir_axes
+from .ir_tools import IR_TOOLS
 from .libraries import LIBRARIES, Library
 from .queries import MAX_LABEL
 from .ties import POLICIES as TIE_POLICIES
@@ -206,6 +210,12 @@ class Convention:
     labels: str = "int"
     negative: str = "refuse"
     max_label: int | None = None
+    # run-and-qrels axes (ltrconv.evaluation.ir_axes); the defaults leave LETOR results as they are
+    ideal: str = "list"
+    unjudged: str = "nonrel"
+    missing: str = "skip"
+    duplicates: str = "refuse"
+    depth: int | None = None
     name: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -225,6 +235,11 @@ class Convention:
         object.__setattr__(self, "empty", _parse_empty(self.empty))
         object.__setattr__(self, "scores", _parse_scores(self.scores, self.ties))
         object.__setattr__(self, "max_label", _parse_max_label(self.max_label))
+        try:
+            ir = ir_axes.check({k: getattr(self, k) for k in ir_axes.DEFAULTS})
+        except ValueError as exc:
+            raise ConventionError(str(exc)) from None
+        object.__setattr__(self, "depth", ir["depth"])
         try:
             if isinstance(self.rel, (bool, np.bool_)):
                 raise TypeError
@@ -264,6 +279,7 @@ class Convention:
                 ("scores", self.scores, None), ("labels", self.labels, "int"),
                 ("negative", self.negative, "refuse"), ("max_label", self.max_label, None))
             if value != default)
+        extra += ir_axes.canonical_extra({k: getattr(self, k) for k in ir_axes.DEFAULTS})
         return (
             f"ndcg(gain={gain},disc={self.disc},empty={empty},"
             f"short={self.short},ties={self.ties},rel={self.rel},pk={self.pk}{extra})"
@@ -351,8 +367,8 @@ builtin_names = names
 
 
 def library(name: str) -> Library | None:
-    """The library whose NDCG the built-in convention ``name`` is, if it is one."""
-    return LIBRARIES.get(name)
+    """The library or IR tool whose NDCG the built-in convention ``name`` is, if it is one."""
+    return LIBRARIES.get(name) or IR_TOOLS.get(name)
 
 
 def get(spec: "str | Convention") -> Convention:
@@ -420,6 +436,8 @@ def _builtins() -> dict[str, Convention]:
     out["ranklib-tiepess"] = ranklib.with_(ties="pessimistic")
     out["ranklib-tieopt"] = ranklib.with_(ties="optimistic")
     for lib in LIBRARIES.values():
+        out[lib.name] = Convention(**lib.axes)
+    for lib in IR_TOOLS.values():  # on runs with qrels (ltrconv.evaluation.ir_tools)
         out[lib.name] = Convention(**lib.axes)
     return {name: replace(conv, name=name) for name, conv in out.items()}
 

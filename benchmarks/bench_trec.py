@@ -1,0 +1,101 @@
+"""Speed and memory of ``evaluate_run`` on TREC files against trec_eval and ranx.
+
+    python benchmarks/bench_trec.py --lines 100000 1000000 --trec-eval PATH [--ranx]
+
+For each size: a synthetic run (1000 documents per query, scores rounded to 3 decimals so that
+ties occur) and qrels (a fifth of each query's documents judged 0-2, plus judged documents
+the run misses), written to a temporary folder; then NDCG@10 under the ``trec_eval``
+convention end to end (reading both files) in a fresh process, the trec_eval binary
+(``-m ndcg_cut.10``) on the same files, and ranx ``Run.from_file`` + ``Qrels.from_file`` +
+``evaluate``. Prints wall seconds and peak resident memory (MB) of each, the ratios, and
+whether the means agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+OURS = """
+import sys, ltrconv
+ev = ltrconv.evaluate_run(sys.argv[1], sys.argv[2], conventions=["trec_eval"], cutoffs=10,
+                          metrics=["NDCG"])["trec_eval"]
+print(ev.mean()["NDCG@10"])
+"""
+RANX = """
+import sys
+from ranx import Qrels, Run, evaluate
+q = Qrels.from_file(sys.argv[1], kind="trec")
+r = Run.from_file(sys.argv[2], kind="trec")
+print(evaluate(q, r, "ndcg@10", make_comparable=True))
+"""
+
+
+def write(folder: Path, lines: int, seed: int = 7) -> tuple[Path, Path]:
+    rng = np.random.default_rng(seed)
+    per = 1000
+    nq = max(1, lines // per)
+    q = np.repeat(np.arange(nq), per)[:lines]
+    d = np.tile(np.arange(per), nq)[:lines]
+    s = np.round(rng.random(lines), 3)
+    run = folder / "run"
+    with open(run, "w") as fh:
+        fh.writelines(f"{a} Q0 D{b} {i % per + 1} {c!r} bench\n"
+                      for i, (a, b, c) in enumerate(zip(q.tolist(), d.tolist(), s.tolist())))
+    judged = rng.random(lines) < 0.2
+    grade = rng.integers(0, 3, lines)
+    qrels = folder / "qrels"
+    with open(qrels, "w") as fh:
+        fh.writelines(f"{a} 0 D{b} {g}\n" for a, b, g, j in
+                      zip(q.tolist(), d.tolist(), grade.tolist(), judged.tolist()) if j)
+        fh.writelines(f"{a} 0 M{a}-{i} 1\n" for a in range(nq) for i in range(3))
+    return qrels, run
+
+
+def timed(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MB) of the child, and its stdout's last line."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    wall = time.perf_counter() - t
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return wall, max(peak, before) / 1024, out.strip().splitlines()[-1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lines", type=int, nargs="+", default=[100_000, 1_000_000])
+    ap.add_argument("--trec-eval", help="trec_eval binary")
+    ap.add_argument("--ranx", action="store_true", help="also time ranx")
+    args = ap.parse_args()
+    for n in args.lines:
+        with tempfile.TemporaryDirectory() as tmp:
+            qrels, run = write(Path(tmp), n)
+            rows = {}
+            # each in its own process: peak memory per tool (ru_maxrss of children is the max
+            # over all children so far, hence the order smallest first)
+            if args.trec_eval:
+                rows["trec_eval"] = timed([args.trec_eval, "-m", "ndcg_cut.10", str(qrels),
+                                           str(run)])
+            rows["ltrconv"] = timed([sys.executable, "-c", OURS, str(qrels), str(run)])
+            if args.ranx:
+                rows["ranx"] = timed([sys.executable, "-c", RANX, str(qrels), str(run)])
+            for name, (wall, mb, out) in rows.items():
+                print(f"{n:>9} lines  {name:10s} {wall:7.2f} s  peak {mb:7.0f} MB  -> "
+                      f"{out.split()[-1]}")
+            base = rows["ltrconv"][0]
+            for name, (wall, _, _) in rows.items():
+                if name != "ltrconv":
+                    print(f"{n:>9} lines  {name} / ltrconv = {wall / base:.2f}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Why two conventions give different means: the difference split into named causes.
+
+The players are the causes on which conventions A and B differ (:data:`CAUSES` groups the
+axes: ``ties`` with the score precision, ``labels`` with the label rules). With ``v(S)`` the
+mean NDCG@k under A with the axes of the causes in S taken from B, cause i contributes its
+Shapley value ``phi_i = sum_{S not containing i} |S|! (n-|S|-1)! / n! (v(S + i) - v(S))``;
+the contributions sum to ``v(all) - v(none)``, B's mean minus A's, whatever the order in
+which the causes are listed. A cause "moves" a query when, in some coalition, adding it
+changes that query's value (or whether the query is counted).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .conventions import Convention, ConventionError
+from .metrics import Evaluation
+
+CAUSES: dict[str, tuple[str, ...]] = {
+    "gain": ("gain",), "discount": ("disc",), "empty": ("empty",), "short": ("short",),
+    "ties": ("ties", "scores"), "labels": ("labels", "negative", "max_label"),
+    "rel": ("rel",), "pk": ("pk",), "ideal": ("ideal",), "unjudged": ("unjudged",),
+    "missing": ("missing",), "duplicates": ("duplicates",), "depth": ("depth",),
+}
+"""Cause name -> the convention axes it switches together."""
+
+
+@dataclass(frozen=True)
+class Cause:
+    axis: str
+    contribution: float
+    queries: int
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One cutoff: the two means, their difference and its causes."""
+
+    cutoff: int
+    start: float
+    end: float
+    causes: tuple[Cause, ...]
+
+    @property
+    def difference(self) -> float:
+        return self.end - self.start
+
+
+def differing_causes(a: Convention, b: Convention) -> list[str]:
+    """The causes on whose axes ``a`` and ``b`` differ, in :data:`CAUSES` order."""
+    return [c for c, axes in CAUSES.items() if any(getattr(a, x) != getattr(b, x) for x in axes)]
+
+
+def hybrid(a: Convention, b: Convention, causes: Sequence[str]) -> Convention:
+    """``a`` with the axes of ``causes`` taken from ``b``."""
+    changes = {x: getattr(b, x) for c in causes for x in CAUSES[c]}
+    if "ties" in causes and "scores" not in changes:
+        changes["scores"] = b.scores
+    try:
+        return a.with_(**changes)
+    except ConventionError:  # e.g. scores=float32 kept beside docid-desc: take B's precision
+        return a.with_(**changes, scores=b.scores)
+
+
+def explain(a: Convention, b: Convention, evaluate: Callable[[Convention], Evaluation],
+            cutoffs: Sequence[int]) -> list[Explanation]:
+    """Shapley split of mean NDCG@k under ``b`` minus under ``a`` for each cutoff k.
+
+    ``evaluate(convention)`` gives the per-query values (NDCG@k columns) on the same input."""
+    players = differing_causes(a, b)
+    n = len(players)
+    values: dict[frozenset, dict[int, tuple[float, dict]]] = {}
+    for size in range(n + 1):
+        for subset in itertools.combinations(players, size):
+            ev = evaluate(hybrid(a, b, subset))
+            means = ev.mean()
+            counted = np.ones(len(ev.qids), bool) if ev.skipped is None else ~ev.skipped
+            per = {}
+            for k in cutoffs:
+                col = ev[f"NDCG@{k}"]
+                per[k] = (float(means[f"NDCG@{k}"]),
+                          {str(q): (float(v) if c and not math.isnan(v) else None)
+                           for q, v, c in zip(ev.qids, col, counted)})
+            values[frozenset(subset)] = per
+    out = []
+    for k in cutoffs:
+        causes = []
+        for p in players:
+            others = [q for q in players if q != p]
+            phi, moved = 0.0, set()
+            for size in range(n):
+                weight = math.factorial(size) * math.factorial(n - size - 1) / math.factorial(n)
+                for subset in itertools.combinations(others, size):
+                    s, t = values[frozenset(subset)][k], values[frozenset(subset) | {p}][k]
+                    phi += weight * (t[0] - s[0])
+                    moved |= {q for q in set(s[1]) | set(t[1]) if s[1].get(q) != t[1].get(q)}
+            causes.append(Cause(p, phi, len(moved)))
+        out.append(Explanation(int(k), values[frozenset()][k][0],
+                               values[frozenset(players)][k][0], tuple(causes)))
+    return out
+
+
+def as_json(explanations: Sequence[Explanation]) -> dict:
+    """``{"cutoffs": {"10": {"from", "to", "difference", "causes": [...]}}}``."""
+    return {"cutoffs": {str(e.cutoff): {
+        "from": e.start, "to": e.end, "difference": e.difference,
+        "causes": [{"axis": c.axis, "contribution": c.contribution, "queries": c.queries}
+                   for c in e.causes]} for e in explanations}}
+
+
+def as_text(explanations: Sequence[Explanation], a: str, b: str) -> str:
+    lines = []
+    for e in explanations:
+        lines.append(f"NDCG@{e.cutoff}: {a} {e.start:.6f} -> {b} {e.end:.6f}, difference "
+                     f"{e.difference:+.6f}")
+        for c in e.causes:
+            lines.append(f"  {c.axis:11s} {c.contribution:+.6f}  ({c.queries} queries)")
+    return "\n".join(lines) + "\n"

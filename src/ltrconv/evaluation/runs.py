@@ -1,0 +1,319 @@
+"""Metrics of a run against its qrels, under conventions with the run axes
+(:mod:`ltrconv.evaluation.ir_axes`). Arrays in (query ids, docids, grades or scores, as a
+reader or a DataFrame gives them), :class:`~ltrconv.evaluation.metrics.Evaluation` out.
+
+For each convention: the run's rows are deduplicated (``duplicates``), labelled from the qrels
+(an unjudged document 0, or dropped under ``unjudged=drop``), restricted to the qrels' queries
+(run-only queries are ignored), cut to the top ``depth`` of each ranking, and evaluated by
+:func:`~ltrconv.evaluation.metrics.evaluate`. Under ``ideal=qrels``
+``NDCG@k = DCG@k / IDCG@k`` with ``IDCG@k`` over every judged document of the query, and
+``AP = sum_{relevant r} P@r / #relevant in the qrels``. A qrels query left without a ranked
+document is skipped or, under ``missing=zero``, has every metric 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..errors import InputError, shown
+from .conventions import Convention, get
+from .labels import convention_labels
+from .metrics import METRICS, Evaluation, evaluate, metric_names, parse_cutoffs
+
+
+@dataclass(frozen=True)
+class Located:
+    """A run's or qrels' columns, with where each row came from: ``source`` (a file name or
+    "run"/"qrels") and ``lines`` (1-based line of each row; None: the row number)."""
+
+    qid: Any  # numpy array or pandas Series of ids
+    docid: Any
+    value: np.ndarray  # grade (qrels) or score (run), float64
+    source: str
+    lines: np.ndarray | None = None
+
+    def where(self, row: int) -> tuple[str, int]:
+        return self.source, int(self.lines[row]) if self.lines is not None else row + 1
+
+
+def _at(ids: Any, i: int) -> str:
+    if hasattr(ids, "iloc"):
+        return str(ids.iloc[i])
+    item = ids[i]
+    return str(item.as_py() if hasattr(item, "as_py") else item)
+
+
+def _joint_codes(first: Any, second: Any, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``first`` then ``second`` in one numbering (by first appearance, or by byte
+    order of the ids with ``sort``), and the distinct ids as strings. Arrow string columns
+    are encoded by pyarrow, anything else by pandas."""
+    if _is_arrow(first) and _is_arrow(second):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        chunks = [c for col in (first, second)
+                  for c in (col.chunks if isinstance(col, pa.ChunkedArray) else [col])]
+        enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string())).combine_chunks()
+        codes = arrow_numbers(enc.indices).astype(np.int64)
+        uniques = np.array(enc.dictionary.to_pylist(), dtype=object)
+        if sort:  # arrow orders strings by bytes: the docid-desc key
+            order = arrow_numbers(pc.sort_indices(enc.dictionary)).astype(np.int64)
+            rank = np.empty(len(order), dtype=np.int64)
+            rank[order] = np.arange(len(order))
+            codes, uniques = rank[codes], uniques[order]
+        return codes, uniques
+    import pandas as pd
+
+    both = pd.concat([pd.Series(first, dtype="str").reset_index(drop=True),
+                      pd.Series(second, dtype="str").reset_index(drop=True)], ignore_index=True)
+    codes, uniques = pd.factorize(both, sort=sort)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def arrow_numbers(arr: Any) -> np.ndarray:
+    """A null-free numeric arrow array (or chunked array) as numpy, read from its buffers:
+    pyarrow's own ``to_numpy`` loads pandas, a second of start-up."""
+    chunks = arr.chunks if hasattr(arr, "chunks") else [arr]
+    parts = []
+    for c in chunks:
+        dtype = np.dtype({"double": "float64", "float": "float32"}.get(str(c.type), str(c.type)))
+        parts.append(np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c) + c.offset)[c.offset:])
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _is_arrow(x: Any) -> bool:
+    return type(x).__module__.startswith("pyarrow")
+
+
+def _first_duplicate(key: np.ndarray) -> tuple[int, int] | None:
+    """(first row, later row) of the first key that repeats, in row order; None if none."""
+    order = np.argsort(key, kind="stable")
+    same = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if not len(same):
+        return None
+    later = order[same + 1]
+    j = int(np.argmin(later))
+    return int(order[same[j]]), int(later[j])
+
+
+def _keep_rows(key: np.ndarray, policy: str, run: Located) -> np.ndarray:
+    """Rows kept under ``duplicates=policy`` (refuse: an InputError at the first repeat)."""
+    dup = _first_duplicate(key)
+    if dup is None:
+        return np.arange(len(key))
+    if policy == "refuse":
+        first, later = dup
+        src, line = run.where(later)
+        raise InputError(f"docid {shown(_at(run.docid, later))} of query "
+                         f"{shown(_at(run.qid, later))} is retrieved again (first at line "
+                         f"{run.where(first)[1]}); trec_eval refuses duplicate docs: remove it, "
+                         "or evaluate under a convention with duplicates=first or last", src, line)
+    if policy == "first":
+        return np.sort(np.unique(key, return_index=True)[1])
+    return np.sort(len(key) - 1 - np.unique(key[::-1], return_index=True)[1])
+
+
+def _top_depth(qcode, score, dockey, conv: Convention, depth: int) -> np.ndarray:
+    """Rows within the top ``depth`` of their query's ranking (rows grouped by query, in input
+    order within a query); ties ordered as ``docid-desc`` does, else in input order."""
+    n = len(qcode)
+    if conv.ties == "docid-desc":
+        order = np.lexsort((-dockey, -score.astype(np.float32), qcode))
+    else:
+        order = np.lexsort((np.arange(n), -score, qcode))
+    starts = np.searchsorted(qcode[order], qcode[order], side="left")
+    keep = np.zeros(n, dtype=bool)
+    keep[order[np.arange(n) - starts < depth]] = True
+    return np.flatnonzero(keep)
+
+
+def _ideal(q_code, gains, conv: Convention, nq: int, ks: np.ndarray) -> np.ndarray:
+    """IDCG@k of every query over its judged documents: (nq, len(ks))."""
+    order = np.lexsort((-gains, q_code))
+    qc, g = q_code[order], gains[order]
+    rank = np.arange(len(qc)) - np.searchsorted(qc, qc, side="left")
+    disc = conv.discounts(int(rank.max()) + 1 if len(rank) else 1)[rank] if len(rank) else rank
+    contrib = g * disc
+    return np.stack([np.bincount(qc, weights=np.where(rank < k, contrib, 0.0), minlength=nq)
+                     for k in ks], axis=1)
+
+
+def evaluate_run_arrays(
+    qrels: Located,
+    run: Located,
+    *,
+    conventions: Iterable[str | Convention] = ("trec_eval",),
+    cutoffs: str | Iterable[int] = "1-10",
+    metrics: Sequence[str] = METRICS,
+    engine: str = "auto",
+) -> dict[str, Evaluation]:
+    """Evaluate ``run`` against ``qrels`` under each convention; ``{key: Evaluation}`` as
+    :func:`~ltrconv.evaluation.metrics.evaluate` returns, one row per query evaluated (in the
+    order the run first lists them; under ``missing=zero`` the qrels-only ones follow)."""
+    convs = [get(c) for c in conventions]
+    ks = parse_cutoffs(cutoffs)
+    metrics = tuple(metrics) if not isinstance(metrics, str) else (metrics,)
+    if not np.all(np.isfinite(run.value)):
+        bad = int(np.flatnonzero(~np.isfinite(run.value))[0])
+        raise InputError(f"score {run.value[bad]} is not finite", *run.where(bad))
+    if not np.all(np.isfinite(qrels.value)):
+        bad = int(np.flatnonzero(~np.isfinite(qrels.value))[0])
+        raise InputError(f"grade {qrels.value[bad]} is not finite", *qrels.where(bad))
+    nr = len(run.qid)
+    qcode, quniq = _joint_codes(run.qid, qrels.qid)
+    dcode, _ = _joint_codes(run.docid, qrels.docid, sort=True)
+    r_q, q_q = qcode[:nr], qcode[nr:]
+    r_d, q_d = dcode[:nr], dcode[nr:]
+    nq, nd = len(quniq), int(dcode.max()) + 1 if len(dcode) else 1
+    q_key, r_key = q_q * nd + q_d, r_q * nd + r_d
+    dup = _first_duplicate(q_key)
+    if dup is not None:
+        src, line = qrels.where(dup[1])
+        raise InputError(f"docid {shown(_at(qrels.docid, dup[1]))} of query "
+                         f"{shown(_at(qrels.qid, dup[1]))} is judged again (first at line "
+                         f"{qrels.where(dup[0])[1]})", src, line)
+    in_qrels = np.zeros(nq, dtype=bool)
+    in_qrels[q_q] = True
+    if not in_qrels[r_q].any():
+        raise InputError(f"no query in common with the qrels {printable_name(qrels.source)} "
+                         f"(run queries e.g. {shown(_at(run.qid, 0)) if nr else 'none'})",
+                         run.source)
+    judged_at = _index_of(q_key, r_key)  # -1: unjudged
+    names = tuple(m for m in metrics)
+    need = tuple(dict.fromkeys(names + ("NDCG", "DCG")))
+    out: dict[str, Evaluation] = {}
+    for conv in convs:
+        rows = _keep_rows(r_key, conv.duplicates, run)
+        rows = rows[in_qrels[r_q[rows]]]
+        rows = rows[np.argsort(r_q[rows], kind="stable")]
+        if conv.depth is not None and len(rows):  # before unjudged ones go, as trec_eval -M -J
+            rows = rows[_top_depth(r_q[rows], run.value[rows], r_d[rows], conv, conv.depth)]
+        if conv.unjudged == "drop":  # a negative grade is no judgment here (trec_eval -J)
+            j = judged_at[rows]
+            rows = rows[(j >= 0) & (qrels.value[np.maximum(j, 0)] >= 0)]
+        grade_q = convention_labels(np.asarray(qrels.value, dtype=np.float64), conv,
+                                    quniq[q_q], qrels.source)
+        j = judged_at[rows]
+        y = np.where(j >= 0, grade_q[np.maximum(j, 0)], 0.0)
+        ev = _evaluate_list(conv, y, run.value[rows], r_q[rows], r_d[rows], ks, need, engine)
+        present = np.unique(r_q[rows])
+        values = ev.values
+        cols = list(ev.columns)
+        if conv.ideal == "qrels":
+            values = _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, r_q[rows], y)
+        qids_code = present
+        if conv.missing == "zero":
+            absent = np.setdiff1d(np.unique(q_q), present)
+            qids_code = np.concatenate([present, absent])
+            values = np.vstack([values, np.zeros((len(absent), len(cols)))])
+        keep = [cols.index(c) for c in metric_names(ks.tolist(), False, names)]
+        skipped = None
+        if conv.skips:
+            ndcg = [cols.index(f"NDCG@{k}") for k in ks]
+            skipped = np.all(np.isnan(values[:, ndcg]), axis=1)
+            if conv.missing == "zero":  # a missing query without relevant document: skipped
+                idcg = _ideal(q_q, conv.gains(grade_q), conv, nq, ks)
+                skipped |= np.all(idcg[qids_code] <= 0, axis=1)
+            values[skipped] = np.nan
+        out[str(conv)] = Evaluation(conv, quniq[qids_code], tuple(cols[i] for i in keep),
+                                    values[:, keep], skipped)
+    return out
+
+
+def _index_of(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Row of each wanted key among ``keys`` (distinct), -1 where absent."""
+    order = np.argsort(keys, kind="stable")
+    pos = np.minimum(np.searchsorted(keys[order], wanted), max(len(keys) - 1, 0))
+    found = len(keys) > 0 and keys[order[pos]] == wanted if len(keys) else \
+        np.zeros(len(wanted), bool)
+    return np.where(found, order[pos], -1)
+
+
+def printable_name(source: str) -> str:
+    from ..errors import printable
+
+    return printable(source)
+
+
+def _evaluate_list(conv, y, score, q, d, ks, need, engine) -> Evaluation:
+    """The engine on the ranked lists (ideal from the list, as for LETOR input)."""
+    empty = 0.0 if conv.skips and conv.ideal == "qrels" else conv.empty  # skipped later
+    base = conv.with_(ideal="list", unjudged="nonrel", missing="skip", duplicates="refuse",
+                      depth=None, empty=empty)
+    if not len(y):
+        cols = tuple(metric_names(ks.tolist(), False, need))
+        return Evaluation(base, np.zeros(0, dtype=np.int64), cols, np.zeros((0, len(cols))))
+    if (engine == "auto" and conv.ideal == "qrels" and conv.ties in _ORDERED
+            and set(need) <= {"NDCG", "DCG"}):
+        return _dcg_only(conv, y, score, q, d, ks)
+    labels = y.astype(np.int64) if np.all(y == np.floor(y)) else y
+    res = evaluate(labels, score, q, conventions=[base], cutoffs=ks, docid_rank=d,
+                   metrics=need, engine=engine)
+    return next(iter(res.values()))
+
+
+_ORDERED = ("input-order", "docid-desc")
+"""Tie policies that give one ranking, which :func:`_dcg_only` sorts out in numpy."""
+
+
+def _dcg_only(conv, y, score, q, d, ks) -> Evaluation:
+    """DCG@k of every query (NDCG@k left 0, for the qrels' ideal to fill), as the engine
+    computes it: the same order, gains and discounts, summed rank by rank."""
+    if conv.ties == "docid-desc":
+        cand = _top_candidates(q, score, int(ks.max()))
+        order = cand[np.lexsort((-d[cand], -score[cand].astype(np.float32), q[cand]))]
+    else:
+        order = np.lexsort((np.arange(len(q)), -score, q))
+    qs = q[order]
+    rank = np.arange(len(qs)) - np.searchsorted(qs, qs, side="left")
+    top = rank < ks.max()
+    qs, rank, gains = qs[top], rank[top], conv.gains(y[order][top])
+    contrib = gains * conv.discounts(int(ks.max()))[rank]
+    present, qi = np.unique(qs, return_inverse=True)
+    dcg = [np.bincount(qi, weights=np.where(rank < k, contrib, 0.0), minlength=len(present))
+           for k in ks]
+    cols = tuple([f"NDCG@{k}" for k in ks] + [f"DCG@{k}" for k in ks])
+    values = np.hstack([np.zeros((len(present), len(ks))), np.stack(dcg, axis=1)])
+    return Evaluation(conv, present, cols, values)
+
+
+def _top_candidates(q: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
+    """Rows whose float32 score reaches their query's k-th highest: a superset of each
+    query's top k under ``docid-desc``, found with one sort of int64 keys (query, then score
+    descending as an order-preserving integer) instead of a sort of every row."""
+    f = (-(score.astype(np.float32) + np.float32(0.0))).view(np.uint32).astype(np.int64)
+    u = np.where(f >> 31, ~f & 0xFFFFFFFF, f | 0x80000000)  # ascending = score descending
+    key = (q.astype(np.int64) << 32) | u
+    sk = np.sort(key)
+    qs = sk >> 32
+    codes = np.unique(qs)
+    first = np.searchsorted(qs, codes, side="left")
+    last = np.searchsorted(qs, codes, side="right")
+    thresh = np.zeros(int(q.max()) + 1, dtype=np.int64)
+    thresh[codes] = sk[np.minimum(first + k, last) - 1]
+    return np.flatnonzero(key <= thresh[q])
+
+
+def _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, r_q, y) -> np.ndarray:
+    """Replace NDCG@k and MAP with their values for the ideal ranking of the qrels."""
+    values = values.copy()
+    idcg = _ideal(q_q, conv.gains(grade_q), conv, nq, ks)[present]
+    n_list = np.bincount(r_q, minlength=nq)[present]
+    for i, k in enumerate(ks):
+        dcg = values[:, cols.index(f"DCG@{k}")]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ndcg = np.where(idcg[:, i] > 0, dcg / np.where(idcg[:, i] > 0, idcg[:, i], 1.0),
+                            np.nan if conv.skips else conv.empty)
+        if conv.short == "zero":
+            ndcg = np.where(n_list < k, 0.0, ndcg)
+        values[:, cols.index(f"NDCG@{k}")] = ndcg
+    if "MAP" in cols:
+        rel_q = np.bincount(q_q, weights=grade_q >= conv.rel, minlength=nq)[present]
+        rel_l = np.bincount(r_q, weights=y >= conv.rel, minlength=nq)[present]
+        m = cols.index("MAP")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values[:, m] = np.where(rel_q > 0, values[:, m] * rel_l / np.maximum(rel_q, 1), 0.0)
+    return values

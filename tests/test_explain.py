@@ -1,0 +1,75 @@
+"""explain: the difference of two conventions' means split into causes by Shapley values."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ltrconv.cli import main
+from ltrconv.evaluation import conventions as C
+from ltrconv.evaluation.explain import differing_causes, explain
+from ltrconv.evaluation.metrics import Evaluation, evaluate
+
+
+def fake(table):
+    """evaluate(conv) giving one query whose NDCG@1 is table[(gain, disc)]."""
+    def run(conv):
+        v = table[(conv.gain, conv.disc)]
+        return Evaluation(conv, np.array(["q"]), ("NDCG@1",), np.array([[v]]))
+    return run
+
+
+def test_interaction_is_split_evenly():
+    a, b = C.Convention(), C.Convention(gain="linear", disc="position")
+    table = {("exp", "log2"): 0.0, ("linear", "log2"): 0.0, ("exp", "position"): 0.0,
+             ("linear", "position"): 1.0}
+    (e,) = explain(a, b, fake(table), [1])
+    assert [(c.axis, c.contribution, c.queries) for c in e.causes] == \
+        [("gain", 0.5, 1), ("discount", 0.5, 1)]
+    assert e.difference == 1.0
+
+
+def test_additive_effects_and_reversal():
+    a, b = C.Convention(), C.Convention(gain="linear", disc="position")
+    table = {("exp", "log2"): 0.1, ("linear", "log2"): 0.3, ("exp", "position"): 0.6,
+             ("linear", "position"): 0.8}
+    (e,) = explain(a, b, fake(table), [1])
+    assert [c.contribution for c in e.causes] == pytest.approx([0.2, 0.5])
+    (r,) = explain(b, a, fake(table), [1])
+    assert [c.contribution for c in r.causes] == pytest.approx([-0.2, -0.5])
+
+
+def test_letor_closed_form():
+    # q1 has no relevant document; q2 ranks its relevant one second of two
+    y, s, qid = np.array([0, 0, 0, 1]), np.array([2.0, 1.0, 2.0, 1.0]), np.array([1, 1, 2, 2])
+
+    def ev(conv):
+        return next(iter(evaluate(y, s, qid, conventions=[conv], cutoffs=[1, 2],
+                                  metrics=("NDCG",)).values()))
+
+    a, b = C.get("ranklib"), C.get("lightgbm")
+    assert differing_causes(a, b) == ["empty", "labels"]
+    e1, e2 = explain(a, b, ev, [1, 2])
+    assert e1.start == 0.0 and e1.end == 0.5
+    assert [(c.axis, c.contribution, c.queries) for c in e1.causes] == \
+        [("empty", 0.5, 1), ("labels", 0.0, 0)]
+    assert e2.start == pytest.approx(1 / np.log2(3) / 2)
+    assert sum(c.contribution for c in e2.causes) == pytest.approx(e2.difference, abs=1e-15)
+
+
+def test_command_json_and_plot(tmp_path, capsys):
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 x 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.5 r\n1 Q0 z 3 0.7 r\n")
+    assert main(["explain", "--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"),
+                 "--from", "trec_eval", "--to", "trec_eval-c", "--cutoffs", "3",
+                 "--format", "json", "--plot", str(tmp_path / "w.png")]) == 0
+    doc = json.loads(capsys.readouterr().out)["cutoffs"]["3"]
+    assert doc["from"] == pytest.approx(2 * doc["to"])  # query 2 missing: counted as 0
+    assert doc["causes"] == [{"axis": "missing", "contribution": doc["difference"],
+                              "queries": 1}]
+    assert (tmp_path / "w.png").read_bytes()[:4] == b"\x89PNG"
+    assert main(["explain", "--qrels", str(tmp_path / "q"), "--from", "trec_eval", "--to",
+                 "ranx"]) == 2
+    assert "explain needs DATA and SCORES, or --qrels and --run" in capsys.readouterr().err

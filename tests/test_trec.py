@@ -1,0 +1,345 @@
+"""Runs with qrels: readers, the run axes, and the IR tools per query against the real tools.
+
+The trec_eval binary comes from LTRCONV_TREC_EVAL (built from usnistgov/trec_eval v9.0.8; its
+own test collection is read from the ``test`` folder beside the binary)."""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ltrconv
+from ltrconv.cli import main
+from ltrconv.errors import InputError
+from ltrconv.evaluation import conventions as C
+
+QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 x 1\n3 0 y 0\n"
+RUN = "1 Q0 a 1 0.5 r\n1 Q0 b 2 0.5 r\n1 Q0 z 3 0.7 r\n3 Q0 y 1 1 r\n4 Q0 k 1 1 r\n"
+IDCG3 = 2 + 1 / math.log2(3)
+IR_TOOLS = list(C.IR_TOOLS)
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text(RUN)
+    return tmp_path
+
+
+def ndcg3(res, name):
+    ev = res[name]
+    return dict(zip(ev.qids.tolist(), ev["NDCG@3"].tolist()))
+
+
+# --- closed form ---------------------------------------------------------------------------
+def test_closed_form_every_tool(files):
+    res = ltrconv.evaluate_run(files / "q", files / "r", conventions=IR_TOOLS, cutoffs="1,3")
+    # q1: z (unjudged) first, then a tie b/a: docno descending puts b (0) before a (2)
+    trec = {"1": (2 / 2) / IDCG3, "3": 0.0}
+    assert ndcg3(res, "trec_eval") == pytest.approx(trec)
+    assert ndcg3(res, "pytrec_eval") == pytest.approx(trec)
+    assert ndcg3(res, "trec_eval-c") == pytest.approx({**trec, "2": 0.0})  # qrels-only: 0
+    assert ndcg3(res, "ir_measures") == pytest.approx({**trec, "2": 0.0})
+    # judged only: z dropped, then b, a
+    assert ndcg3(res, "ir_measures-judged")["1"] == pytest.approx((2 / math.log2(3)) / IDCG3)
+    # ranx: ties in input order, a before b
+    assert ndcg3(res, "ranx-run")["1"] == pytest.approx((2 / math.log2(3)) / IDCG3)
+    assert res["trec_eval"].mean()["NDCG@3"] == pytest.approx(trec["1"] / 2)
+
+
+def test_axes_one_by_one(files):
+    base = C.get("trec_eval")
+    run = files / "r"
+
+    def q1(**kw):
+        conv = base.with_(**kw)
+        return ndcg3(ltrconv.evaluate_run(files / "q", run, conventions=[conv], cutoffs=3),
+                     str(conv))["1"]
+
+    assert q1() == pytest.approx(1 / IDCG3)
+    assert q1(ideal="list") == pytest.approx(1 / 2)  # list ideal: labels 2, 0, 0 in the run
+    assert q1(depth=2) == 0.0  # z and b only
+    (files / "dup").write_text(RUN + "1 Q0 a 4 0.9 r\n")
+    run = files / "dup"
+    with pytest.raises(InputError, match=r"dup:6: docid 'a' of query '1' is retrieved again "
+                                          r"\(first at line 1\)"):
+        q1()
+    assert q1(duplicates="first") == pytest.approx(1 / IDCG3)
+    assert q1(duplicates="last") == pytest.approx(2 / IDCG3)  # a at 0.9 ranks first
+
+
+def test_negative_grades_and_relevance_level(tmp_path):
+    (tmp_path / "q").write_text("1 0 a -1\n1 0 b 2\n1 0 c 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n")
+    res = ltrconv.evaluate_run(tmp_path / "q", tmp_path / "r", conventions=["trec_eval"],
+                               cutoffs=3)["trec_eval"]
+    assert res["NDCG@3"][0] == pytest.approx((2 / math.log2(3) + 1 / 2) / IDCG3)
+    assert res["P@3"][0] == pytest.approx(2 / 3)
+    conv = C.get("trec_eval").with_(rel=2)
+    res = ltrconv.evaluate_run(tmp_path / "q", tmp_path / "r", conventions=[conv], cutoffs=3)
+    assert res[str(conv)]["P@3"][0] == pytest.approx(1 / 3)
+    assert res[str(conv)]["MAP"][0] == pytest.approx(1 / 2)  # b at rank 2, one relevant
+
+
+@pytest.mark.parametrize("text", [
+    "ndcg(ideal=qrels)", "ndcg(unjudged=drop,missing=zero)", "ndcg(duplicates=last,depth=1000)",
+    "ndcg(ties=docid-desc,negative=zero,ideal=qrels,duplicates=first,depth=5)"])
+def test_run_axes_round_trip(text, tmp_path):
+    conv = C.parse(text)
+    assert C.parse(conv.canonical) == conv and C.parse(str(conv)) == conv
+    (tmp_path / "c.yaml").write_text("conventions:\n  mine:\n" + "".join(
+        f"    {k}: {v}\n" for k, v in (p.split("=") for p in text[5:-1].split(","))))
+    assert C.load_yaml(tmp_path / "c.yaml")[0] == conv
+
+
+def test_run_axes_defaults_leave_canonical_strings():
+    assert C.get("ranklib").canonical == ("ndcg(gain=exp,disc=log2,empty=0,short=truncate,"
+                                          "ties=input-order,rel=1,pk=min)")
+    for bad, msg in [("ndcg(ideal=run)", "ideal must be one of list, qrels"),
+                     ("ndcg(depth=0)", "depth must be an integer >= 1 or none"),
+                     ("ndcg(duplicates=max)", "duplicates must be one of refuse, first, last")]:
+        with pytest.raises(C.ConventionError, match=msg):
+            C.parse(bad)
+
+
+def test_ir_tools_listed_with_versions(capsys):
+    assert main(["conventions"]) == 0
+    out = capsys.readouterr().out
+    for name, lib in C.IR_TOOLS.items():
+        assert C.library(name) is lib and f"checked on {lib.checked}" in out
+
+
+# --- inputs --------------------------------------------------------------------------------
+def test_every_input_form_gives_the_same_values(files, tmp_path):
+    pd = pytest.importorskip("pandas")
+    want = ltrconv.evaluate_run(files / "q", files / "r", conventions=["trec_eval"])["trec_eval"]
+    qdf = pd.DataFrame([ln.split() for ln in QRELS.splitlines()],
+                       columns=["query_id", "iter", "doc_id", "relevance"])
+    rdf = pd.DataFrame([ln.split() for ln in RUN.splitlines()],
+                       columns=["q_id", "Q0", "doc_id", "rank", "score", "tag"])
+    qdict = {}
+    for q, _, d, g in (ln.split() for ln in QRELS.splitlines()):
+        qdict.setdefault(q, {})[d] = int(g)
+    with gzip.open(tmp_path / "r.gz", "wt") as fh:
+        fh.write(RUN)
+    qdf.to_csv(tmp_path / "q.tsv", sep="\t", index=False)
+    forms = [(qdf, rdf), (qdict, rdf), (tmp_path / "q.tsv", tmp_path / "r.gz")]
+    if pytest.importorskip("pyarrow"):
+        rdf.astype({"score": float}).to_parquet(tmp_path / "r.parquet")
+        forms.append((files / "q", tmp_path / "r.parquet"))
+    for q, r in forms:
+        got = ltrconv.evaluate_run(q, r, conventions=["trec_eval"])["trec_eval"]
+        assert got.qids.tolist() == want.qids.tolist()
+        np.testing.assert_array_equal(got.values, want.values)
+
+
+@pytest.mark.parametrize("run, message", [
+    ("1 Q0 a 1 0.5\n", "r:1: expected 6 fields (qid Q0 docno rank score tag), got 5"),
+    ("1 Q0 a 1 0.5 t\n1 Q0 b 2 high t\n", "r:2: score 'high' is not a finite number"),
+    ("1 Q0 a 1 0.5 t\n\n", "r:2: expected 6 fields"),
+    ("1 Q0 a 1 0.5 t x\n", "r:1: expected 6 fields"),
+    ("1 Q0 a 1 0.5 t\n1 Q0 a 2 0.4 t\n", "r:2: docid 'a' of query '1' is retrieved again"),
+    ("9 Q0 a 1 0.5 t\n", "r: no query in common with the qrels"),
+])
+def test_bad_run_is_one_line_exit_2_nothing_written(files, capsys, run, message):
+    (files / "r").write_text(run)
+    out = files / "out.json"
+    assert main(["eval", "--qrels", str(files / "q"), "--run", str(files / "r"), "-c",
+                 "trec_eval", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and str(files / "r") in err
+    assert not out.exists()
+
+
+def test_bad_qrels_and_frames(files):
+    pd = pytest.importorskip("pandas")
+    (files / "q").write_text("1 0 a two\n")
+    with pytest.raises(InputError, match="q:1: grade 'two' is not a finite number"):
+        ltrconv.evaluate_run(files / "q", files / "r")
+    (files / "q").write_text(QRELS)
+    with pytest.raises(InputError, match="no score column: expected one of score; have "
+                                         "query_id, doc_id"):
+        ltrconv.evaluate_run(files / "q", pd.DataFrame({"query_id": ["1"], "doc_id": ["a"]}))
+
+
+def test_eval_command_outputs(files, capsys):
+    assert main(["eval", "--qrels", str(files / "q"), "--run", str(files / "r"), "-c",
+                 "trec_eval", "--cutoffs", "3", "--per-query", "--format", "tsv"]) == 0
+    rows = [ln.split("\t") for ln in capsys.readouterr().out.splitlines()]
+    assert rows[0][:3] == ["convention", "qid", "NDCG@3"]
+    assert [r[1] for r in rows[1:]] == ["1", "3", "all"]
+    assert float(rows[1][2]) == pytest.approx(1 / IDCG3, abs=1e-6)
+
+
+# --- the real tools ------------------------------------------------------------------------
+def trec_eval_binary() -> Path:
+    path = os.environ.get("LTRCONV_TREC_EVAL")
+    if not path or not os.access(path, os.X_OK):
+        pytest.skip("set LTRCONV_TREC_EVAL to a trec_eval binary (usnistgov/trec_eval v9.0.8) "
+                    "to compare with it")
+    return Path(path)
+
+
+def run_trec_eval(args) -> dict[tuple[str, str], float]:
+    out = subprocess.run([str(trec_eval_binary()), "-q", *map(str, args)], check=True,
+                         capture_output=True, text=True).stdout
+    return {(m, q): float(v) for m, q, v in (ln.split() for ln in out.splitlines())}
+
+
+def assert_matches_trec_eval(qrels, run, conv, cutoffs, extra=()):
+    got = ltrconv.evaluate_run(qrels, run, conventions=[conv], cutoffs=cutoffs)[str(conv)]
+    ks = ",".join(map(str, cutoffs))
+    want = run_trec_eval([*extra, "-m", f"ndcg_cut.{ks}", "-m", "ndcg", qrels, run])
+    listed = {q for _, q in want} - {"all"}
+    # trec_eval 9.0.8 -c lists no line for a query without results, but counts it 0 in "all"
+    assert listed <= set(got.qids.tolist())
+    assert (listed == set(got.qids.tolist())) != (C.get(conv).missing == "zero" and
+                                                   len(listed) < len(got.qids))
+    means = got.mean()
+    for k in cutoffs:
+        for q, v in zip(got.qids, got[f"NDCG@{k}"]):
+            assert v == pytest.approx(want.get((f"ndcg_cut_{k}", q), 0.0), abs=5e-5), (k, q)
+        assert means[f"NDCG@{k}"] == pytest.approx(want[(f"ndcg_cut_{k}", "all")], abs=5e-5)
+    return got
+
+
+def test_trec_eval_test_collection():
+    te = trec_eval_binary()
+    test = te.parent / "test"
+    if not (test / "qrels.test").exists():
+        pytest.skip(f"trec_eval's test collection not found beside the binary ({test})")
+    cutoffs = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+    assert_matches_trec_eval(test / "qrels.test", test / "results.test", "trec_eval", cutoffs)
+    assert_matches_trec_eval(test / "qrels.test", test / "results.test", "trec_eval-c",
+                             cutoffs, ["-c"])
+    # its own expected output, where it lists ndcg_cut
+    want = {(m, q): float(v) for m, q, v in (ln.split() for ln in
+            (test / "out.test.aq").read_text().splitlines() if ln.startswith("ndcg_cut_"))}
+    if want:
+        got = ltrconv.evaluate_run(test / "qrels.test", test / "results.test",
+                                   conventions=["trec_eval"], cutoffs=cutoffs)["trec_eval"]
+        means = got.mean()
+        for k in cutoffs:
+            if (f"ndcg_cut_{k}", "all") in want:
+                assert means[f"NDCG@{k}"] == pytest.approx(want[(f"ndcg_cut_{k}", "all")],
+                                                           abs=5e-5)
+
+
+@pytest.fixture(scope="module")
+def mq_run(mq2008_dir, tmp_path_factory):
+    """MQ2008 Fold1 test as qrels and a run (feature 5 rounded: many ties) with every case:
+    judged documents left out, unjudged ones added, a query missing, a run-only query, negative
+    grades, and a duplicate variant."""
+    from ltrconv.data.letor import read_letor
+
+    d = read_letor(mq2008_dir / "Fold1" / "test.txt")
+    rng = np.random.default_rng(7)
+    tmp = tmp_path_factory.mktemp("mq")
+    docno = np.array([f"D{i:06d}" for i in range(len(d.y))])
+    grade = d.y.astype(int).copy()
+    grade[(grade == 0) & (rng.random(len(grade)) < 0.1)] = -1
+    qrels = [f"{q} 0 {n} {g}\n" for q, n, g in zip(d.qid, docno, grade)]
+    (tmp / "qrels").write_text("".join(qrels))
+    score = np.round(d.X[:, 4], 2)
+    keep = rng.random(len(score)) > 0.15
+    missing_q = d.qid[d.offsets[3]]
+    lines = [f"{q} Q0 {n} 0 {float(s)!r} t\n" for q, n, s, k in zip(d.qid, docno, score, keep)
+             if k and q != missing_q]
+    lines += [f"{d.qid[0]} Q0 U{i} 0 {float(rng.choice([0.0, 0.5, 1.0]))!r} t\n" for i in range(40)]
+    lines += ["999999 Q0 X1 0 1.0 t\n"]
+    order = rng.permutation(len(lines))
+    (tmp / "run").write_text("".join(lines[i] for i in order))
+    return tmp
+
+
+@pytest.mark.parametrize("name, extra", [("trec_eval", []), ("trec_eval-c", ["-c"])])
+def test_trec_eval_on_mq2008(mq_run, name, extra):
+    assert_matches_trec_eval(mq_run / "qrels", mq_run / "run", name, [1, 3, 5, 10, 20], extra)
+    depth = C.get(name).with_(depth=7)
+    assert_matches_trec_eval(mq_run / "qrels", mq_run / "run", depth, [1, 5, 10],
+                             [*extra, "-M", "7"])
+
+
+def _dicts(path, kind):
+    out: dict = {}
+    for ln in Path(path).read_text().splitlines():
+        f = ln.split()
+        q, d, v = (f[0], f[2], int(f[3])) if kind == "qrels" else (f[0], f[2], float(f[4]))
+        out.setdefault(q, {})[d] = v
+    return out
+
+
+def test_python_tools_on_mq2008(mq_run):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = _dicts(mq_run / "qrels", "qrels"), _dicts(mq_run / "run", "run")
+    ks = [1, 3, 5, 10]
+    res = ltrconv.evaluate_run(qrels, run, conventions=IR_TOOLS, cutoffs=ks)
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut." + ",".join(map(str, ks))})
+    want = ev.evaluate(run)
+    got = res["pytrec_eval"]
+    assert sorted(got.qids) == sorted(want)
+    for k in ks:
+        for q, v in zip(got.qids, got[f"NDCG@{k}"]):
+            assert v == pytest.approx(want[q][f"ndcg_cut_{k}"], abs=1e-12)
+    for name, measure in [("ir_measures", ir_measures.nDCG),
+                          ("ir_measures-judged", ir_measures.nDCG(judged_only=True))]:
+        got = res[name]
+        for k in ks:
+            want = {m.query_id: m.value for m in ir_measures.iter_calc([measure @ k], qrels, run)}
+            assert dict(zip(got.qids.tolist(), got[f"NDCG@{k}"].tolist())) == \
+                pytest.approx(want, abs=1e-12)
+
+
+def test_ranx_on_mq2008(mq_run):
+    ranx = pytest.importorskip("ranx")
+    qrels, run = _dicts(mq_run / "qrels", "qrels"), _dicts(mq_run / "run", "run")
+    run = {q: docs for q, docs in run.items() if q in qrels}
+    qrels = {q: docs for q, docs in qrels.items() if q in run}  # ranx needs the same queries
+    ks = [1, 3, 5, 10, 20, 50]
+    # the run as ranx.Run receives it (its dict order decides ranx's tie order)
+    got = ltrconv.evaluate_run(qrels, run, conventions=["ranx-run"], cutoffs=ks)["ranx-run"]
+    R, Q = ranx.Run(run), ranx.Qrels(qrels)
+    at = {q: i for i, q in enumerate(got.qids.tolist())}
+    rows = [at[q] for q in R.keys()]
+    for k in ks:
+        want = ranx.evaluate(Q, R, f"ndcg@{k}", return_mean=False)
+        np.testing.assert_allclose(got[f"NDCG@{k}"][rows], want, rtol=0, atol=1e-12)
+    # a ranx Run object holds its documents already ranked: its ties are settled, and reading
+    # them back in that order agrees while ties do not reach past 15 documents
+    obj = ltrconv.evaluate_run(Q, R, conventions=["ranx-run"], cutoffs=[1, 3, 5])["ranx-run"]
+    for k in (1, 3, 5):
+        want = ranx.evaluate(Q, R, f"ndcg@{k}", return_mean=False)
+        np.testing.assert_allclose(obj[f"NDCG@{k}"], want, rtol=0, atol=1e-12)
+
+
+def test_numpy_dcg_path_equals_the_engine(mq_run):
+    from ltrconv.data.trec import read
+    from ltrconv.evaluation.runs import evaluate_run_arrays
+
+    q, r = read(mq_run / "qrels", "qrels"), read(mq_run / "run", "run")
+    for name in ("trec_eval", "trec_eval-c", "ir_measures-judged"):
+        fast = evaluate_run_arrays(q, r, conventions=[name], cutoffs="1-20", metrics=["NDCG"])
+        engine = evaluate_run_arrays(q, r, conventions=[name], cutoffs="1-20",
+                                     metrics=["NDCG"], engine="numba")
+        assert fast[name].qids.tolist() == engine[name].qids.tolist()
+        np.testing.assert_array_equal(fast[name].values, engine[name].values)
+
+
+def test_arrow_and_pandas_readers_agree(mq_run, tmp_path):
+    from ltrconv.data.trec import _read_trec_arrow, _read_trec_pandas
+
+    text = (mq_run / "run").read_text()
+    (tmp_path / "spaced").write_text(text.replace(" Q0 ", "  Q0\t"))  # pandas reads this one
+    a = _read_trec_arrow(mq_run / "run", "run")
+    assert a is not None and _read_trec_arrow(tmp_path / "spaced", "run") is None
+    p = _read_trec_pandas(tmp_path / "spaced", "run")
+    assert [str(x) for x in a.qid.to_pylist()] == p.qid.astype(str).tolist()
+    assert [str(x) for x in a.docid.to_pylist()] == p.docid.astype(str).tolist()
+    np.testing.assert_array_equal(a.value, p.value)
