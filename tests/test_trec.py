@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import ltrconv
+from ltrconv.data.conventions_file import load_conventions
 from ltrconv.cli import main
 from ltrconv.errors import InputError
 from ltrconv.evaluation import conventions as C
@@ -95,7 +96,7 @@ def test_run_axes_round_trip(text, tmp_path):
     assert C.parse(conv.canonical) == conv and C.parse(str(conv)) == conv
     (tmp_path / "c.yaml").write_text("conventions:\n  mine:\n" + "".join(
         f"    {k}: {v}\n" for k, v in (p.split("=") for p in text[5:-1].split(","))))
-    assert C.load_yaml(tmp_path / "c.yaml")[0] == conv
+    assert load_conventions(tmp_path / "c.yaml").defined[0] == conv
 
 
 def test_run_axes_defaults_leave_canonical_strings():
