@@ -111,6 +111,72 @@ def _forward(params, sizes, w_off, u_off, X, out):
 
 
 @njit(cache=True)
+def _hidden_deltas(params, w_off, a, b, layer, src, dst, npair, pairs, fp, i, d_i, d_j, acc):
+    """Deltas of the ``a`` units of ``layer`` from the ``b`` units above: for each unit ``h``,
+    ``sum_t w_ht delta(t)`` over ``t`` in order, times ``f'`` (of document ``i``, of each pair
+    document). The loop over ``h`` runs innermost: each sum keeps its own order."""
+    for k in range(npair + 1):
+        for h in range(a):
+            acc[k, h] = 0.0
+    for t in range(b):
+        base = w_off[layer] + t * (a + 1)
+        for k in range(npair):
+            c = d_j[k, dst + t]
+            for h in range(a):
+                acc[k, h] += c * params[base + h]
+        c = d_i[dst + t]
+        for h in range(a):
+            acc[npair, h] += c * params[base + h]
+    for k in range(npair):
+        j = pairs[k]
+        for h in range(a):
+            d_j[k, src + h] = acc[k, h] * fp[j, src + h]
+    for h in range(a):
+        d_i[src + h] = acc[npair, h] * fp[i, src + h]
+
+
+@njit(cache=True)
+def _update_weights(params, w_off, a, b, layer, src, dst, npair, pairs, out, i, d_i, d_j, lr,
+                    acc):
+    """``w_st += lr (delta_i(t) x_s(i) - sum_k delta_ik(t) x_s(j_k))`` for the weights into the
+    ``b`` units above ``layer`` (its ``a`` units and the bias, ``x = 1``); each sum over ``k``
+    in order, the loop over the longer of ``s`` and ``t`` innermost."""
+    if b > a + 1:
+        for s in range(a + 1):
+            for t in range(b):
+                acc[s, t] = 0.0
+        for k in range(npair):
+            j = pairs[k]
+            for s in range(a):
+                x = out[j, src + s]
+                for t in range(b):
+                    acc[s, t] += d_j[k, dst + t] * x
+            for t in range(b):
+                acc[a, t] += d_j[k, dst + t]
+        for t in range(b):
+            base = w_off[layer] + t * (a + 1)
+            dt = d_i[dst + t]
+            for s in range(a):
+                params[base + s] += lr * (dt * out[i, src + s] - acc[s, t])
+            params[base + a] += lr * (dt - acc[a, t])
+        return
+    for t in range(b):
+        base = w_off[layer] + t * (a + 1)
+        for s in range(a + 1):
+            acc[0, s] = 0.0
+        for k in range(npair):
+            c = d_j[k, dst + t]
+            j = pairs[k]
+            for s in range(a):
+                acc[0, s] += c * out[j, src + s]
+            acc[0, a] += c
+        dt = d_i[dst + t]
+        for s in range(a):
+            params[base + s] += lr * (dt * out[i, src + s] - acc[0, s])
+        params[base + a] += lr * (dt - acc[0, a])
+
+
+@njit(cache=True)
 def _train_query(params, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
     """One query's forward pass, then one update per document (module docstring)."""
     n = X.shape[0]
@@ -136,42 +202,14 @@ def _train_query(params, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, 
             j = pairs[k]
             lam = 1.0 / (1.0 + fdlibm_exp(out[i, o] - out[j, o]))
             di += lam
-            d_j[o, k] = lam * fp[j, o]
+            d_j[k, o] = lam * fp[j, o]
         d_i[o] = di * fp[i, o]
-        # hidden units, top down: sums over the units t above, in order
-        for layer in range(top - 1, 0, -1):
-            a, b = sizes[layer], sizes[layer + 1]
-            src, dst = u_off[layer], u_off[layer + 1]
-            for h in range(a):
-                si = 0.0
-                for k in range(npair):
-                    acc[k] = 0.0
-                for t in range(b):
-                    w = params[w_off[layer] + t * (a + 1) + h]
-                    si += d_i[dst + t] * w
-                    for k in range(npair):
-                        acc[k] += d_j[dst + t, k] * w
-                d_i[src + h] = si * fp[i, src + h]
-                for k in range(npair):
-                    d_j[src + h, k] = acc[k] * fp[pairs[k], src + h]
-        # weights into every unit t: lr (delta_i x_s(i) - sum_k delta_ik x_s(j_k))
+        for layer in range(top - 1, 0, -1):  # hidden units, top down
+            _hidden_deltas(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
+                           u_off[layer + 1], npair, pairs, fp, i, d_i, d_j, acc)
         for layer in range(top):
-            a, b = sizes[layer], sizes[layer + 1]
-            src, dst = u_off[layer], u_off[layer + 1]
-            for t in range(b):
-                base = w_off[layer] + t * (a + 1)
-                for s in range(a + 1):
-                    acc[s] = 0.0
-                for k in range(npair):
-                    c = d_j[dst + t, k]
-                    j = pairs[k]
-                    for s in range(a):
-                        acc[s] += c * out[j, src + s]
-                    acc[a] += c
-                dt = d_i[dst + t]
-                for s in range(a):
-                    params[base + s] += lr * (dt * out[i, src + s] - acc[s])
-                params[base + a] += lr * (dt - acc[a])
+            _update_weights(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
+                            u_off[layer + 1], npair, pairs, out, i, d_i, d_j, lr, acc)
 
 
 @njit(cache=True)
@@ -325,12 +363,12 @@ class RankNet(UnitRanker):
         sizes_a = np.asarray(sizes, dtype=np.int64)
         w_off, u_off, _ = layout(list(sizes))
         longest = int(np.diff(off).max())
-        widest = int(max(sizes[:-1])) + 1
+        widest = int(max(sizes)) + 1
         out = np.zeros((longest, u_off[-1]))
         fp = np.zeros_like(out)
         d_i = np.zeros(u_off[-1])
-        d_j = np.zeros((u_off[-1], longest))
-        acc = np.zeros(max(widest, longest))
+        d_j = np.zeros((longest, u_off[-1]))
+        acc = np.zeros((max(longest, widest), max(sizes) + 1))
         pairs = np.zeros(longest, dtype=np.int64)
         pred_out = np.zeros((256, u_off[-1]))
         lr = float(self.learning_rate)
