@@ -25,6 +25,9 @@ weights of the first epoch with the best score above 0 are kept. Every ``exp`` i
 seed, this gives RankLib's model run under ``-XX:-UseLibmIntrinsic`` (where ``Math.exp`` is
 fdlibm's).
 
+``patience`` (not a RankLib option; default None: every epoch runs, as in RankLib) stops a
+run after that many epochs without a better validation score.
+
 Model selection over ``architectures`` (the paper's grid, Busa-Fekete et al. 2012, Sec. 4): each
 architecture is trained as above from its own ``java.util.Random(random_state)``; the one with
 the best validation score wins, the first on ties.
@@ -282,10 +285,10 @@ class RankNet(UnitRanker):
                                 "sizes (integers >= 1), e.g. ((10,), (50, 50))")],
         "learning_rate": [Number(0, 1, lo_open=True)],
         "max_epochs": [Integer(1)],
+        "patience": [None, Integer(1)],
         "random_state": [None, RandomState()],
     }
-    _removed_params = {"activation": _ADAM + " (RankLib's units are sigmoids)",
-                       "patience": _ADAM + " (RankLib runs every epoch)"}
+    _removed_params = {"activation": _ADAM + " (RankLib's units are sigmoids)"}
     _selects = "the architecture and epoch"
     unit = "architecture"
 
@@ -295,11 +298,13 @@ class RankNet(UnitRanker):
 
     def __init__(self, *, metric: str = "ndcg@10:ranklib", architectures=PAPER_GRID,
                  learning_rate: float = LEARNING_RATE, max_epochs: int = 100,
+                 patience: int | None = None,
                  random_state: int | np.random.RandomState | None = 0):
         self.metric = metric
         self.architectures = architectures
         self.learning_rate = learning_rate
         self.max_epochs = max_epochs
+        self.patience = patience
         self.random_state = random_state
 
     def __setstate__(self, state: dict) -> None:
@@ -384,6 +389,8 @@ class RankNet(UnitRanker):
             history.append(score)
             if score > best_score:
                 best_params, best_epoch, best_score = params.copy(), epoch, score
+            elif self.patience is not None and epoch - best_epoch >= int(self.patience):
+                break
         if best_params is None:
             best_params = params.copy()
         return best_params, best_epoch, float(best_score), history

@@ -1,4 +1,5 @@
-"""RankNet (Burges et al. 2005): a feed-forward net trained on pairwise cross-entropy.
+"""RankNet trained with Adam (the variant ``ranknet_adam``): a feed-forward net on pairwise
+cross-entropy (Burges et al. 2005), not RankLib's training (that is :mod:`.ranknet`).
 
 For the pairs ``l_i > l_j`` of one query, ``P_ij = sigmoid(s_i - s_j)`` and the loss is
 ``C = sum_{l_i > l_j} log(1 + exp(-(s_i - s_j)))``. Its gradient factorises through the scores:
@@ -13,7 +14,7 @@ is trained with early stopping on the validation NDCG@k under the training conve
 the architecture with the best validation score wins. Features are standardised with the
 training mean and standard deviation, stored in the model. ``max_epochs=100`` is RankLib 2.x's
 epoch count; the optimiser is Adam (learning rate 1e-3) where RankLib uses plain stochastic
-gradient steps of 5e-5.
+gradient steps of 5e-5 on raw features (:mod:`.ranknet`).
 """
 
 from __future__ import annotations
@@ -23,15 +24,10 @@ from numba import njit
 
 from .base import TrainingData
 from .params import Check, Integer, Metric, Number, Options, RandomState
+from .ranknet import PAPER_GRID
 from .units import UnitRanker
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
-# The paper validates 1-3 hidden layers of 10-500 units (Busa-Fekete et al. 2012, Sec. 4). Widths
-# 10, 50, 100, 200, 500 for one layer; two layers up to 200 and three up to 100 units, because a
-# 500-unit second layer costs about 2.6 s per epoch on MQ2008 (one core), which would put the
-# 15 RankNet fits of the study past an hour; the grid below takes about 40 s per fit.
-PAPER_GRID = ((10,), (50,), (100,), (200,), (500,), (10, 10), (50, 50), (100, 100), (200, 200),
-              (10, 10, 10), (50, 50, 50), (100, 100, 100))
 
 
 # --- network layout: one flat parameter vector ---------------------------------------------
@@ -230,8 +226,9 @@ def _architectures_ok(value) -> bool:
     return isinstance(value, (list, tuple)) and len(value) > 0 and all(map(units_ok, value))
 
 
-class RankNet(UnitRanker):
-    """Pairwise cross-entropy neural ranker; architecture and epochs chosen on validation.
+class RankNetAdam(UnitRanker):
+    """Pairwise cross-entropy neural ranker trained with Adam; architecture and epochs chosen
+    on validation.
 
     ``random_state`` seeds the initial weights and the query order of every architecture. The
     architectures are independent units: ``fit(..., units=[a, ...])`` trains some of them and
@@ -239,7 +236,7 @@ class RankNet(UnitRanker):
     model (:mod:`ltrconv.rankers.units`).
     """
 
-    name = "ranknet"
+    name = "ranknet_adam"
     _parameter_constraints = {
         "metric": [Metric()],
         "architectures": [Check(_architectures_ok, "a non-empty sequence of 1-3 hidden layer "

@@ -1,4 +1,4 @@
-"""RankNet: gradient, model selection, persistence, errors, quality."""
+"""RankNet trained with Adam (ranknet_adam): gradient, model selection, persistence, errors, quality."""
 
 from pathlib import Path
 
@@ -7,7 +7,8 @@ import pytest
 
 from ltrconv import MetricSpec, evaluate_dataset, rankers
 from ltrconv.rankers import ParamError, load
-from ltrconv.rankers.ranknet import RankNet, forward, init_params, pair_lambdas, query_loss_grad
+from ltrconv.rankers.ranknet_adam import RankNetAdam as RankNet
+from ltrconv.rankers.ranknet_adam import forward, init_params, pair_lambdas, query_loss_grad
 from ltrconv.data.synthetic import make_letor, split
 
 SMALL = dict(architectures=((4,), (8, 4)), max_epochs=25, patience=4, learning_rate=0.01)
@@ -33,7 +34,7 @@ def fitted(parts):
 
 
 def test_registry_name_and_protocol_defaults():
-    model = rankers.make("ranknet")
+    model = rankers.make("ranknet_adam")
     assert isinstance(model, RankNet)
     assert model.metric == "ndcg@10:ranklib" and model.random_state == 0
     archs = model.architectures
