@@ -1,0 +1,310 @@
+"""RankNet as RankLib 2.x trains it: the kernels against a plain unit-by-unit transcription of
+the algorithm (module docstring of ltrconv.rankers.ranknet), selection, parameters, model
+files; and, where Java, the RankLib jar and MQ2008 are at hand, the seeded jar's own run."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ltrconv import evaluate, rankers
+from ltrconv.data.synthetic import make_letor, split
+from ltrconv.rankers import ParamError, load
+from ltrconv.rankers.fdlibm import fdlibm_exp
+from ltrconv.rankers.java_random import JavaRandom
+from ltrconv.rankers.modelfile import ModelFileError, write_model
+from ltrconv.rankers.ranknet import PAPER_GRID, RankNet, init_weights
+from ltrconv.rankers.ranknet_adam import RankNetAdam
+
+SMALL = dict(architectures=((4,), (3, 3)), max_epochs=6, learning_rate=0.05)
+
+
+@pytest.fixture(scope="module")
+def parts():
+    data = make_letor(n_queries=40, n_features=5, seed=3)
+    idx = np.arange(data.n_queries)
+    return split(data, idx[:20]), split(data, idx[20:30]), split(data, idx[30:])
+
+
+def _fit(parts, **params):
+    tr, va, _ = parts
+    return RankNet(**{**SMALL, **params}).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
+                                               qid_val=va.qid)
+
+
+@pytest.fixture(scope="module")
+def fitted(parts):
+    return _fit(parts)
+
+
+# ---- a plain transcription: one object per unit, lists, Python floats -----------------------
+class Unit:
+    def __init__(self):
+        self.inputs = []  # [unit below, weight index] in wiring order, the bias last
+        self.outs = []  # weight indices of the links to the units above, in order
+        self.values = []  # output per document of the current query
+
+
+def reference_net(sizes, seed):
+    """Units per layer and the weight list, wired and drawn in RankLib's order: input->first
+    hidden, hidden->next, then the bias to every unit, each weight
+    ``(nextInt(2) == 0 ? 1 : -1) * nextFloat() / 10`` in float32."""
+    rnd = JavaRandom(seed)
+    layers = [[Unit() for _ in range(n)] for n in sizes]
+    bias = Unit()
+    weights, links = [], []
+
+    def link(src, dst):
+        sign = 1 if rnd.next_int(2) == 0 else -1
+        w = np.float32(np.float32(sign) * np.float32(rnd.next_float())) / np.float32(10)
+        weights.append(float(w))
+        links.append((src, dst))
+        dst.inputs.append((src, len(weights) - 1))
+        src.outs.append(len(weights) - 1)
+
+    for s in layers[0]:
+        for t in layers[1]:
+            link(s, t)
+    for lo, hi in zip(layers[1:-1], layers[2:]):
+        for s in lo:
+            for t in hi:
+                link(s, t)
+    for layer in layers[1:]:
+        for t in layer:
+            link(bias, t)
+    return layers, bias, weights, links
+
+
+def sig(v):
+    return 1.0 / (1.0 + fdlibm_exp(-v))
+
+
+def ref_output(layers, bias, weights, x):
+    vals = {id(u): float(v) for u, v in zip(layers[0], x)}
+    vals[id(bias)] = 1.0
+    for layer in layers[1:]:
+        for t in layer:
+            s = 0.0
+            for src, w in t.inputs:
+                s += vals[id(src)] * weights[w]
+            vals[id(t)] = sig(s)
+    return vals[id(layers[-1][0])]
+
+
+def ref_train_query(layers, bias, weights, X, y, lr):
+    n = len(y)
+    for u in [u for layer in layers for u in layer] + [bias]:
+        u.values = []
+    for r in range(n):
+        for u, v in zip(layers[0], X[r]):
+            u.values.append(float(v))
+        bias.values.append(1.0)
+        for layer in layers[1:]:
+            for t in layer:
+                s = 0.0
+                for src, w in t.inputs:
+                    s += src.values[r] * weights[w]
+                t.values.append(sig(s))
+    deriv = lambda v: sig(v) * (1.0 - sig(v))  # noqa: E731  applied to the output value
+    for i in range(n):
+        js = [j for j in range(n) if y[j] < y[i]]
+        di, dj = {}, {}
+        out = layers[-1][0]
+        lam = [1.0 / (1.0 + fdlibm_exp(out.values[i] - out.values[j])) for j in js]
+        total = 0.0
+        for v in lam:
+            total += v
+        di[id(out)] = total * deriv(out.values[i]) if js else 0.0
+        dj[id(out)] = [v * deriv(out.values[j]) for v, j in zip(lam, js)]
+        for lo, hi in zip(layers[-2:0:-1], layers[-1:1:-1]):
+            for h in lo:
+                targets = [(t, weights[w]) for t, w in zip(hi, h.outs)]
+                s = 0.0
+                for t, w in targets:
+                    s += di[id(t)] * w
+                di[id(h)] = s * deriv(h.values[i]) if js else 0.0
+                dj[id(h)] = []
+                for k, j in enumerate(js):
+                    e = 0.0
+                    for t, w in targets:
+                        e += dj[id(t)][k] * w
+                    dj[id(h)].append(e * deriv(h.values[j]))
+        for layer in layers[1:]:
+            for t in layer:
+                for src, w in t.inputs:
+                    s = 0.0
+                    for k, j in enumerate(js):
+                        s += dj[id(t)][k] * src.values[j]
+                    weights[w] += lr * (di[id(t)] * src.values[i] - s)
+
+
+def test_initial_weights_follow_the_wiring_order():
+    sizes = (3, 4, 2, 1)
+    layers, bias, weights, links = reference_net(sizes, 11)
+    ours = init_weights(sizes, 11)
+    # ours: per layer, a (fan_out, fan_in + 1) block, the bias last in each row
+    pos = 0
+    for lo, hi in zip(range(len(sizes) - 1), range(1, len(sizes))):
+        block = ours[pos:pos + sizes[hi] * (sizes[lo] + 1)].reshape(sizes[hi], sizes[lo] + 1)
+        pos += block.size
+        for t, unit in enumerate(layers[hi]):
+            assert [weights[w] for _, w in unit.inputs] == block[t].tolist()
+    assert pos == len(ours) == len(weights)
+
+
+def _ranklib_mean(d, scores):
+    return evaluate(d.y, scores, d.qid, conventions=["ranklib"], cutoffs=10)["ranklib"][
+        "NDCG@10"].mean()
+
+
+@pytest.mark.parametrize("arch", [(4,), (3, 3), (2, 3, 2)])
+def test_training_equals_the_transcription_bit_for_bit(parts, arch):
+    """Every epoch's validation score and the kept epoch's scores equal the transcription's."""
+    tr, va, _ = parts
+    X = np.asarray(tr.X, dtype=np.float32).astype(np.float64)
+    Xv = np.asarray(va.X, dtype=np.float32).astype(np.float64)
+    sizes = (X.shape[1], *arch, 1)
+    layers, bias, weights, _ = reference_net(sizes, 5)
+    off = np.flatnonzero(np.r_[True, tr.qid[1:] != tr.qid[:-1], True])
+    per_epoch = []
+    for _ in range(4):
+        for a, b in zip(off[:-1], off[1:]):
+            ref_train_query(layers, bias, weights, X[a:b], tr.y[a:b], 0.05)
+        per_epoch.append([ref_output(layers, bias, weights, x) for x in Xv])
+    model = RankNet(architectures=[arch], max_epochs=4, learning_rate=0.05,
+                    random_state=5).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
+                                        qid_val=va.qid)
+    assert model.predict(va.X).tolist() == per_epoch[model.best_epoch_ - 1]
+    assert model.history_ == pytest.approx([_ranklib_mean(va, np.array(p)) for p in per_epoch],
+                                           abs=1e-12)
+    assert per_epoch[0] != per_epoch[-1]  # training moved the weights
+
+
+def test_selection_keeps_the_first_best_epoch_and_architecture(parts, fitted):
+    _, va, _ = parts
+    assert [s["architecture"] for s in fitted.search_] == [(4,), (3, 3)]
+    for s in fitted.search_:
+        h = np.asarray(s["history"])
+        assert len(h) == 6  # no early stopping by default: every epoch runs
+        assert s["best_epoch"] == int(np.argmax(h)) + 1 and s["val_score"] == h.max()
+    scores = [s["val_score"] for s in fitted.search_]
+    assert fitted.architecture_ == fitted.search_[int(np.argmax(scores))]["architecture"]
+    per_query = evaluate(va.y, fitted.predict(va.X), va.qid, conventions=["ranklib"],
+                         cutoffs=10)["ranklib"]["NDCG@10"]
+    assert per_query.mean() == pytest.approx(fitted.val_score_, abs=1e-12)
+
+
+def test_patience_stops_early(parts):
+    model = _fit(parts, architectures=((4,),), max_epochs=30, patience=2)
+    h = model.history_
+    assert len(h) == 30 or len(h) == model.best_epoch_ + 2
+
+
+def test_same_seed_same_model_other_seed_differs_and_roundtrip(parts, fitted, tmp_path):
+    _, _, te = parts
+    assert np.array_equal(_fit(parts).predict(te.X), fitted.predict(te.X))
+    assert not np.array_equal(_fit(parts, random_state=1).predict(te.X), fitted.predict(te.X))
+    fitted.save(tmp_path / "rn.model")
+    pred = load(tmp_path / "rn.model").predict(te.X)
+    assert np.array_equal(pred, fitted.predict(te.X))
+
+
+def test_defaults_are_ranklibs_and_the_papers_grid():
+    model = rankers.make("ranknet")
+    assert model.learning_rate == 5e-5 and model.max_epochs == 100 and model.patience is None
+    assert model.architectures == PAPER_GRID
+    assert {len(a) for a in PAPER_GRID} == {1, 2, 3}
+    assert min(min(a) for a in PAPER_GRID) == 10 and max(max(a) for a in PAPER_GRID) == 500
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"architectures": ((0,),)}, "architectures"),
+    ({"architectures": ((10, 10, 10, 10),)}, "architectures"),
+    ({"learning_rate": 0.0}, "learning_rate"),
+    ({"max_epochs": 0}, "max_epochs"),
+    ({"patience": 0}, "patience"),
+    ({"random_state": -1}, "random_state"),
+    ({"random_state": 2**32}, "random_state"),
+])
+def test_bad_parameters(parts, params, match):
+    tr = parts[0]
+    with pytest.raises(ParamError, match=match):
+        RankNet(**params).fit(tr.X, tr.y, tr.qid)
+
+
+def test_adam_options_name_the_variant():
+    with pytest.raises(ParamError, match="activation.*ranknet_adam"):
+        RankNet().set_params(activation="tanh")
+
+
+def test_model_file_of_the_earlier_adam_ranknet_is_refused(parts, tmp_path):
+    """A file whose header says ranknet but holds the Adam network (as ltrconv wrote before
+    ranknet followed RankLib) is refused, naming the file and ranknet_adam."""
+    tr, va, _ = parts
+    old = RankNetAdam(architectures=((3,),), max_epochs=2).fit(
+        tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
+    old.__class__ = RankNet  # pickles as ltrconv.rankers.ranknet.RankNet, as the old class did
+    path = tmp_path / "old.model"
+    write_model(path, old)
+    with pytest.raises(ModelFileError, match=r"old\.model.*ranknet_adam"):
+        load(path)
+
+
+# ---- the seeded RankLib jar ------------------------------------------------------------------
+LAUNCHER = """
+public class SeedRankNet {
+  public static void main(String[] args) throws Exception {
+    java.lang.reflect.Field f = Class.forName("ciir.umass.edu.learning.neuralnet.Synapse")
+        .getDeclaredField("random");
+    f.setAccessible(true);
+    f.set(null, new java.util.Random(Long.parseLong(System.getProperty("seed"))));
+    ciir.umass.edu.eval.Evaluator.main(args);
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def seeded_jar(tmp_path_factory):
+    """A launcher that seeds RankLib's Synapse.random and runs its Evaluator, compiled here."""
+    jar = os.environ.get("LTRCONV_RANKLIB_JAR")
+    if not jar or not Path(jar).is_file():
+        pytest.skip("LTRCONV_RANKLIB_JAR does not name RankLib 2.x's jar "
+                    f"({jar or 'unset'}): no seeded RankLib run to compare with")
+    if not shutil.which("java") or not shutil.which("javac"):
+        pytest.skip("no java/javac on PATH: the seeded RankLib launcher cannot be built")
+    where = tmp_path_factory.mktemp("seeded")
+    (where / "SeedRankNet.java").write_text(LAUNCHER)
+    subprocess.run(["javac", "-cp", jar, "-d", str(where), str(where / "SeedRankNet.java")],
+                   check=True, capture_output=True)
+    return ["java", "-XX:+UnlockDiagnosticVMOptions", "-XX:-UseLibmIntrinsic",
+            "-cp", f"{jar}{os.pathsep}{where}"], where
+
+
+@pytest.mark.mq2008
+@pytest.mark.parametrize("layers, nodes", [(1, 10), (2, 10)])
+def test_mq2008_fold1_equals_seeded_ranklib(mq2008_dir, mq2008_fold1, seeded_jar, layers, nodes):
+    """Per-query test NDCG@10 and every score equal the seeded jar's at 5 epochs (RankLib run
+    with fdlibm's Math.exp, -XX:-UseLibmIntrinsic)."""
+    java, where = seeded_jar
+    tr, va, te = mq2008_fold1
+    fold = mq2008_dir / "Fold1"
+    model_file, scores_file = where / f"m{layers}.txt", where / f"s{layers}.txt"
+    base = [*java, "-Dseed=7", "SeedRankNet"]
+    subprocess.run([*base, "-train", str(fold / "train.txt"), "-validate",
+                    str(fold / "vali.txt"), "-ranker", "1", "-epoch", "5", "-layer", str(layers),
+                    "-node", str(nodes), "-metric2t", "NDCG@10", "-save", str(model_file)],
+                   check=True, capture_output=True)
+    subprocess.run([*base, "-load", str(model_file), "-rank", str(fold / "test.txt"),
+                    "-score", str(scores_file)], check=True, capture_output=True)
+    theirs = np.loadtxt(scores_file, usecols=2)
+    model = RankNet(architectures=[[nodes] * layers], max_epochs=5, random_state=7).fit(
+        tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
+    ours = model.predict(te.X)
+    per_query = [evaluate(te.y, s, te.qid, conventions=["ranklib"], cutoffs=10)["ranklib"]
+                 ["NDCG@10"] for s in (ours, theirs)]
+    assert np.abs(per_query[0] - per_query[1]).max() <= 1e-6
+    assert np.array_equal(ours, theirs)
