@@ -93,9 +93,22 @@ def _sigmoid(x):
 
 
 @njit(cache=True)
-def _forward(params, sizes, w_off, u_off, X, out):
-    """Every unit's output for the rows of ``X`` into ``out[:, u_off[l]:u_off[l + 1]]``; the
-    weighted sum runs over the units below in order, then the bias."""
+def _transpose(params, sizes, w_off, wt):
+    """Each layer's weights as an ``(fan_in + 1, fan_out)`` block of ``wt`` (bias row last)."""
+    for layer in range(len(sizes) - 1):
+        a, b = sizes[layer], sizes[layer + 1]
+        for t in range(b):
+            base = w_off[layer] + t * (a + 1)
+            for s in range(a + 1):
+                wt[w_off[layer] + s * b + t] = params[base + s]
+
+
+@njit(cache=True)
+def _forward(wt, sizes, w_off, u_off, X, out):
+    """Every unit's output for the rows of ``X`` into ``out[:, u_off[l]:u_off[l + 1]]``, from
+    the transposed weights ``wt`` (:func:`_transpose`). Each unit's weighted sum runs over the
+    units below in order, then the bias; the loop over the units above runs innermost. A zero
+    input is skipped: adding its +-0 product leaves a sum that starts at +0 unchanged."""
     n = X.shape[0]
     for r in range(n):
         for k in range(sizes[0]):
@@ -103,14 +116,20 @@ def _forward(params, sizes, w_off, u_off, X, out):
     for layer in range(len(sizes) - 1):
         a, b = sizes[layer], sizes[layer + 1]
         src, dst = u_off[layer], u_off[layer + 1]
+        w = wt[w_off[layer]:w_off[layer] + (a + 1) * b]
         for r in range(n):
+            sums = out[r, dst:dst + b]
             for t in range(b):
-                base = w_off[layer] + t * (a + 1)
-                s = 0.0
-                for k in range(a):
-                    s += out[r, src + k] * params[base + k]
-                s += params[base + a]
-                out[r, dst + t] = _sigmoid(s)
+                sums[t] = 0.0
+            for k in range(a):
+                x = out[r, src + k]
+                if x != 0.0:
+                    row = w[k * b:(k + 1) * b]
+                    for t in range(b):
+                        sums[t] += x * row[t]
+            bias = w[a * b:(a + 1) * b]
+            for t in range(b):
+                sums[t] = _sigmoid(sums[t] + bias[t])
 
 
 @njit(cache=True)
@@ -123,13 +142,16 @@ def _hidden_deltas(params, w_off, a, b, layer, src, dst, npair, pairs, fp, i, d_
             acc[k, h] = 0.0
     for t in range(b):
         base = w_off[layer] + t * (a + 1)
+        w = params[base:base + a]
         for k in range(npair):
             c = d_j[k, dst + t]
+            row = acc[k, :a]
             for h in range(a):
-                acc[k, h] += c * params[base + h]
+                row[h] += c * w[h]
         c = d_i[dst + t]
+        row = acc[npair, :a]
         for h in range(a):
-            acc[npair, h] += c * params[base + h]
+            row[h] += c * w[h]
     for k in range(npair):
         j = pairs[k]
         for h in range(a):
@@ -150,12 +172,16 @@ def _update_weights(params, w_off, a, b, layer, src, dst, npair, pairs, out, i, 
                 acc[s, t] = 0.0
         for k in range(npair):
             j = pairs[k]
+            dk = d_j[k, dst:dst + b]
             for s in range(a):
                 x = out[j, src + s]
-                for t in range(b):
-                    acc[s, t] += d_j[k, dst + t] * x
+                if x != 0.0:  # adds +-0 to a sum that starts at +0: skipped
+                    row = acc[s, :b]
+                    for t in range(b):
+                        row[t] += dk[t] * x
+            row = acc[a, :b]
             for t in range(b):
-                acc[a, t] += d_j[k, dst + t]
+                row[t] += dk[t]
         for t in range(b):
             base = w_off[layer] + t * (a + 1)
             dt = d_i[dst + t]
@@ -163,27 +189,31 @@ def _update_weights(params, w_off, a, b, layer, src, dst, npair, pairs, out, i, 
                 params[base + s] += lr * (dt * out[i, src + s] - acc[s, t])
             params[base + a] += lr * (dt - acc[a, t])
         return
+    row = acc[0, :a + 1]
     for t in range(b):
         base = w_off[layer] + t * (a + 1)
         for s in range(a + 1):
-            acc[0, s] = 0.0
+            row[s] = 0.0
         for k in range(npair):
             c = d_j[k, dst + t]
-            j = pairs[k]
+            x = out[pairs[k], src:src + a]
             for s in range(a):
-                acc[0, s] += c * out[j, src + s]
-            acc[0, a] += c
+                row[s] += c * x[s]
+            row[a] += c
         dt = d_i[dst + t]
+        w = params[base:base + a + 1]
+        xi = out[i, src:src + a]
         for s in range(a):
-            params[base + s] += lr * (dt * out[i, src + s] - acc[0, s])
-        params[base + a] += lr * (dt - acc[0, a])
+            w[s] += lr * (dt * xi[s] - row[s])
+        w[a] += lr * (dt - row[a])
 
 
 @njit(cache=True)
-def _train_query(params, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
+def _train_query(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
     """One query's forward pass, then one update per document (module docstring)."""
     n = X.shape[0]
-    _forward(params, sizes, w_off, u_off, X, out)
+    _transpose(params, sizes, w_off, wt)
+    _forward(wt, sizes, w_off, u_off, X, out)
     n_units = u_off[-1]
     for r in range(n):
         for u in range(sizes[0], n_units):
@@ -218,10 +248,11 @@ def _train_query(params, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, 
 @njit(cache=True)
 def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, fp, d_i, d_j,
                  acc, pairs):
+    wt = np.empty_like(params)
     for q in queries:
         a, b = offsets[q], offsets[q + 1]
-        _train_query(params, sizes, w_off, u_off, X[a:b], y[a:b], lr, out, fp, d_i, d_j, acc,
-                     pairs)
+        _train_query(params, wt, sizes, w_off, u_off, X[a:b], y[a:b], lr, out, fp, d_i, d_j,
+                     acc, pairs)
 
 
 @njit(cache=True)
@@ -231,9 +262,11 @@ def _predict(params, sizes, w_off, u_off, X, out):
     batch = out.shape[0]
     res = np.empty(n)
     top = u_off[len(sizes) - 1]
+    wt = np.empty_like(params)
+    _transpose(params, sizes, w_off, wt)
     for start in range(0, n, batch):
         stop = min(n, start + batch)
-        _forward(params, sizes, w_off, u_off, X[start:stop], out)
+        _forward(wt, sizes, w_off, u_off, X[start:stop], out)
         for r in range(stop - start):
             res[start + r] = out[r, top]
     return res
