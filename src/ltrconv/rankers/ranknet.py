@@ -290,7 +290,8 @@ def ordered_mean(values: np.ndarray) -> float:
 
 
 def _architectures_ok(value) -> bool:
-    """A non-empty list or tuple of 1-3 hidden layer sizes, each a list or tuple of integers >= 1."""
+    """A non-empty list or tuple of 1-3 hidden layer sizes, each a list or tuple of integers
+    >= 1."""
     def units_ok(arch) -> bool:
         return (isinstance(arch, (list, tuple)) and 1 <= len(arch) <= 3
                 and all(Integer(1).accepts(u) for u in arch))
