@@ -185,9 +185,9 @@ def main(argv=None) -> int:
             for _ in range(args.repeats + 1):  # the first fit warms the kernels
                 t0 = time.perf_counter()
                 seeded = {"random_state": args.seed} if algo.startswith("ranknet") else {}
-                model = make(algo, **params, **seeded).fit(tr.X, tr.y, tr.qid, X_val=va.X,
-                                                           y_val=va.y,
-                                                 qid_val=va.qid, docid=tr.docid, docid_val=va.docid)
+                model = make(algo, **params, **seeded).fit(
+                    tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid, docid=tr.docid,
+                    docid_val=va.docid)
                 times.append(time.perf_counter() - t0)
             pred = model.predict(te.X)
             ref_file = args.reference / f"MQ2008-Fold{k}" / f"{algo}.test-scores.txt"
