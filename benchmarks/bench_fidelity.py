@@ -23,6 +23,14 @@ NDCG@10`` with the fold's train, vali and test files, ``-save``; then ``-load -r
 the table gives median wall and CPU seconds (on a shared machine wall time favours the jar,
 whose compiler and collector threads run beside its main one) and their ratios, and compares
 the jar's fresh test scores with ours query by query.
+
+RankNet draws its initial weights from ``java.util.Random``; with ``--jar``, its rows (1x10,
+RankLib's default net, and 2x10; ``random_state=--seed``) are compared with the jar's run seeded
+the same way (``--seeded DIR`` holds ``SeededRankLib.class``, a launcher that sets RankLib's
+``Synapse.random`` to ``new Random(seed)`` and runs its Evaluator; default the jar's directory),
+run with ``-XX:+UnlockDiagnosticVMOptions -XX:-UseLibmIntrinsic`` so that Java's ``Math.exp`` is
+fdlibm's, as ours; and each is timed end to end like LambdaMART (``-ranker 1 -epoch 100 -layer L
+-node N``).
 """
 
 from __future__ import annotations
@@ -60,7 +68,9 @@ VARIANTS = [
     ("lambdamart_lightgbm", "min_sum_hessian_in_leaf=0", {"min_sum_hessian_in_leaf": 0.0}),
     ("coordinate_ascent", "ranklib (uniform starts)", {}),
     ("coordinate_ascent", "init=random", {"init": "random"}),
-    ("ranknet", "paper grid", {}),
+    ("ranknet", "1x10 (RankLib default)", {"architectures": [[10]]}),
+    ("ranknet", "2x10", {"architectures": [[10, 10]]}),
+    ("ranknet_adam", "Adam, 1x10", {"architectures": [[10]]}),
     ("ranksvm", "paper grid", {}),
 ]
 # RankLib 2.x's test NDCG@10 on MQ2008 Fold1 (its own scorer, trained with -metric2t NDCG@10,
@@ -86,26 +96,44 @@ def timed(cmd: list[str], **kw) -> tuple[float, float]:
     return time.perf_counter() - t0, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
-def cli_vs_jar(fold: Path, te, jar: Path, repeats: int) -> None:
-    """LambdaMART end to end, ``ltrconv train`` + ``predict`` beside RankLib's jar (module
+def jar_command(jar: Path, algo: str, params: dict, seeded: Path | None, seed: int):
+    """(java launch words, RankLib training options) of the jar run matching ``algo``."""
+    if algo == "lambdamart":
+        return ["java", "-jar", str(jar)], ["-ranker", "6"]
+    arch = params["architectures"][0]
+    java = ["java", "-XX:+UnlockDiagnosticVMOptions", "-XX:-UseLibmIntrinsic", "--add-opens",
+            "java.base/java.util=ALL-UNNAMED", f"-Dseed={seed}", "-cp",
+            f"{jar}{os.pathsep}{seeded}", "SeededRankLib"]
+    return java, ["-ranker", "1", "-epoch", "100", "-layer", str(len(arch)), "-node",
+                  str(arch[0])]
+
+
+def cli_vs_jar(fold: Path, te, jar: Path, repeats: int, algo: str = "lambdamart",
+               params: dict | None = None, seeded: Path | None = None, seed: int = 0) -> None:
+    """``algo`` end to end, ``ltrconv train`` + ``predict`` beside RankLib's jar (module
     docstring); one printed line."""
+    params = params or {}
     env = {**os.environ, "PYTHONPATH": str(HERE.parents[1] / "src")}
     tr, va, test = (str(fold / f"{s}.txt") for s in ("train", "vali", "test"))
+    extra = [w for k, v in params.items() for w in ("--param", f"{k}={v}")]
+    if algo == "ranknet":
+        extra += ["--param", f"random_state={seed}"]
+    java, options = jar_command(jar, algo, params, seeded, seed)
     ours, theirs = [], []
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         for _ in range(repeats):
             with open(t / "scores", "w") as out:
                 ours.append((timed([sys.executable, "-m", "ltrconv.cli", "train", "--algorithm",
-                                    "lambdamart", "--train", tr, "--vali", va, "--out",
-                                    str(t / "model")], env=env),
+                                    algo, "--train", tr, "--vali", va, "--out",
+                                    str(t / "model"), *extra], env=env),
                              timed([sys.executable, "-m", "ltrconv.cli", "predict",
                                     str(t / "model"), test], env=env, stdout=out)))
-            theirs.append((timed(["java", "-jar", str(jar), "-train", tr, "-validate", va,
-                                  "-test", test, "-ranker", "6", "-metric2t", "NDCG@10",
-                                  "-save", str(t / "rl.model")], cwd=tmp),
-                           timed(["java", "-jar", str(jar), "-load", str(t / "rl.model"),
-                                  "-rank", test, "-score", str(t / "rl.scores")], cwd=tmp)))
+            theirs.append((timed([*java, "-train", tr, "-validate", va, "-test", test, *options,
+                                  "-metric2t", "NDCG@10", "-save", str(t / "rl.model")],
+                                 cwd=tmp),
+                           timed([*java, "-load", str(t / "rl.model"), "-rank", test,
+                                  "-score", str(t / "rl.scores")], cwd=tmp)))
         a = np.loadtxt(t / "scores")
         b = np.loadtxt(t / "rl.scores", usecols=2)
     dq = np.abs(per_query10(te, a) - per_query10(te, b)).max()
@@ -131,7 +159,12 @@ def main(argv=None) -> int:
     ap.add_argument("--folds", default="1-5")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--algorithms", default=",".join(dict.fromkeys(a for a, _, _ in VARIANTS)))
-    ap.add_argument("--jar", type=Path, help="RankLib 2.x jar: time LambdaMART end to end beside it")
+    ap.add_argument("--jar", type=Path,
+                    help="RankLib 2.x jar: time LambdaMART and RankNet end to end beside it")
+    ap.add_argument("--seeded", type=Path, help="directory of SeededRankLib.class (default: the "
+                    "jar's directory)")
+    ap.add_argument("--seed", type=int, default=0, help="RankNet's random_state and the jar's "
+                    "seed (default 0)")
     args = ap.parse_args(argv)
     chosen = [a.strip() for a in args.algorithms.split(",") if a.strip()]
     if not (args.data / "Fold1" / "train.txt").exists():
@@ -151,8 +184,10 @@ def main(argv=None) -> int:
             times, model = [], None
             for _ in range(args.repeats + 1):  # the first fit warms the kernels
                 t0 = time.perf_counter()
-                model = make(algo, **params).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
-                                                 qid_val=va.qid, docid=tr.docid, docid_val=va.docid)
+                seeded = {"random_state": args.seed} if algo.startswith("ranknet") else {}
+                model = make(algo, **params, **seeded).fit(
+                    tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid, docid=tr.docid,
+                    docid_val=va.docid)
                 times.append(time.perf_counter() - t0)
             pred = model.predict(te.X)
             ref_file = args.reference / f"MQ2008-Fold{k}" / f"{algo}.test-scores.txt"
@@ -167,6 +202,9 @@ def main(argv=None) -> int:
                   f"{dq:>9} {statistics.median(times[1:]):>7.2f}", flush=True)
             if algo == "lambdamart" and not params and args.jar:
                 cli_vs_jar(args.data / f"Fold{k}", te, args.jar, args.repeats)
+            if algo == "ranknet" and args.jar:
+                cli_vs_jar(args.data / f"Fold{k}", te, args.jar, args.repeats, algo, params,
+                           args.seeded or args.jar.parent, args.seed)
     return 0
 
 

@@ -15,7 +15,9 @@ Variants: ``coordinate_ascent`` (``-ranker 4 -r 30 -i 100``; ours ``n_restarts=3
 n_steps=100``), ``ranknet`` (``-ranker 1``: RankLib's one hidden layer of 10 units, 100
 epochs, learning rate 5e-5, best validation epoch kept) against ours with the paper's grid of
 12 architectures, and against ours with the single ``[10]`` architecture run all 100 epochs
-(``patience=100``), best validation epoch kept, as RankLib does. Our optimiser stays Adam.
+(``patience=100``), best validation epoch kept, as RankLib does. ``ranknet`` now trains as
+RankLib's RankNet does, its seed that of RankLib's ``java.util.Random``, so the two spreads are
+of one algorithm; ``bench_fidelity.py`` compares it with the seeded jar run for run.
 
 Coordinate Ascent in RankLib takes about 260 s of CPU per fold (MQ2008, one core), so
 ``RECORDED`` holds one earlier RankLib run per fold, counted as a run unless ``--no-recorded``,

@@ -25,6 +25,7 @@ FAST = {
     "lambdamart": dict(n_estimators=8, early_stopping_rounds=4, min_data_in_leaf=5),
     "lambdamart_lightgbm": dict(n_estimators=8, early_stopping_rounds=4, min_data_in_leaf=5),
     "ranknet": dict(architectures=((4,),), max_epochs=2, patience=1),
+    "ranknet_adam": dict(architectures=((4,),), max_epochs=2, patience=1),
     "rankboost": dict(n_rounds=3),
     "ranksvm": dict(C_grid=(1.0,)),
 }

@@ -17,7 +17,7 @@ from ltrconv.rankers.adarank import _weighted_sums
 from ltrconv.rankers.coordinate_ascent import _ascend, _direction_steps
 from ltrconv.rankers.lambdamart_lightgbm import lambda_gradients
 from ltrconv.rankers.linear_objective import LinearObjective
-from ltrconv.rankers.ranknet import init_params, pair_lambdas, query_loss_grad
+from ltrconv.rankers.ranknet_adam import init_params, pair_lambdas, query_loss_grad
 from ltrconv.rankers.ranksvm import pairwise_differences
 
 

@@ -1,19 +1,36 @@
-"""RankNet (Burges et al. 2005): a feed-forward net trained on pairwise cross-entropy.
+"""RankNet (Burges et al. 2005) as RankLib 2.x trains it (``learning/neuralnet/RankNet.java``).
 
-For the pairs ``l_i > l_j`` of one query, ``P_ij = sigmoid(s_i - s_j)`` and the loss is
-``C = sum_{l_i > l_j} log(1 + exp(-(s_i - s_j)))``. Its gradient factorises through the scores:
-``dC/dw = sum_i lambda_i ds_i/dw`` with
-``lambda_i = sum_{j: l_j < l_i} -sigmoid(s_j - s_i) + sum_{j: l_j > l_i} sigmoid(s_i - s_j)``,
-so each document needs one forward and one backward pass per query update ("speed-up").
-Updates are Adam steps, one per query, queries in a seeded random order each epoch.
+The network: the raw features (rounded to float32, as RankLib stores them) feed 1-3 hidden
+layers and one output unit, every unit a sigmoid ``o = 1 / (1 + exp(-sum_s w_s x_s))`` over
+the units of the layer below and a bias input of 1. The initial weights are drawn from a
+``java.util.Random(random_state)`` in RankLib's wiring order (input->first hidden, hidden->next,
+then every bias), each ``+-nextFloat() / 10`` in float32 (:func:`.java_random.synapse_weights`).
 
-Model selection as in the paper: every architecture of ``architectures`` (1-3 hidden layers)
-is trained with early stopping on the validation NDCG@k under the training convention
-(evaluated each epoch; best weights kept; stop after ``patience`` epochs without gain);
-the architecture with the best validation score wins. Features are standardised with the
-training mean and standard deviation, stored in the model. ``max_epochs=100`` is RankLib 2.x's
-epoch count; the optimiser is Adam (learning rate 1e-3) where RankLib uses plain stochastic
-gradient steps of 5e-5.
+Training: ``max_epochs`` passes over the training queries in file order. Per query, one forward
+pass with the current weights; then for each document ``i`` in file order with pairs
+``j`` (``l_j < l_i``, in file order), with ``o`` the output unit's values and
+``f'(v) = s(v) (1 - s(v))``, ``s`` the sigmoid:
+
+* output unit: ``lambda_ij = 1 / (1 + exp(o_i - o_j))``, ``delta_i = f'(o_i) sum_j lambda_ij``,
+  ``delta_ij = lambda_ij f'(o_j)``;
+* hidden unit ``h``: ``delta_i = f'(h_i) sum_t w_ht delta_i(t)``,
+  ``delta_ij = f'(h_j) sum_t w_ht delta_ij(t)`` over the units ``t`` above;
+* every weight ``w_st`` into unit ``t``: ``w += lr (delta_i(t) x_s(i) - sum_j delta_ij(t) x_s(j))``.
+
+``f'`` is applied to the unit's output value ``o`` (not to its input), as RankLib does, so it
+is not the sigmoid's derivative; the updates follow RankLib, not the cross-entropy gradient.
+After every epoch the validation score (mean NDCG@k of the ``metric``) is computed and the
+weights of the first epoch with the best score above 0 are kept. Every ``exp`` is fdlibm's
+(:mod:`.fdlibm`), Java's ``StrictMath.exp``; every sum runs in RankLib's order. With the same
+seed, this gives RankLib's model run under ``-XX:-UseLibmIntrinsic`` (where ``Math.exp`` is
+fdlibm's).
+
+``patience`` (not a RankLib option; default None: every epoch runs, as in RankLib) stops a
+run after that many epochs without a better validation score.
+
+Model selection over ``architectures`` (the paper's grid, Busa-Fekete et al. 2012, Sec. 4): each
+architecture is trained as above from its own ``java.util.Random(random_state)``; the one with
+the best validation score wins, the first on ties.
 """
 
 from __future__ import annotations
@@ -21,208 +38,260 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..errors import InputError
 from .base import TrainingData
-from .params import Check, Integer, Metric, Number, Options, RandomState
+from .fdlibm import fdlibm_exp
+from .java_random import JavaRandom, synapse_weights
+from .params import Check, Integer, Metric, Number, RandomState
+from .ranklib_values import as_float32_values
 from .units import UnitRanker
 
-ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
-# The paper validates 1-3 hidden layers of 10-500 units (Busa-Fekete et al. 2012, Sec. 4). Widths
-# 10, 50, 100, 200, 500 for one layer; two layers up to 200 and three up to 100 units, because a
-# 500-unit second layer costs about 2.6 s per epoch on MQ2008 (one core), which would put the
-# 15 RankNet fits of the study past an hour; the grid below takes about 40 s per fit.
+# The paper validates 1-3 hidden layers of 10-500 units (Busa-Fekete et al. 2012, Sec. 4): widths
+# 10, 50, 100, 200, 500 for one layer, two layers up to 200 and three up to 100 units.
 PAPER_GRID = ((10,), (50,), (100,), (200,), (500,), (10, 10), (50, 50), (100, 100), (200, 200),
               (10, 10, 10), (50, 50, 50), (100, 100, 100))
+LEARNING_RATE = 5e-5  # RankLib 2.x's RankNet.learningRate
 
 
-# --- network layout: one flat parameter vector ---------------------------------------------
 def layout(sizes) -> tuple[np.ndarray, np.ndarray, int]:
-    """Offsets of each layer's weight block (fan_in x fan_out, row-major) and bias block."""
-    w_off, b_off, pos = [], [], 0
+    """Offsets of each layer's weights (a ``(fan_out, fan_in + 1)`` block, row-major, the
+    bias weight last in each row) and of each layer's units; the weight count."""
+    w_off, pos = [], 0
     for a, b in zip(sizes[:-1], sizes[1:]):
         w_off.append(pos)
-        pos += a * b
-        b_off.append(pos)
-        pos += b
-    return np.array(w_off, dtype=np.int64), np.array(b_off, dtype=np.int64), pos
+        pos += b * (a + 1)
+    u_off = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    return np.array(w_off, dtype=np.int64), u_off, pos
 
 
-def init_params(sizes, rng: np.random.Generator) -> np.ndarray:
-    """Glorot-uniform weights ``U(+-sqrt(6 / (fan_in + fan_out)))``, zero biases."""
-    w_off, b_off, total = layout(sizes)
-    params = np.zeros(total)
-    for layer, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-        lim = np.sqrt(6.0 / (a + b))
-        params[w_off[layer]:w_off[layer] + a * b] = rng.uniform(-lim, lim, a * b)
+def init_weights(sizes, seed: int) -> np.ndarray:
+    """RankLib's initial weights of a net of layer sizes ``sizes`` drawn from
+    ``java.util.Random(seed)`` in its wiring order, laid out as :func:`layout` says."""
+    w_off, _, total = layout(sizes)
+    rnd = JavaRandom(seed)
+    params = np.empty(total)
+    # input -> first hidden: for each input s, for each unit t
+    a, b = sizes[0], sizes[1]
+    w = synapse_weights(rnd, a * b).reshape(a, b)
+    params[w_off[0]:w_off[0] + b * (a + 1)].reshape(b, a + 1)[:, :a] = w.T
+    # hidden -> next: for each layer, each unit s, each unit t of the next layer
+    for layer in range(1, len(sizes) - 1):
+        a, b = sizes[layer], sizes[layer + 1]
+        w = synapse_weights(rnd, a * b).reshape(a, b)
+        params[w_off[layer]:w_off[layer] + b * (a + 1)].reshape(b, a + 1)[:, :a] = w.T
+    # the bias input -> every unit, layer by layer
+    for layer in range(len(sizes) - 1):
+        a, b = sizes[layer], sizes[layer + 1]
+        params[w_off[layer]:w_off[layer] + b * (a + 1)].reshape(b, a + 1)[:, a] = \
+            synapse_weights(rnd, b)
     return params
 
 
 @njit(cache=True)
-def _forward(params, sizes, w_off, b_off, u_off, act, X, acts):
-    """Forward pass of the rows of X; layer l's units go to ``acts[:, u_off[l]:u_off[l+1]]``."""
+def _sigmoid(x):
+    return 1.0 / (1.0 + fdlibm_exp(-x))
+
+
+@njit(cache=True)
+def _transpose(params, sizes, w_off, wt):
+    """Each layer's weights as an ``(fan_in + 1, fan_out)`` block of ``wt`` (bias row last)."""
+    for layer in range(len(sizes) - 1):
+        a, b = sizes[layer], sizes[layer + 1]
+        for t in range(b):
+            base = w_off[layer] + t * (a + 1)
+            for s in range(a + 1):
+                wt[w_off[layer] + s * b + t] = params[base + s]
+
+
+@njit(cache=True)
+def _forward(wt, sizes, w_off, u_off, X, out):
+    """Every unit's output for the rows of ``X`` into ``out[:, u_off[l]:u_off[l + 1]]``, from
+    the transposed weights ``wt`` (:func:`_transpose`). Each unit's weighted sum runs over the
+    units below in order, then the bias; the loop over the units above runs innermost. A zero
+    input is skipped: adding its +-0 product leaves a sum that starts at +0 unchanged."""
     n = X.shape[0]
-    L = len(sizes) - 1
     for r in range(n):
         for k in range(sizes[0]):
-            acts[r, k] = X[r, k]
-    for layer in range(L):
+            out[r, k] = X[r, k]
+    for layer in range(len(sizes) - 1):
         a, b = sizes[layer], sizes[layer + 1]
-        W = params[w_off[layer]:w_off[layer] + a * b].reshape((a, b))
-        bias = params[b_off[layer]:b_off[layer] + b]
         src, dst = u_off[layer], u_off[layer + 1]
-        hidden = layer < L - 1
-        row = np.empty(b)
+        w = wt[w_off[layer]:w_off[layer] + (a + 1) * b]
         for r in range(n):
-            for c in range(b):
-                row[c] = bias[c]
+            sums = out[r, dst:dst + b]
+            for t in range(b):
+                sums[t] = 0.0
             for k in range(a):
-                v = acts[r, src + k]
-                if v != 0.0:
-                    for c in range(b):
-                        row[c] += v * W[k, c]
-            for c in range(b):
-                acts[r, dst + c] = row[c]
-            if hidden:
-                for c in range(b):
-                    z = acts[r, dst + c]
-                    acts[r, dst + c] = 1.0 / (1.0 + np.exp(-z)) if act == 0 else np.tanh(z)
-    out = np.empty(n)
-    for r in range(n):
-        out[r] = acts[r, u_off[L]]
-    return out
+                x = out[r, src + k]
+                if x != 0.0:
+                    row = w[k * b:(k + 1) * b]
+                    for t in range(b):
+                        sums[t] += x * row[t]
+            bias = w[a * b:(a + 1) * b]
+            for t in range(b):
+                sums[t] = _sigmoid(sums[t] + bias[t])
 
 
 @njit(cache=True)
-def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad):
-    """Add ``sum_i lam_i ds_i/dparams`` to ``grad`` given the activations of a forward pass."""
-    n = lam.shape[0]
-    L = len(sizes) - 1
-    delta = np.empty((n, 1))
-    for r in range(n):
-        delta[r, 0] = lam[r]
-    for layer in range(L - 1, -1, -1):
-        a, b = sizes[layer], sizes[layer + 1]
-        W = params[w_off[layer]:w_off[layer] + a * b].reshape((a, b))
-        gW = grad[w_off[layer]:w_off[layer] + a * b].reshape((a, b))
-        gb = grad[b_off[layer]:b_off[layer] + b]
-        src = u_off[layer]
-        for r in range(n):
-            for c in range(b):
-                gb[c] += delta[r, c]
-            for k in range(a):
-                v = acts[r, src + k]
-                if v != 0.0:
-                    for c in range(b):
-                        gW[k, c] += v * delta[r, c]
-        if layer > 0:
-            # s_k = sum_c W[k, c] delta[r, c], summed over c in ascending order for every k; the
-            # loop over k innermost (on W transposed) runs the a sums side by side, not one by one
-            WT = W.T.copy()
-            prev = np.zeros((n, a))
-            for r in range(n):
-                for c in range(b):
-                    d = delta[r, c]
-                    for k in range(a):
-                        prev[r, k] += WT[c, k] * d
-                for k in range(a):
-                    h = acts[r, src + k]
-                    prev[r, k] *= h * (1.0 - h) if act == 0 else 1.0 - h * h
-            delta = prev
+def _hidden_deltas(params, w_off, a, b, layer, src, dst, npair, pairs, fp, i, d_i, d_j, acc):
+    """Deltas of the ``a`` units of ``layer`` from the ``b`` units above: for each unit ``h``,
+    ``sum_t w_ht delta(t)`` over ``t`` in order, times ``f'`` (of document ``i``, of each pair
+    document). The loop over ``h`` runs innermost: each sum keeps its own order."""
+    for k in range(npair + 1):
+        for h in range(a):
+            acc[k, h] = 0.0
+    for t in range(b):
+        base = w_off[layer] + t * (a + 1)
+        w = params[base:base + a]
+        for k in range(npair):
+            c = d_j[k, dst + t]
+            row = acc[k, :a]
+            for h in range(a):
+                row[h] += c * w[h]
+        c = d_i[dst + t]
+        row = acc[npair, :a]
+        for h in range(a):
+            row[h] += c * w[h]
+    for k in range(npair):
+        j = pairs[k]
+        for h in range(a):
+            d_j[k, src + h] = acc[k, h] * fp[j, src + h]
+    for h in range(a):
+        d_i[src + h] = acc[npair, h] * fp[i, src + h]
 
 
 @njit(cache=True)
-def pair_lambdas(scores, labels):
-    """Pairwise cross-entropy loss of one query and ``lambda_i = dC/ds_i``."""
-    n = len(scores)
-    lam = np.zeros(n)
-    loss = 0.0
-    for i in range(n):
-        for j in range(n):
-            if labels[i] > labels[j]:
-                d = scores[i] - scores[j]
-                # log(1 + exp(-d)) and sigmoid(-d), computed stably
-                if d > 0:
-                    e = np.exp(-d)
-                    loss += np.log1p(e)
-                    g = e / (1.0 + e)
-                else:
-                    e = np.exp(d)
-                    loss += -d + np.log1p(e)
-                    g = 1.0 / (1.0 + e)
-                lam[i] -= g
-                lam[j] += g
-    return loss, lam
-
-
-def _layout_arrays(sizes):
-    """(sizes, weight offsets, bias offsets, unit offsets, parameter count) as kernel inputs."""
-    sizes_a = np.asarray(sizes, dtype=np.int64)
-    w_off, b_off, total = layout(sizes_a.tolist())
-    u_off = np.concatenate(([0], np.cumsum(sizes_a))).astype(np.int64)
-    return sizes_a, w_off, b_off, u_off, total
-
-
-@njit(cache=True)
-def _query_loss_grad(params, sizes, w_off, b_off, u_off, act, Xq, yq, acts, grad):
-    scores = _forward(params, sizes, w_off, b_off, u_off, act, Xq, acts)
-    loss, lam = pair_lambdas(scores, yq)
-    grad[:] = 0.0
-    _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad)
-    return loss
-
-
-def query_loss_grad(params, sizes, activation: str, Xq, yq) -> tuple[float, np.ndarray]:
-    """Loss C of one query and its gradient with respect to the flat parameter vector."""
-    sizes_a, w_off, b_off, u_off, total = _layout_arrays(sizes)
-    grad = np.zeros(total)
-    acts = np.zeros((len(yq), u_off[-1]))
-    loss = _query_loss_grad(np.asarray(params, dtype=np.float64), sizes_a, w_off, b_off, u_off,
-                            ACTIVATIONS[activation], np.ascontiguousarray(Xq, dtype=np.float64),
-                            np.asarray(yq, dtype=np.int64), acts, grad)
-    return float(loss), grad
+def _update_weights(params, w_off, a, b, layer, src, dst, npair, pairs, out, i, d_i, d_j, lr,
+                    acc):
+    """``w_st += lr (delta_i(t) x_s(i) - sum_k delta_ik(t) x_s(j_k))`` for the weights into the
+    ``b`` units above ``layer`` (its ``a`` units and the bias, ``x = 1``); each sum over ``k``
+    in order, the loop over the longer of ``s`` and ``t`` innermost."""
+    if b > a + 1:
+        for s in range(a + 1):
+            for t in range(b):
+                acc[s, t] = 0.0
+        for k in range(npair):
+            j = pairs[k]
+            dk = d_j[k, dst:dst + b]
+            for s in range(a):
+                x = out[j, src + s]
+                if x != 0.0:  # adds +-0 to a sum that starts at +0: skipped
+                    row = acc[s, :b]
+                    for t in range(b):
+                        row[t] += dk[t] * x
+            row = acc[a, :b]
+            for t in range(b):
+                row[t] += dk[t]
+        for t in range(b):
+            base = w_off[layer] + t * (a + 1)
+            dt = d_i[dst + t]
+            for s in range(a):
+                params[base + s] += lr * (dt * out[i, src + s] - acc[s, t])
+            params[base + a] += lr * (dt - acc[a, t])
+        return
+    row = acc[0, :a + 1]
+    for t in range(b):
+        base = w_off[layer] + t * (a + 1)
+        for s in range(a + 1):
+            row[s] = 0.0
+        for k in range(npair):
+            c = d_j[k, dst + t]
+            x = out[pairs[k], src:src + a]
+            for s in range(a):
+                row[s] += c * x[s]
+            row[a] += c
+        dt = d_i[dst + t]
+        w = params[base:base + a + 1]
+        xi = out[i, src:src + a]
+        for s in range(a):
+            w[s] += lr * (dt * xi[s] - row[s])
+        w[a] += lr * (dt - row[a])
 
 
 @njit(cache=True)
-def _train_epoch(params, m, v, step, sizes, w_off, b_off, u_off, act, X, y, offsets, order,
-                 lr, beta1, beta2, eps, acts):
-    """One pass over the queries in ``order``: one Adam step per query."""
-    grad = np.zeros(len(params))
-    total = 0.0
-    for q in order:
-        a, b = offsets[q], offsets[q + 1]
-        total += _query_loss_grad(params, sizes, w_off, b_off, u_off, act, X[a:b], y[a:b],
-                                  acts, grad)
-        step += 1
-        c1 = 1.0 - beta1 ** step
-        c2 = 1.0 - beta2 ** step
-        for p in range(len(params)):
-            g = grad[p]
-            m[p] = beta1 * m[p] + (1.0 - beta1) * g
-            v[p] = beta2 * v[p] + (1.0 - beta2) * g * g
-            params[p] -= lr * (m[p] / c1) / (np.sqrt(v[p] / c2) + eps)
-    return step, total
-
-
-@njit(cache=True)
-def _predict(params, sizes, w_off, b_off, u_off, act, X, acts):
+def _train_query(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
+    """One query's forward pass, then one update per document (module docstring)."""
     n = X.shape[0]
-    batch = acts.shape[0]
-    out = np.empty(n)
+    _transpose(params, sizes, w_off, wt)
+    _forward(wt, sizes, w_off, u_off, X, out)
+    n_units = u_off[-1]
+    for r in range(n):
+        for u in range(sizes[0], n_units):
+            sv = _sigmoid(out[r, u])
+            fp[r, u] = sv * (1.0 - sv)
+    top = len(sizes) - 1
+    o = u_off[top]
+    for i in range(n):
+        npair = 0
+        for j in range(n):
+            if y[j] < y[i]:
+                pairs[npair] = j
+                npair += 1
+        if npair == 0:
+            continue  # every delta is 0: the weights stay
+        # output unit
+        di = 0.0
+        for k in range(npair):
+            j = pairs[k]
+            lam = 1.0 / (1.0 + fdlibm_exp(out[i, o] - out[j, o]))
+            di += lam
+            d_j[k, o] = lam * fp[j, o]
+        d_i[o] = di * fp[i, o]
+        for layer in range(top - 1, 0, -1):  # hidden units, top down
+            _hidden_deltas(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
+                           u_off[layer + 1], npair, pairs, fp, i, d_i, d_j, acc)
+        for layer in range(top):
+            _update_weights(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
+                            u_off[layer + 1], npair, pairs, out, i, d_i, d_j, lr, acc)
+
+
+@njit(cache=True)
+def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, fp, d_i, d_j,
+                 acc, pairs):
+    wt = np.empty_like(params)
+    for q in queries:
+        a, b = offsets[q], offsets[q + 1]
+        _train_query(params, wt, sizes, w_off, u_off, X[a:b], y[a:b], lr, out, fp, d_i, d_j,
+                     acc, pairs)
+
+
+@njit(cache=True)
+def _predict(params, sizes, w_off, u_off, X, out):
+    """Output-unit values of the rows of ``X`` in blocks of ``out.shape[0]`` rows."""
+    n = X.shape[0]
+    batch = out.shape[0]
+    res = np.empty(n)
+    top = u_off[len(sizes) - 1]
+    wt = np.empty_like(params)
+    _transpose(params, sizes, w_off, wt)
     for start in range(0, n, batch):
         stop = min(n, start + batch)
-        out[start:stop] = _forward(params, sizes, w_off, b_off, u_off, act, X[start:stop], acts)
-    return out
+        _forward(wt, sizes, w_off, u_off, X[start:stop], out)
+        for r in range(stop - start):
+            res[start + r] = out[r, top]
+    return res
 
 
-def forward(params, sizes, activation: str, X, batch: int = 256) -> np.ndarray:
-    """Scores of the rows of (standardised) ``X``."""
-    sizes_a, w_off, b_off, u_off, _ = _layout_arrays(sizes)
-    acts = np.zeros((batch, u_off[-1]))
-    return _predict(np.asarray(params, dtype=np.float64), sizes_a, w_off, b_off, u_off,
-                    ACTIVATIONS[activation], np.ascontiguousarray(X, dtype=np.float64), acts)
+def forward(params, sizes, X, batch: int = 256) -> np.ndarray:
+    """Scores of the rows of ``X`` (already rounded to float32 values)."""
+    sizes_a = np.asarray(sizes, dtype=np.int64)
+    w_off, u_off, _ = layout(sizes_a.tolist())
+    out = np.zeros((batch, u_off[-1]))
+    return _predict(np.asarray(params, dtype=np.float64), sizes_a, w_off, u_off,
+                    np.ascontiguousarray(X, dtype=np.float64), out)
+
+
+def ordered_mean(values: np.ndarray) -> float:
+    """``sum(values) / len(values)`` summed in order, as RankLib's ``MetricScorer.score``."""
+    total = 0.0
+    for v in values.tolist():
+        total += v
+    return total / len(values)
 
 
 def _architectures_ok(value) -> bool:
-    """A non-empty list or tuple of 1-3 hidden layer sizes, each a list or tuple of integers >= 1."""
+    """A non-empty list or tuple of 1-3 hidden layer sizes, each a list or tuple of integers
+    >= 1."""
     def units_ok(arch) -> bool:
         return (isinstance(arch, (list, tuple)) and 1 <= len(arch) <= 3
                 and all(Integer(1).accepts(u) for u in arch))
@@ -230,11 +299,15 @@ def _architectures_ok(value) -> bool:
     return isinstance(value, (list, tuple)) and len(value) > 0 and all(map(units_ok, value))
 
 
-class RankNet(UnitRanker):
-    """Pairwise cross-entropy neural ranker; architecture and epochs chosen on validation.
+_ADAM = "RankLib 2.x's RankNet has no such option; the Adam-trained RankNet is ranknet_adam"
 
-    ``random_state`` seeds the initial weights and the query order of every architecture. The
-    architectures are independent units: ``fit(..., units=[a, ...])`` trains some of them and
+
+class RankNet(UnitRanker):
+    """RankLib 2.x's RankNet; architecture and epoch chosen on validation.
+
+    ``random_state`` is the seed of the ``java.util.Random`` each architecture's initial
+    weights come from (RankLib's ``Synapse.random``). The architectures are independent units:
+    ``fit(..., units=[a, ...])`` trains some of them and
     :meth:`~ltrconv.rankers.units.UnitRanker.gather` joins such partial fits into this fit's
     model (:mod:`ltrconv.rankers.units`).
     """
@@ -244,29 +317,39 @@ class RankNet(UnitRanker):
         "metric": [Metric()],
         "architectures": [Check(_architectures_ok, "a non-empty sequence of 1-3 hidden layer "
                                 "sizes (integers >= 1), e.g. ((10,), (50, 50))")],
-        "activation": [Options(*ACTIVATIONS)],
         "learning_rate": [Number(0, 1, lo_open=True)],
         "max_epochs": [Integer(1)],
-        "patience": [Integer(1)],
+        "patience": [None, Integer(1)],
         "random_state": [None, RandomState()],
     }
+    _removed_params = {"activation": _ADAM + " (RankLib's units are sigmoids)"}
     _selects = "the architecture and epoch"
     unit = "architecture"
 
     def _selected(self) -> str:
-        return (f"hidden layers {', '.join(map(str, self.architecture_))}" if self.architecture_
-                else "no hidden layer") + f", epoch {self.best_epoch_}"
+        return (f"hidden layers {', '.join(map(str, self.architecture_))}"
+                f", epoch {self.best_epoch_}")
 
     def __init__(self, *, metric: str = "ndcg@10:ranklib", architectures=PAPER_GRID,
-                 activation: str = "sigmoid", learning_rate: float = 1e-3, max_epochs: int = 100,
-                 patience: int = 10, random_state: int | np.random.RandomState | None = 0):
+                 learning_rate: float = LEARNING_RATE, max_epochs: int = 100,
+                 patience: int | None = None,
+                 random_state: int | np.random.RandomState | None = 0):
         self.metric = metric
         self.architectures = architectures
-        self.activation = activation
         self.learning_rate = learning_rate
         self.max_epochs = max_epochs
         self.patience = patience
         self.random_state = random_state
+
+    def __setstate__(self, state: dict) -> None:
+        if "mean_" in state:  # the model of ltrconv's earlier ranknet (Adam, standardised)
+            raise InputError("this ranknet model was trained with Adam on standardised features "
+                             "(ltrconv's ranknet before it followed RankLib 2.x), an algorithm "
+                             "now named ranknet_adam; retrain it with ranknet or ranknet_adam")
+        if hasattr(super(), "__setstate__"):
+            super().__setstate__(state)
+        else:
+            self.__dict__.update(state)
 
     def n_units(self) -> int:
         """The architectures of a fit: ``len(architectures)``."""
@@ -274,76 +357,78 @@ class RankNet(UnitRanker):
         return len(self.architectures)
 
     def _fit_units(self, data: TrainingData, units: tuple[int, ...]) -> tuple[dict, list[dict]]:
-        """Train architectures ``units`` (indices into ``architectures``) with early stopping;
-        each one's best weights, epoch, validation score and history. ``shared``: the feature
-        scaling, the same for every architecture."""
+        """Train architectures ``units`` (indices into ``architectures``); each one's best
+        weights, epoch, validation score and history. ``shared``: the feature count."""
         archs = tuple(tuple(int(u) for u in arch) for arch in self.architectures)
-        X, y, off = data.X, data.y, data.offsets
-        mean = X.mean(axis=0)
-        std = X.std(axis=0)
-        std[std == 0] = 1.0
-        Z = np.ascontiguousarray((X - mean) / std)
-        Zv = np.ascontiguousarray((data.X_val - mean) / std)
-        # queries with a single label have no pairs and no gradient
+        X = as_float32_values(data.X)
+        Xv = as_float32_values(data.X_val)
+        y, off = data.y, data.offsets
+        # queries with a single label have no pairs: RankLib's pass over them changes nothing
         with_pairs = np.array([y[a:b].min() < y[a:b].max() for a, b in zip(off[:-1], off[1:])])
-        train_q = np.flatnonzero(with_pairs).astype(np.int64)
-        act = ACTIVATIONS[self.activation]
+        queries = np.flatnonzero(with_pairs).astype(np.int64)
         seed = self._seed()
         records = []
         for index in units:
-            hidden = archs[index]
             params, epoch, score, history = self._train_one(
-                (X.shape[1], *hidden, 1), seed, index, Z, y, off, train_q, Zv, data.val_scorer,
-                act)
-            records.append({"architecture": hidden, "best_epoch": epoch, "val_score": score,
-                            "history": history, "params": params})
-        return {"n_features": X.shape[1], "mean": mean, "std": std}, records
+                (X.shape[1], *archs[index], 1), seed, X, y, off, queries, Xv, data.val_scorer)
+            records.append({"architecture": archs[index], "best_epoch": epoch,
+                            "val_score": score, "history": history, "params": params})
+        return {"n_features": X.shape[1]}, records
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
         """Keep the architecture with the best validation score, the first on ties."""
         self.search_ = [{k: r[k] for k in ("architecture", "best_epoch", "val_score", "history")}
                         for r in records]
-        best = -1
+        best = 0
         for index, record in enumerate(records):
-            if best < 0 or record["val_score"] > records[best]["val_score"]:
+            if record["val_score"] > records[best]["val_score"]:
                 best = index
         chosen = self.search_[best]
         self.architecture_ = chosen["architecture"]
         self.sizes_ = (shared["n_features"], *chosen["architecture"], 1)
-        # copies holding numpy's own float64 dtype object (an unpickled record holds another): the
-        # arrays share it, so the model pickles to the same bytes from records of any origin
+        # a copy holding numpy's own float64 dtype object (an unpickled record holds another),
+        # so the model pickles to the same bytes from records of any origin
         self.params_ = np.asarray(records[best]["params"]).astype(np.float64)
         self.best_epoch_ = chosen["best_epoch"]
         self.val_score_ = chosen["val_score"]
         self.history_ = chosen["history"]
-        self.mean_ = np.asarray(shared["mean"]).astype(np.float64)
-        self.std_ = np.asarray(shared["std"]).astype(np.float64)
 
-    def _train_one(self, sizes, seed, index, Z, y, off, train_q, Zv, val_scorer, act):
-        """Train one architecture with early stopping; (best params, epoch, score, history)."""
-        rng = np.random.default_rng([seed, index])
-        params = init_params(sizes, rng)
-        sizes_a, w_off, b_off, u_off, total = _layout_arrays(sizes)
-        m = np.zeros(total)
-        v = np.zeros(total)
-        acts = np.zeros((int(np.diff(off).max()), u_off[-1]))
-        pred_acts = np.zeros((256, u_off[-1]))
-        step = 0
+    def _train_one(self, sizes, seed, X, y, off, queries, Xv, val_scorer):
+        """Train one architecture for ``max_epochs``; (best weights, epoch, score, history).
+
+        The best score starts at 0, as RankLib's: when no epoch scores above it (RankLib then
+        stops with an error) the last epoch's weights are kept, with epoch 0."""
+        params = init_weights(sizes, seed)
+        sizes_a = np.asarray(sizes, dtype=np.int64)
+        w_off, u_off, _ = layout(list(sizes))
+        longest = int(np.diff(off).max())
+        widest = int(max(sizes)) + 1
+        out = np.zeros((longest, u_off[-1]))
+        fp = np.zeros_like(out)
+        d_i = np.zeros(u_off[-1])
+        d_j = np.zeros((longest, u_off[-1]))
+        acc = np.zeros((max(longest, widest), max(sizes) + 1))
+        pairs = np.zeros(longest, dtype=np.int64)
+        pred_out = np.zeros((256, u_off[-1]))
+        lr = float(self.learning_rate)
+        counted = val_scorer.counted
         history: list[float] = []
-        best_params, best_epoch, best_score = params.copy(), 0, -np.inf
+        best_params, best_epoch, best_score = None, 0, 0.0
         for epoch in range(1, int(self.max_epochs) + 1):
-            order = rng.permutation(train_q)
-            step, _ = _train_epoch(params, m, v, step, sizes_a, w_off, b_off, u_off, act, Z, y,
-                                   off, order, float(self.learning_rate), 0.9, 0.999, 1e-8, acts)
-            score = val_scorer.mean(
-                _predict(params, sizes_a, w_off, b_off, u_off, act, Zv, pred_acts))
+            _train_epoch(params, sizes_a, w_off, u_off, X, y, off, queries, lr, out, fp, d_i,
+                         d_j, acc, pairs)
+            per_query = val_scorer.per_query(_predict(params, sizes_a, w_off, u_off, Xv,
+                                                      pred_out))
+            score = ordered_mean(per_query[counted])
             history.append(score)
             if score > best_score:
                 best_params, best_epoch, best_score = params.copy(), epoch, score
-            elif epoch - best_epoch >= int(self.patience):
+            elif self.patience is not None and epoch - best_epoch >= int(self.patience):
                 break
+        if best_params is None:
+            best_params = params.copy()
         return best_params, best_epoch, float(best_score), history
 
     def _predict(self, X) -> np.ndarray:
-        """Network output on the standardised features."""
-        return forward(self.params_, self.sizes_, self.activation, (X - self.mean_) / self.std_)
+        """The output unit's value for the float32-rounded features."""
+        return forward(self.params_, self.sizes_, as_float32_values(X))

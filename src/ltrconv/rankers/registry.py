@@ -84,10 +84,11 @@ _ALGORITHMS = (
     Algorithm("ranksvm", "RankSVM", "ltrconv.rankers.ranksvm:RankSVM", SELECTION,
               "#009E73", "v", ":", randomness="liblinear's coordinate order (hinge loss only)",
               random_if=lambda p: p.get("loss", "squared_hinge") == "hinge"),
-    # pairwise cross-entropy; architecture and epoch are chosen on validation NDCG
+    # RankLib 2.x's RankNet: pairwise updates per document; architecture and epoch are chosen
+    # on validation NDCG
     Algorithm("ranknet", "RankNet", "ltrconv.rankers.ranknet:RankNet", SELECTION,
               "#CC79A7", "^", (0, (5, 1)),
-              randomness="the initial weights and the query order of each epoch"),
+              randomness="the initial weights (a java.util.Random seeded with it)"),
     # each round adds the feature with the best query-weighted training NDCG
     Algorithm("adarank", "AdaRank", "ltrconv.rankers.adarank:AdaRank", OBJECTIVE,
               "#D55E00", "x", (0, (3, 1, 1, 1, 1, 1)), few_scores=True),
@@ -103,6 +104,11 @@ _OTHERS = (
     Algorithm("lambdamart_lightgbm", "LambdaMART (LightGBM)",
               "ltrconv.rankers.lambdamart_lightgbm:LambdaMARTLightGBM", OBJECTIVE,
               "#0072B2", "P", "--"),
+    # RankNet's pairwise cross-entropy minimised with Adam on standardised features, queries
+    # in a seeded random order each epoch, early stopping on validation NDCG
+    Algorithm("ranknet_adam", "RankNet (Adam)", "ltrconv.rankers.ranknet_adam:RankNetAdam",
+              SELECTION, "#F0E442", "*", (0, (5, 1)),
+              randomness="the initial weights and the query order of each epoch"),
 )
 
 KNOWN: MappingProxyType[str, Algorithm] = MappingProxyType(

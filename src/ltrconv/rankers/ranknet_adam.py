@@ -1,0 +1,346 @@
+"""RankNet trained with Adam (the variant ``ranknet_adam``): a feed-forward net on pairwise
+cross-entropy (Burges et al. 2005), not RankLib's training (that is :mod:`.ranknet`).
+
+For the pairs ``l_i > l_j`` of one query, ``P_ij = sigmoid(s_i - s_j)`` and the loss is
+``C = sum_{l_i > l_j} log(1 + exp(-(s_i - s_j)))``. Its gradient factorises through the scores:
+``dC/dw = sum_i lambda_i ds_i/dw`` with
+``lambda_i = sum_{j: l_j < l_i} -sigmoid(s_j - s_i) + sum_{j: l_j > l_i} sigmoid(s_i - s_j)``,
+so each document needs one forward and one backward pass per query update ("speed-up").
+Updates are Adam steps, one per query, queries in a seeded random order each epoch.
+
+Model selection as in the paper: every architecture of ``architectures`` (1-3 hidden layers)
+is trained with early stopping on the validation NDCG@k under the training convention
+(evaluated each epoch; best weights kept; stop after ``patience`` epochs without gain);
+the architecture with the best validation score wins. Features are standardised with the
+training mean and standard deviation, stored in the model. ``max_epochs=100`` is RankLib 2.x's
+epoch count; the optimiser is Adam (learning rate 1e-3) where RankLib uses plain stochastic
+gradient steps of 5e-5 on raw features (:mod:`.ranknet`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .base import TrainingData
+from .params import Check, Integer, Metric, Number, Options, RandomState
+from .ranknet import PAPER_GRID
+from .units import UnitRanker
+
+ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
+
+
+# --- network layout: one flat parameter vector ---------------------------------------------
+def layout(sizes) -> tuple[np.ndarray, np.ndarray, int]:
+    """Offsets of each layer's weight block (fan_in x fan_out, row-major) and bias block."""
+    w_off, b_off, pos = [], [], 0
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        w_off.append(pos)
+        pos += a * b
+        b_off.append(pos)
+        pos += b
+    return np.array(w_off, dtype=np.int64), np.array(b_off, dtype=np.int64), pos
+
+
+def init_params(sizes, rng: np.random.Generator) -> np.ndarray:
+    """Glorot-uniform weights ``U(+-sqrt(6 / (fan_in + fan_out)))``, zero biases."""
+    w_off, b_off, total = layout(sizes)
+    params = np.zeros(total)
+    for layer, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        lim = np.sqrt(6.0 / (a + b))
+        params[w_off[layer]:w_off[layer] + a * b] = rng.uniform(-lim, lim, a * b)
+    return params
+
+
+@njit(cache=True)
+def _forward(params, sizes, w_off, b_off, u_off, act, X, acts):
+    """Forward pass of the rows of X; layer l's units go to ``acts[:, u_off[l]:u_off[l+1]]``."""
+    n = X.shape[0]
+    L = len(sizes) - 1
+    for r in range(n):
+        for k in range(sizes[0]):
+            acts[r, k] = X[r, k]
+    for layer in range(L):
+        a, b = sizes[layer], sizes[layer + 1]
+        W = params[w_off[layer]:w_off[layer] + a * b].reshape((a, b))
+        bias = params[b_off[layer]:b_off[layer] + b]
+        src, dst = u_off[layer], u_off[layer + 1]
+        hidden = layer < L - 1
+        row = np.empty(b)
+        for r in range(n):
+            for c in range(b):
+                row[c] = bias[c]
+            for k in range(a):
+                v = acts[r, src + k]
+                if v != 0.0:
+                    for c in range(b):
+                        row[c] += v * W[k, c]
+            for c in range(b):
+                acts[r, dst + c] = row[c]
+            if hidden:
+                for c in range(b):
+                    z = acts[r, dst + c]
+                    acts[r, dst + c] = 1.0 / (1.0 + np.exp(-z)) if act == 0 else np.tanh(z)
+    out = np.empty(n)
+    for r in range(n):
+        out[r] = acts[r, u_off[L]]
+    return out
+
+
+@njit(cache=True)
+def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad):
+    """Add ``sum_i lam_i ds_i/dparams`` to ``grad`` given the activations of a forward pass."""
+    n = lam.shape[0]
+    L = len(sizes) - 1
+    delta = np.empty((n, 1))
+    for r in range(n):
+        delta[r, 0] = lam[r]
+    for layer in range(L - 1, -1, -1):
+        a, b = sizes[layer], sizes[layer + 1]
+        W = params[w_off[layer]:w_off[layer] + a * b].reshape((a, b))
+        gW = grad[w_off[layer]:w_off[layer] + a * b].reshape((a, b))
+        gb = grad[b_off[layer]:b_off[layer] + b]
+        src = u_off[layer]
+        for r in range(n):
+            for c in range(b):
+                gb[c] += delta[r, c]
+            for k in range(a):
+                v = acts[r, src + k]
+                if v != 0.0:
+                    for c in range(b):
+                        gW[k, c] += v * delta[r, c]
+        if layer > 0:
+            # s_k = sum_c W[k, c] delta[r, c], summed over c in ascending order for every k; the
+            # loop over k innermost (on W transposed) runs the a sums side by side, not one by one
+            WT = W.T.copy()
+            prev = np.zeros((n, a))
+            for r in range(n):
+                for c in range(b):
+                    d = delta[r, c]
+                    for k in range(a):
+                        prev[r, k] += WT[c, k] * d
+                for k in range(a):
+                    h = acts[r, src + k]
+                    prev[r, k] *= h * (1.0 - h) if act == 0 else 1.0 - h * h
+            delta = prev
+
+
+@njit(cache=True)
+def pair_lambdas(scores, labels):
+    """Pairwise cross-entropy loss of one query and ``lambda_i = dC/ds_i``."""
+    n = len(scores)
+    lam = np.zeros(n)
+    loss = 0.0
+    for i in range(n):
+        for j in range(n):
+            if labels[i] > labels[j]:
+                d = scores[i] - scores[j]
+                # log(1 + exp(-d)) and sigmoid(-d), computed stably
+                if d > 0:
+                    e = np.exp(-d)
+                    loss += np.log1p(e)
+                    g = e / (1.0 + e)
+                else:
+                    e = np.exp(d)
+                    loss += -d + np.log1p(e)
+                    g = 1.0 / (1.0 + e)
+                lam[i] -= g
+                lam[j] += g
+    return loss, lam
+
+
+def _layout_arrays(sizes):
+    """(sizes, weight offsets, bias offsets, unit offsets, parameter count) as kernel inputs."""
+    sizes_a = np.asarray(sizes, dtype=np.int64)
+    w_off, b_off, total = layout(sizes_a.tolist())
+    u_off = np.concatenate(([0], np.cumsum(sizes_a))).astype(np.int64)
+    return sizes_a, w_off, b_off, u_off, total
+
+
+@njit(cache=True)
+def _query_loss_grad(params, sizes, w_off, b_off, u_off, act, Xq, yq, acts, grad):
+    scores = _forward(params, sizes, w_off, b_off, u_off, act, Xq, acts)
+    loss, lam = pair_lambdas(scores, yq)
+    grad[:] = 0.0
+    _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad)
+    return loss
+
+
+def query_loss_grad(params, sizes, activation: str, Xq, yq) -> tuple[float, np.ndarray]:
+    """Loss C of one query and its gradient with respect to the flat parameter vector."""
+    sizes_a, w_off, b_off, u_off, total = _layout_arrays(sizes)
+    grad = np.zeros(total)
+    acts = np.zeros((len(yq), u_off[-1]))
+    loss = _query_loss_grad(np.asarray(params, dtype=np.float64), sizes_a, w_off, b_off, u_off,
+                            ACTIVATIONS[activation], np.ascontiguousarray(Xq, dtype=np.float64),
+                            np.asarray(yq, dtype=np.int64), acts, grad)
+    return float(loss), grad
+
+
+@njit(cache=True)
+def _train_epoch(params, m, v, step, sizes, w_off, b_off, u_off, act, X, y, offsets, order,
+                 lr, beta1, beta2, eps, acts):
+    """One pass over the queries in ``order``: one Adam step per query."""
+    grad = np.zeros(len(params))
+    total = 0.0
+    for q in order:
+        a, b = offsets[q], offsets[q + 1]
+        total += _query_loss_grad(params, sizes, w_off, b_off, u_off, act, X[a:b], y[a:b],
+                                  acts, grad)
+        step += 1
+        c1 = 1.0 - beta1 ** step
+        c2 = 1.0 - beta2 ** step
+        for p in range(len(params)):
+            g = grad[p]
+            m[p] = beta1 * m[p] + (1.0 - beta1) * g
+            v[p] = beta2 * v[p] + (1.0 - beta2) * g * g
+            params[p] -= lr * (m[p] / c1) / (np.sqrt(v[p] / c2) + eps)
+    return step, total
+
+
+@njit(cache=True)
+def _predict(params, sizes, w_off, b_off, u_off, act, X, acts):
+    n = X.shape[0]
+    batch = acts.shape[0]
+    out = np.empty(n)
+    for start in range(0, n, batch):
+        stop = min(n, start + batch)
+        out[start:stop] = _forward(params, sizes, w_off, b_off, u_off, act, X[start:stop], acts)
+    return out
+
+
+def forward(params, sizes, activation: str, X, batch: int = 256) -> np.ndarray:
+    """Scores of the rows of (standardised) ``X``."""
+    sizes_a, w_off, b_off, u_off, _ = _layout_arrays(sizes)
+    acts = np.zeros((batch, u_off[-1]))
+    return _predict(np.asarray(params, dtype=np.float64), sizes_a, w_off, b_off, u_off,
+                    ACTIVATIONS[activation], np.ascontiguousarray(X, dtype=np.float64), acts)
+
+
+def _architectures_ok(value) -> bool:
+    """A non-empty list or tuple of 1-3 hidden layer sizes, each a list or tuple of integers >= 1."""
+    def units_ok(arch) -> bool:
+        return (isinstance(arch, (list, tuple)) and 1 <= len(arch) <= 3
+                and all(Integer(1).accepts(u) for u in arch))
+
+    return isinstance(value, (list, tuple)) and len(value) > 0 and all(map(units_ok, value))
+
+
+class RankNetAdam(UnitRanker):
+    """Pairwise cross-entropy neural ranker trained with Adam; architecture and epochs chosen
+    on validation.
+
+    ``random_state`` seeds the initial weights and the query order of every architecture. The
+    architectures are independent units: ``fit(..., units=[a, ...])`` trains some of them and
+    :meth:`~ltrconv.rankers.units.UnitRanker.gather` joins such partial fits into this fit's
+    model (:mod:`ltrconv.rankers.units`).
+    """
+
+    name = "ranknet_adam"
+    _parameter_constraints = {
+        "metric": [Metric()],
+        "architectures": [Check(_architectures_ok, "a non-empty sequence of 1-3 hidden layer "
+                                "sizes (integers >= 1), e.g. ((10,), (50, 50))")],
+        "activation": [Options(*ACTIVATIONS)],
+        "learning_rate": [Number(0, 1, lo_open=True)],
+        "max_epochs": [Integer(1)],
+        "patience": [Integer(1)],
+        "random_state": [None, RandomState()],
+    }
+    _selects = "the architecture and epoch"
+    unit = "architecture"
+
+    def _selected(self) -> str:
+        return (f"hidden layers {', '.join(map(str, self.architecture_))}" if self.architecture_
+                else "no hidden layer") + f", epoch {self.best_epoch_}"
+
+    def __init__(self, *, metric: str = "ndcg@10:ranklib", architectures=PAPER_GRID,
+                 activation: str = "sigmoid", learning_rate: float = 1e-3, max_epochs: int = 100,
+                 patience: int = 10, random_state: int | np.random.RandomState | None = 0):
+        self.metric = metric
+        self.architectures = architectures
+        self.activation = activation
+        self.learning_rate = learning_rate
+        self.max_epochs = max_epochs
+        self.patience = patience
+        self.random_state = random_state
+
+    def n_units(self) -> int:
+        """The architectures of a fit: ``len(architectures)``."""
+        self._validate_params()
+        return len(self.architectures)
+
+    def _fit_units(self, data: TrainingData, units: tuple[int, ...]) -> tuple[dict, list[dict]]:
+        """Train architectures ``units`` (indices into ``architectures``) with early stopping;
+        each one's best weights, epoch, validation score and history. ``shared``: the feature
+        scaling, the same for every architecture."""
+        archs = tuple(tuple(int(u) for u in arch) for arch in self.architectures)
+        X, y, off = data.X, data.y, data.offsets
+        mean = X.mean(axis=0)
+        std = X.std(axis=0)
+        std[std == 0] = 1.0
+        Z = np.ascontiguousarray((X - mean) / std)
+        Zv = np.ascontiguousarray((data.X_val - mean) / std)
+        # queries with a single label have no pairs and no gradient
+        with_pairs = np.array([y[a:b].min() < y[a:b].max() for a, b in zip(off[:-1], off[1:])])
+        train_q = np.flatnonzero(with_pairs).astype(np.int64)
+        act = ACTIVATIONS[self.activation]
+        seed = self._seed()
+        records = []
+        for index in units:
+            hidden = archs[index]
+            params, epoch, score, history = self._train_one(
+                (X.shape[1], *hidden, 1), seed, index, Z, y, off, train_q, Zv, data.val_scorer,
+                act)
+            records.append({"architecture": hidden, "best_epoch": epoch, "val_score": score,
+                            "history": history, "params": params})
+        return {"n_features": X.shape[1], "mean": mean, "std": std}, records
+
+    def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
+        """Keep the architecture with the best validation score, the first on ties."""
+        self.search_ = [{k: r[k] for k in ("architecture", "best_epoch", "val_score", "history")}
+                        for r in records]
+        best = -1
+        for index, record in enumerate(records):
+            if best < 0 or record["val_score"] > records[best]["val_score"]:
+                best = index
+        chosen = self.search_[best]
+        self.architecture_ = chosen["architecture"]
+        self.sizes_ = (shared["n_features"], *chosen["architecture"], 1)
+        # copies holding numpy's own float64 dtype object (an unpickled record holds another): the
+        # arrays share it, so the model pickles to the same bytes from records of any origin
+        self.params_ = np.asarray(records[best]["params"]).astype(np.float64)
+        self.best_epoch_ = chosen["best_epoch"]
+        self.val_score_ = chosen["val_score"]
+        self.history_ = chosen["history"]
+        self.mean_ = np.asarray(shared["mean"]).astype(np.float64)
+        self.std_ = np.asarray(shared["std"]).astype(np.float64)
+
+    def _train_one(self, sizes, seed, index, Z, y, off, train_q, Zv, val_scorer, act):
+        """Train one architecture with early stopping; (best params, epoch, score, history)."""
+        rng = np.random.default_rng([seed, index])
+        params = init_params(sizes, rng)
+        sizes_a, w_off, b_off, u_off, total = _layout_arrays(sizes)
+        m = np.zeros(total)
+        v = np.zeros(total)
+        acts = np.zeros((int(np.diff(off).max()), u_off[-1]))
+        pred_acts = np.zeros((256, u_off[-1]))
+        step = 0
+        history: list[float] = []
+        best_params, best_epoch, best_score = params.copy(), 0, -np.inf
+        for epoch in range(1, int(self.max_epochs) + 1):
+            order = rng.permutation(train_q)
+            step, _ = _train_epoch(params, m, v, step, sizes_a, w_off, b_off, u_off, act, Z, y,
+                                   off, order, float(self.learning_rate), 0.9, 0.999, 1e-8, acts)
+            score = val_scorer.mean(
+                _predict(params, sizes_a, w_off, b_off, u_off, act, Zv, pred_acts))
+            history.append(score)
+            if score > best_score:
+                best_params, best_epoch, best_score = params.copy(), epoch, score
+            elif epoch - best_epoch >= int(self.patience):
+                break
+        return best_params, best_epoch, float(best_score), history
+
+    def _predict(self, X) -> np.ndarray:
+        """Network output on the standardised features."""
+        return forward(self.params_, self.sizes_, self.activation, (X - self.mean_) / self.std_)
