@@ -29,6 +29,7 @@ from .lambdamart import LambdaMART as _LambdaMART
 from .lambdamart_lightgbm import LambdaMARTLightGBM as _LambdaMARTLightGBM
 from .rankboost import RankBoost as _RankBoost
 from .ranknet import RankNet as _RankNet
+from .ranknet_adam import RankNetAdam as _RankNetAdam
 from .ranksvm import RankSVM as _RankSVM
 
 
@@ -112,12 +113,17 @@ class RankNet(RankerEstimator, _RankNet, BaseEstimator):
     __doc__ = _RankNet.__doc__
 
 
+class RankNetAdam(RankerEstimator, _RankNetAdam, BaseEstimator):
+    __doc__ = _RankNetAdam.__doc__
+
+
 class RankSVM(RankerEstimator, _RankSVM, BaseEstimator):
     __doc__ = _RankSVM.__doc__
 
 
 ESTIMATORS: dict[str, type] = {c.name: c for c in (
-    CoordinateAscent, LambdaMART, RankBoost, RankSVM, RankNet, AdaRank, LambdaMARTLightGBM)}
+    CoordinateAscent, LambdaMART, RankBoost, RankSVM, RankNet, AdaRank, LambdaMARTLightGBM,
+    RankNetAdam)}
 """The estimator class of each algorithm a model file can hold, by registry name."""
 assert set(ESTIMATORS) == set(registry.KNOWN)
 
