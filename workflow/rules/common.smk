@@ -505,6 +505,12 @@ def _dataset_scale(name):
     return rows * features / (ref["rows"] * ref["features"]) if rows else 1.0
 
 
+def _dataset_rows_scale(name):
+    """Rows of dataset ``name`` over the measured dataset's (1 when not in config)."""
+    rows = dataset_rows(name)
+    return rows / config["resources"]["measured"]["reference"]["rows"] if rows else 1.0
+
+
 def _job_request(rule_name, wildcards):
     """mem_mb, runtime and disk_mb of one job of ``rule_name`` (workflow/scripts/job_requests.py),
     with the dataset's hand-set requests (datasets.NAME.resources) on top."""
@@ -515,8 +521,11 @@ def _job_request(rule_name, wildcards):
     # A study-wide job (winning numbers, the study's pages) reads every dataset's tables: it is
     # scaled as the largest, and no dataset's hand-set requests apply to it.
     scale = _dataset_scale(dataset) if dataset else max(_dataset_scale(d) for d in DATASETS)
+    rows = (_dataset_rows_scale(dataset) if dataset
+            else max(_dataset_rows_scale(d) for d in DATASETS))
     req = job_requests.for_rule(config["resources"]["measured"], rule_name, algorithm,
-                                base_algorithm(algorithm) if algorithm else None, scale=scale)
+                                base_algorithm(algorithm) if algorithm else None, scale=scale,
+                                rows_scale=rows)
     if not dataset:
         return req
     by_hand = config["datasets"][dataset]["resources"].get(rule_name, {})

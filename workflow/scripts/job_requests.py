@@ -30,6 +30,13 @@ DISK_FACTOR = 3.0
 RULES_BY_ALGORITHM = ("train", "evaluate", "fit_fold", "fit_unit", "gather")
 TRAINING = ("train", "fit_fold", "fit_unit")
 STANDS_IN = {"fit_fold": "train", "fit_unit": "train"}  # a rule without figures: whose to take
+# The study's jobs hold one chunk of the per-query table at a time (at most
+# ltrconv.study.per_query_store.BUDGET rows, or one algorithm's scores under one evaluation
+# convention and metric type when that is more): their peak grows with the dataset's queries,
+# not with its feature matrix. MB of peak per step of the measured dataset's rows, from
+# benchmarks/bench_study_memory.py (extended configuration, 1x to 13x MQ2008's queries).
+STUDY_GROWTH_MB = {"per_query": 0.0, "aggregate": 0.0, "seed_tables": 0.0, "ties_table": 0.0,
+                   "implementation": 0.0, "claims": 0.0, "library_tables": 0.0}
 
 
 def _ceil_100(x: float) -> int:
@@ -84,11 +91,18 @@ def lookup(jobs: dict, rule: str, algorithm: str | None, base: str | None) -> di
 
 
 def for_rule(measured: dict, rule: str, algorithm: str | None = None, base: str | None = None,
-             scale: float = 1.0) -> dict:
+             scale: float = 1.0, rows_scale: float | None = None) -> dict:
     """The requests of a job of ``rule`` (``algorithm``, a variant of ``base``) from config's
-    ``resources.measured``, on a dataset ``scale`` times the measured one."""
+    ``resources.measured``, on a dataset ``scale`` times the measured one (rows x features;
+    ``rows_scale``: rows alone, which scale the study's jobs: ``data`` is then the rule's
+    :data:`STUDY_GROWTH_MB`)."""
     ref, job = measured["reference"], measured.get("slurm_job", {})
     figures = lookup(measured["jobs"], rule, algorithm, base)
+    if rule in STUDY_GROWTH_MB:
+        return request(figures["max_rss"], figures["s"],
+                       scale=scale if rows_scale is None else rows_scale,
+                       data=STUDY_GROWTH_MB[rule], dataset=ref["dataset_mb"],
+                       job_rss=job.get("max_rss", 0.0), job_s=job.get("s", 0.0))
     return request(figures["max_rss"], figures["s"], scale=scale,
                    data=data_mb(ref["rows"], ref["features"]), dataset=ref["dataset_mb"],
                    job_rss=job.get("max_rss", 0.0), job_s=job.get("s", 0.0))

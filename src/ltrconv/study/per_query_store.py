@@ -61,7 +61,7 @@ def _as_schema(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(cols, schema=SCHEMA)
 
 
-BUDGET = 1_500_000  # rows a reader or the writer holds at once (a unit larger than this alone)
+BUDGET = 1_000_000  # rows a reader or the writer holds at once (a unit larger than this alone)
 
 
 def write(pieces, path, budget: int = BUDGET) -> int:
