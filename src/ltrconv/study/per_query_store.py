@@ -2,11 +2,11 @@
 
 Layout (one Parquet file, ``per_query.parquet``): the columns of
 :data:`ltrconv.study.tables.PER_QUERY_COLUMNS`; names (dataset, algorithm, conventions, metric,
-qid) dictionary-encoded, fold, seed and k int64, value float64. Rows are ordered by
+qid) strings in dictionary-encoded pages, fold, seed and k int64, value float64. Rows are ordered by
 :data:`ORDER` and then by the order in which the evaluation listed the queries; each row group
 holds one :data:`UNIT` (one algorithm's scores under one evaluation convention and one metric
 type), so a reader loads the row groups it needs and nothing else. ``pd.read_parquet(path)``
-still returns the whole table (names as categoricals).
+still returns the whole table, with the types it always had.
 
 The study's jobs aggregate it chunk by chunk (:func:`chunks`): every aggregate groups by the
 algorithm, evaluation convention, metric and cutoff, so a chunk is one (or a few) row groups, and
@@ -29,8 +29,10 @@ from . import tables as study
 NAMES = ("dataset", "algorithm", "train_convention", "eval_convention", "metric", "qid")
 UNIT = ["dataset", "algorithm", "eval_convention", "metric"]
 ORDER = UNIT + ["k", "train_convention", "fold", "seed"]
-SCHEMA = pa.schema([(c, pa.dictionary(pa.int32(), pa.string()) if c in NAMES
-                     else pa.float64() if c == "value" else pa.int64())
+# names are strings whose Parquet pages are dictionary-encoded (pyarrow's default), so that
+# pd.read_parquet gives them back as the strings they were
+SCHEMA = pa.schema([(c, pa.string() if c in NAMES else pa.float64() if c == "value"
+                     else pa.int64())
                     for c in study.PER_QUERY_COLUMNS])
 
 
@@ -53,8 +55,7 @@ def _as_schema(table: pa.Table) -> pa.Table:
     for field in SCHEMA:
         col = table[field.name]
         if field.name in NAMES:
-            col = col.cast(pa.string()) if pa.types.is_dictionary(col.type) else col
-            col = col.cast(pa.string()).dictionary_encode()
+            col = col.cast(pa.string())
         else:
             col = col.cast(field.type)
         cols.append(col)
@@ -81,7 +82,7 @@ def write(pieces, path, budget: int = BUDGET) -> int:
             evals.setdefault((d, a), set()).update(grp["eval_convention"])
             rows_of[d, a] = rows_of.get((d, a), 0) + len(grp)
     rows = 0
-    with pq.ParquetWriter(path, SCHEMA) as writer:
+    with pq.ParquetWriter(path, SCHEMA, use_dictionary=list(NAMES)) as writer:
         for d, a in sorted(models):
             names = sorted(evals[d, a])
             step = max(1, int(budget // max(rows_of[d, a] / len(names), 1)))
@@ -180,7 +181,7 @@ def chunks(path, by, filters: dict | None = None, columns=None, budget: int = BU
                 mask &= frame[c].isin(vals).to_numpy(dtype=bool)
         frame = frame.loc[mask, want].reset_index(drop=True)
         for c in want:
-            if isinstance(frame[c].dtype, pd.CategoricalDtype):
+            if isinstance(frame[c].dtype, pd.CategoricalDtype):  # a table written so
                 frame[c] = frame[c].astype(str)
         yield keys, frame
 
