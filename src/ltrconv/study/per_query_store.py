@@ -94,8 +94,6 @@ def write(pieces, path, budget: int = BUDGET) -> int:
                 parts = [_read(p, filters=filters) for p in models[d, a]]
                 frame = pd.concat([_as_schema(t).to_pandas() for t in parts], ignore_index=True)
                 del parts
-                for c in NAMES:
-                    frame[c] = frame[c].astype(object)
                 # stable: each group keeps the order in which the evaluation listed its queries
                 frame = frame.sort_values(ORDER, kind="stable", ignore_index=True)
                 for _, unit in frame.groupby(["eval_convention", "metric"], sort=True):
