@@ -2,14 +2,17 @@
 dictionary-encoded, one row group per algorithm, evaluation convention and metric type
 (ltrconv.study.per_query_store)."""
 
-from _job import run
+from _job import DamagedInput, run
 from ltrconv.outputs import atomic_path
 from ltrconv.study import per_query_store
 
 
 def main(smk, log):
-    with atomic_path(smk.output[0]) as tmp:
-        rows = per_query_store.write(list(smk.input), tmp)
+    try:
+        with atomic_path(smk.output[0]) as tmp:
+            rows = per_query_store.write(list(smk.input), tmp)
+    except per_query_store.UnreadableTable as exc:
+        raise DamagedInput(exc.path, exc.why) from None
     log.info(f"{rows} rows from {len(smk.input)} models")
 
 

@@ -36,12 +36,21 @@ SCHEMA = pa.schema([(c, pa.string() if c in NAMES else pa.float64() if c == "val
                     for c in study.PER_QUERY_COLUMNS])
 
 
+class UnreadableTable(LtrconvError):
+    """A table that is not a readable Parquet file."""
+
+    def __init__(self, path, exc: BaseException):
+        self.path = path
+        self.why = ("not a readable Parquet file "
+                    f"({(str(exc).strip().splitlines() or [type(exc).__name__])[0]})")
+        super().__init__(f"{path}: {self.why}")
+
+
 def _read(path, **kwargs) -> pa.Table:
     try:
         return pq.read_table(path, **kwargs)
     except Exception as exc:  # pyarrow's errors have no common base
-        raise LtrconvError(f"{path}: not a readable Parquet file "
-                           f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+        raise UnreadableTable(path, exc) from None
 
 
 def _as_schema(table: pa.Table) -> pa.Table:
@@ -137,7 +146,7 @@ def chunks(path, by, filters: dict | None = None, columns=None, budget: int = BU
     try:
         pf = pq.ParquetFile(path)
     except Exception as exc:
-        raise LtrconvError(f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+        raise UnreadableTable(path, exc) from None
     present = pf.schema_arrow.names
     want = [c for c in (columns or study.PER_QUERY_COLUMNS) if c in present]
     read_cols = list(dict.fromkeys(want + [c for c in (*by, *filters) if c in present]))
