@@ -95,3 +95,13 @@ def test_script_derives_the_measured_block(tmp_path, capsys):
     assert _script().main(["--root", str(tmp_path)]) == 0
     table = capsys.readouterr().out
     assert "train      adarank" in table and "acquire" in table
+
+
+def test_study_jobs_scale_with_rows_alone():
+    """A study job's memory grows by its measured MB per step of rows, not with the features."""
+    growth = job_requests.STUDY_GROWTH_MB["aggregate"]
+    one = job_requests.for_rule(MEASURED, "aggregate", scale=50.0, rows_scale=1.0)
+    ten = job_requests.for_rule(MEASURED, "aggregate", scale=50.0, rows_scale=100.0)
+    assert one["mem_mb"] == job_requests._ceil_100(2.0 * (1000 + 300))
+    assert ten["mem_mb"] == job_requests._ceil_100(2.0 * (1000 + 300 + 99 * growth))
+    assert ten["runtime"] == -(-3 * (14 * 100 + 30) // 60)

@@ -1,8 +1,8 @@
 """The paper's claims checked against this run, as Markdown (rule claims)."""
 
-from ltrconv.pipeline.job import read_parquet, read_tsv, run
+from ltrconv.pipeline.job import read_tsv, run
 from ltrconv.data.audit import audit_from_table
-from ltrconv.study import audit_predictions, libraries, seeds, variants, winning
+from ltrconv.study import audit_predictions, libraries, per_query_store, seeds, variants, winning
 from ltrconv.rankers.registry import display_name
 from ltrconv.outputs import atomic_path
 from ltrconv.study.paper import busa_fekete_2012 as paper
@@ -28,12 +28,11 @@ def main(smk, log):
         text += seeds.seeds_section(ttests[ttests["algorithm"].isin(p.algorithms)],
                                     read_tsv(smk.input.seed_ttests), p.seeds, dataset, setting)
     if "per_query" in smk.input.keys():
-        per_query = read_parquet(smk.input.per_query)
-        per_query = per_query[per_query["algorithm"].isin(p.algorithms)]
+        zeros = per_query_store.zero_shares(smk.input.per_query, p.official, p.algorithms)
         text += audit_predictions.predictions_markdown(
             audit_from_table(read_tsv(smk.input.audit)),
             summary[summary["algorithm"].isin(p.algorithms) & (summary["dataset"] == dataset)],
-            audit_predictions.zero_shares(per_query, p.official), p.official,
+            zeros, p.official,
             collapse_cutoffs=setting.collapse_cutoffs)
     if "winning" in smk.input.keys():
         text += winning.flips_markdown(read_tsv(smk.input.winning), setting.reference,

@@ -1,12 +1,12 @@
 """Each implementation variant against its base algorithm: table and figure (rule implementation)."""
 
-from ltrconv.pipeline.job import read_parquet, read_tsv, run, write_tsv
-from ltrconv.study import figures, variants as implementation
+from ltrconv.pipeline.job import read_tsv, run, write_tsv
+from ltrconv.study import figures, per_query_store
 
 
 def main(smk, log):
     p = smk.params
-    table = implementation.implementation_table(read_parquet(smk.input.per_query), dict(p.variants))
+    table = per_query_store.implementation_table(smk.input.per_query, dict(p.variants))
     write_tsv(table, smk.output.table)
     pairs = [(v, b, p.labels[v]) for v, b in p.variants.items()]
     figures.implementation_figure(read_tsv(smk.input.summary),

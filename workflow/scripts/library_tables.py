@@ -2,8 +2,8 @@
 spread across libraries, and models trained with a library's NDCG against the official ones
 (rule library_tables)."""
 
-from ltrconv.pipeline.job import read_parquet, read_tsv, run, write_tsv
-from ltrconv.study import libraries
+from ltrconv.pipeline.job import read_tsv, run, write_tsv
+from ltrconv.study import libraries, per_query_store
 
 
 def main(smk, log):
@@ -14,11 +14,8 @@ def main(smk, log):
                                     conventions=p.libraries)
     write_tsv(table, smk.output.libraries)
     write_tsv(libraries.library_spread(table, p.reference), smk.output.library_spread)
-    # the rows the tests read only: the whole table of an extended run is several GB in memory
-    per_query = read_parquet(smk.input.per_query, filters=[
-        ("metric", "==", "NDCG"), ("algorithm", "in", list(p.algorithms)),
-        ("train_convention", "in", [p.official, *p.trained])])
-    tests = libraries.training_ttests(per_query, p.trained, reference=p.official)
+    tests = per_query_store.training_ttests(smk.input.per_query, p.algorithms, p.trained,
+                                            reference=p.official)
     write_tsv(tests, smk.output.library_ttests)
     log.info(f"{len(table)} library rows, {len(tests)} tests of models trained with "
              f"{', '.join(p.trained) or 'no library convention'}")

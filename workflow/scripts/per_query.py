@@ -1,21 +1,19 @@
-"""Concatenate the per-model tables into the study's per-query table (rule per_query)."""
+"""Gather the per-model tables into the study's per-query table (rule per_query): names
+dictionary-encoded, one row group per algorithm, evaluation convention and metric type
+(ltrconv.study.per_query_store)."""
 
-import pandas as pd
-
-from ltrconv.pipeline.job import read_parquet, run
+from ltrconv.pipeline.job import DamagedInput, run
 from ltrconv.outputs import atomic_path
-from ltrconv.study.tables import PER_QUERY_COLUMNS
-
-# sorted by everything but the query: queries stay in the order evaluate wrote them
-KEYS = [c for c in PER_QUERY_COLUMNS if c not in ("qid", "value")]
+from ltrconv.study import per_query_store
 
 
 def main(smk, log):
-    frame = pd.concat([read_parquet(p) for p in smk.input], ignore_index=True)
-    frame = frame.sort_values(KEYS, kind="stable", ignore_index=True)
-    with atomic_path(smk.output[0]) as tmp:
-        frame.to_parquet(tmp, index=False)
-    log.info(f"{len(frame)} rows from {len(smk.input)} models")
+    try:
+        with atomic_path(smk.output[0]) as tmp:
+            rows = per_query_store.write(list(smk.input), tmp)
+    except per_query_store.UnreadableTable as exc:
+        raise DamagedInput(exc.path, exc.why) from None
+    log.info(f"{rows} rows from {len(smk.input)} models")
 
 
 run(snakemake, main)  # noqa: F821

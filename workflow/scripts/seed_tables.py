@@ -1,13 +1,13 @@
 """Each seed's fold means and paired t-tests (rule seed_tables)."""
 
-from ltrconv.pipeline.job import read_parquet, run, write_tsv
-from ltrconv.study import seeds
+from ltrconv.pipeline.job import run, write_tsv
+from ltrconv.study import per_query_store
 
 
 def main(smk, log):
-    per_query = read_parquet(smk.input[0])
-    write_tsv(seeds.seed_fold_means(per_query), smk.output.fold_means)
-    write_tsv(seeds.seed_ttests(per_query), smk.output.ttests)
+    fold_means, ttests = per_query_store.seed_tables(smk.input[0])
+    write_tsv(fold_means, smk.output.fold_means)
+    write_tsv(ttests, smk.output.ttests)
 
 
 run(snakemake, main)  # noqa: F821

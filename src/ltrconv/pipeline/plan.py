@@ -26,8 +26,9 @@ __all__ = ["AlgorithmPlan", "ConfigError", "DatasetPlan", "Plan", "build_plan",
 class DatasetPlan:
     """An enabled dataset: its config entry, label scale, width, rows (config's
     ``resources.rows``, else ``expect.rows``; None when it gives neither), size over the
-    measured dataset's (rows x features; 1 without rows or measured figures) and whether its
-    training is scattered (config key scatter)."""
+    measured dataset's (rows x features; 1 without rows or measured figures), its rows over the
+    measured dataset's (which scale the study's jobs), and whether its training is scattered
+    (config key scatter)."""
 
     name: str
     spec: dict = field(repr=False)
@@ -36,6 +37,7 @@ class DatasetPlan:
     rows: int | None
     scale: float
     scattered: bool
+    rows_scale: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -297,16 +299,17 @@ def _dataset(cfg: dict, name: str) -> DatasetPlan:
     spec = cfg["datasets"][name]
     rows = spec["resources"].get("rows") or spec["expect"].get("rows")
     measured = cfg["resources"].get("measured")
-    scale = 1.0
+    scale = rows_scale = 1.0
     if measured and rows:
         ref = measured["reference"]
         features = spec.get("n_features") or ref["features"]
         scale = rows * features / (ref["rows"] * ref["features"])
+        rows_scale = rows / ref["rows"]
     mode = cfg["scatter"]["mode"]
     scattered = mode == "always" or (mode == "auto" and rows is not None
                                      and rows >= cfg["scatter"]["min_rows"])
     return DatasetPlan(name, spec, tuple(spec["labels"]), spec.get("n_features"), rows, scale,
-                       scattered)
+                       scattered, rows_scale)
 
 
 def _algorithm(cfg: dict, name: str, variant: dict | None) -> AlgorithmPlan:

@@ -1,0 +1,310 @@
+"""The study's per-query table on disk, written and read in bounded memory.
+
+Layout (one Parquet file, ``per_query.parquet``): the columns of
+:data:`ltrconv.study.tables.PER_QUERY_COLUMNS`; names (dataset, algorithm, conventions, metric,
+qid) strings in dictionary-encoded pages, fold, seed and k int64, value float64. Rows are ordered by
+:data:`ORDER` and then by the order in which the evaluation listed the queries; each row group
+holds one :data:`UNIT` (one algorithm's scores under one evaluation convention and one metric
+type), so a reader loads the row groups it needs and nothing else. ``pd.read_parquet(path)``
+still returns the whole table, with the types it always had.
+
+The study's jobs aggregate it chunk by chunk (:func:`chunks`): every aggregate groups by the
+algorithm, evaluation convention, metric and cutoff, so a chunk is one (or a few) row groups, and
+each group's rows keep the order they had in the whole table, which keeps every mean, standard
+deviation and test the same to the last bit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..errors import LtrconvError
+from . import tables as study
+
+NAMES = ("dataset", "algorithm", "train_convention", "eval_convention", "metric", "qid")
+UNIT = ["dataset", "algorithm", "eval_convention", "metric"]
+ORDER = UNIT + ["k", "train_convention", "fold", "seed"]
+# names are strings whose Parquet pages are dictionary-encoded (pyarrow's default), so that
+# pd.read_parquet gives them back as the strings they were
+SCHEMA = pa.schema([(c, pa.string() if c in NAMES else pa.float64() if c == "value"
+                     else pa.int64())
+                    for c in study.PER_QUERY_COLUMNS])
+
+
+class UnreadableTable(LtrconvError):
+    """A table that is not a readable Parquet file."""
+
+    def __init__(self, path, exc: BaseException):
+        self.path = path
+        self.why = ("not a readable Parquet file "
+                    f"({(str(exc).strip().splitlines() or [type(exc).__name__])[0]})")
+        super().__init__(f"{path}: {self.why}")
+
+
+def _read(path, **kwargs) -> pa.Table:
+    try:
+        return pq.read_table(path, **kwargs)
+    except Exception as exc:  # pyarrow's errors have no common base
+        raise UnreadableTable(path, exc) from None
+
+
+def _as_schema(table: pa.Table) -> pa.Table:
+    """``table`` with :data:`SCHEMA`'s types (a table without ``seed`` is seed 0)."""
+    if "seed" not in table.column_names:
+        table = table.append_column("seed", pa.array(np.zeros(len(table), np.int64)))
+    missing = [c for c in study.PER_QUERY_COLUMNS if c not in table.column_names]
+    if missing:
+        raise LtrconvError(f"per-query table lacks column(s) {missing}; has {table.column_names}")
+    cols = []
+    for field in SCHEMA:
+        col = table[field.name]
+        if field.name in NAMES:
+            col = col.cast(pa.string())
+        else:
+            col = col.cast(field.type)
+        cols.append(col)
+    return pa.Table.from_arrays(cols, schema=SCHEMA)
+
+
+BUDGET = 1_000_000  # rows a reader or the writer holds at once (a unit larger than this alone)
+
+
+def write(pieces, path, budget: int = BUDGET) -> int:
+    """Write the per-query table from ``pieces`` (the per-model tables of the evaluation, any
+    order) to ``path`` in :data:`ORDER`, one row group per :data:`UNIT`; returns the row count.
+
+    Memory: about ``budget`` rows at a time, or one algorithm's rows under one evaluation
+    convention when those are more."""
+    models: dict[tuple, list] = {}
+    evals: dict[tuple, set] = {}
+    rows_of: dict[tuple, int] = {}
+    for piece in pieces:
+        t = _read(piece, columns=["dataset", "algorithm", "eval_convention"])
+        keys = pd.DataFrame({c: t[c].to_pandas().astype(object) for c in t.column_names})
+        for (d, a), grp in keys.groupby(["dataset", "algorithm"], sort=False):
+            models.setdefault((d, a), []).append(piece)
+            evals.setdefault((d, a), set()).update(grp["eval_convention"])
+            rows_of[d, a] = rows_of.get((d, a), 0) + len(grp)
+    rows = 0
+    with pq.ParquetWriter(path, SCHEMA, use_dictionary=list(NAMES)) as writer:
+        for d, a in sorted(models):
+            names = sorted(evals[d, a])
+            step = max(1, int(budget // max(rows_of[d, a] / len(names), 1)))
+            for i in range(0, len(names), step):
+                batch = names[i:i + step]
+                filters = [("dataset", "==", d), ("algorithm", "==", a)]
+                if len(batch) < len(names):
+                    filters.append(("eval_convention", "in", batch))
+                parts = [_read(p, filters=filters) for p in models[d, a]]
+                frame = pd.concat([_as_schema(t).to_pandas() for t in parts], ignore_index=True)
+                del parts
+                # stable: each group keeps the order in which the evaluation listed its queries
+                frame = frame.sort_values(ORDER, kind="stable", ignore_index=True)
+                for _, unit in frame.groupby(["eval_convention", "metric"], sort=True):
+                    table = _as_schema(pa.Table.from_pandas(unit, preserve_index=False))
+                    writer.write_table(table, row_group_size=max(len(table), 1))
+                    rows += len(table)
+    return rows
+
+
+def _stat_values(pf: pq.ParquetFile, i: int, column: str):
+    """The single value of ``column`` in row group ``i`` per its statistics, else None."""
+    md = pf.metadata.row_group(i)
+    idx = pf.schema_arrow.get_field_index(column)
+    if idx < 0:
+        return None
+    st = md.column(idx).statistics
+    if st is None or not st.has_min_max or st.min != st.max:
+        return None
+    v = st.min
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def _may_hold(pf, i, column, allowed) -> bool:
+    md = pf.metadata.row_group(i)
+    idx = pf.schema_arrow.get_field_index(column)
+    st = md.column(idx).statistics if idx >= 0 else None
+    if st is None or not st.has_min_max:
+        return True
+    lo, hi = (v.decode() if isinstance(v, bytes) else v for v in (st.min, st.max))
+    return any(lo <= v <= hi for v in allowed)
+
+
+def chunks(path, by, filters: dict | None = None, columns=None, budget: int = BUDGET):
+    """Yield ``(keys, frame)``: ``keys`` distinct values of the columns ``by`` (a subset of
+    :data:`UNIT`), consecutive in sorted order, with at most ``budget`` rows in all (or one key);
+    ``frame`` the rows of the per-query table at ``path`` with those keys whose columns in ``filters`` (column -> allowed values) hold allowed values, in file
+    order, with ``columns`` (default: all) and names as strings, as ``pd.read_parquet`` gives
+    them. Reads the row groups of each key only (any row group whose statistics do not name a
+    single key is read for every key)."""
+    filters = {c: [v for v in vals] for c, vals in (filters or {}).items()}
+    try:
+        pf = pq.ParquetFile(path)
+    except Exception as exc:
+        raise UnreadableTable(path, exc) from None
+    present = pf.schema_arrow.names
+    want = [c for c in (columns or study.PER_QUERY_COLUMNS) if c in present]
+    read_cols = list(dict.fromkeys(want + [c for c in (*by, *filters) if c in present]))
+    groups: dict[tuple, list[int]] = {}
+    mixed: list[int] = []
+    for i in range(pf.num_row_groups):
+        if not all(_may_hold(pf, i, c, [str(v) if c in NAMES else v for v in vals])
+                   for c, vals in filters.items() if c in present):
+            continue
+        key = tuple(_stat_values(pf, i, c) for c in by)
+        if any(v is None for v in key):
+            mixed.append(i)
+        else:
+            groups.setdefault(key, []).append(i)
+    if mixed:
+        t = pf.read_row_groups(mixed, columns=list(by))
+        keys = pd.DataFrame({c: t[c].to_pandas().astype(object) for c in by}).drop_duplicates()
+        for key in keys.itertuples(index=False):
+            groups.setdefault(tuple(key), [])
+    batches, size = [], 0
+    for key in sorted(groups):
+        n = sum(pf.metadata.row_group(i).num_rows for i in groups[key])
+        if batches and size + n <= budget:
+            batches[-1].append(key)
+            size += n
+        else:
+            batches.append([key])
+            size = n
+    for keys in batches:
+        rgs = sorted(set().union(*(groups[k] for k in keys)) | set(mixed))
+        frame = pf.read_row_groups(rgs, columns=read_cols).to_pandas()
+        if mixed:
+            wanted = pd.MultiIndex.from_tuples(keys, names=list(by))
+            mask = pd.MultiIndex.from_frame(frame[list(by)].astype(object)).isin(wanted)
+        else:
+            mask = np.ones(len(frame), dtype=bool)
+        for c, vals in filters.items():
+            if c in frame.columns:
+                mask &= frame[c].isin(vals).to_numpy(dtype=bool)
+        frame = frame.loc[mask, want].reset_index(drop=True)
+        for c in want:
+            if isinstance(frame[c].dtype, pd.CategoricalDtype):  # a table written so
+                frame[c] = frame[c].astype(str)
+        yield keys, frame
+
+
+# --- the study's aggregates, chunk by chunk -------------------------------------------------
+# Each function below gives the table its in-memory namesake gives on the whole table: the
+# chunks split it along columns every aggregate groups by, Holm's families (which span chunks)
+# are adjusted once over all the tests, and the rows are sorted on keys that identify them.
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="int64" if c in ("fold", "seed", "k") else
+                                      "float64" if c == "value" else "str")
+                         for c in study.PER_QUERY_COLUMNS})
+
+
+def _concat(parts, fallback) -> pd.DataFrame:
+    parts = [p for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else fallback()
+
+
+def _adjusted(parts, columns, by, alpha) -> pd.DataFrame:
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    out = pd.concat(parts, ignore_index=True)
+    study.holm_per_family(out, alpha)
+    return study.sort_rows(out[columns], by)
+
+
+STUDY_CHUNK = ["algorithm", "eval_convention", "metric"]
+TTEST_ORDER = ["dataset", "algorithm", "eval_convention", "metric", "k", "conv_a", "conv_b"]
+
+
+def aggregate(path, alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`~ltrconv.study.tables.fold_stats` and :func:`~ltrconv.study.tables.ttests` of the
+    table at ``path``."""
+    folds, tests = [], []
+    for _, chunk in chunks(path, STUDY_CHUNK):
+        folds.append(study.fold_stats(chunk))
+        tests.append(study.ttests(chunk, alpha))
+    folds = _concat(folds, lambda: study.fold_stats(_empty()))
+    return (study.sort_rows(folds, study.KEYS + ["fold"]),
+            _adjusted(tests, study.TTEST_COLUMNS, TTEST_ORDER, alpha))
+
+
+def seed_tables(path, metric: str = "NDCG") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`~ltrconv.study.seeds.seed_fold_means` and :func:`~ltrconv.study.seeds.seed_ttests`
+    of the table at ``path``."""
+    from . import seeds
+
+    means, tests = [], []
+    for _, chunk in chunks(path, ["algorithm", "eval_convention"], {"metric": [metric]}):
+        means.append(seeds.seed_fold_means(chunk, metric))
+        tests.append(seeds.seed_ttests(chunk, metric))
+    means = _concat(means, lambda: seeds.seed_fold_means(_empty(), metric))
+    tests = _concat(tests, lambda: seeds.seed_ttests(_empty(), metric))
+    if len(means):
+        means = study.sort_rows(means, study.KEYS + ["fold", "seed"])
+    if len(tests):
+        tests = study.sort_rows(tests, seeds.SEED_TTEST_COLUMNS[:8])
+    return means, tests
+
+
+def tie_table(path, k: int = 10, metric: str = "NDCG") -> pd.DataFrame:
+    """:func:`~ltrconv.study.tie_ranges.tie_table` of the table at ``path``."""
+    from . import tie_ranges as tr
+
+    needed = {tr.PESS, tr.AVG, tr.OPT, tr.INPUT}
+    seen, parts = set(), []
+    for _, chunk in chunks(path, ["algorithm"], {"metric": [metric], "k": [int(k)],
+                                                 "eval_convention": sorted(needed)}):
+        have = set(chunk["eval_convention"])
+        seen |= have
+        if needed <= have:
+            parts.append(tr.tie_table(chunk, k, metric))
+    if needed - seen:
+        raise LtrconvError(f"the per-query table has no {metric}@{k} under {sorted(needed - seen)}")
+    out = _concat(parts, lambda: pd.DataFrame(columns=tr.TIE_COLUMNS))
+    return study.sort_rows(out, ["dataset", "algorithm", "train_convention", "fold", "seed"])
+
+
+def implementation_table(path, variants: dict, alpha: float = 0.05) -> pd.DataFrame:
+    """:func:`~ltrconv.study.variants.implementation_table` of the table at ``path``."""
+    from . import variants as var
+
+    parts = []
+    for variant, base in variants.items():
+        for _, chunk in chunks(path, ["eval_convention", "metric"],
+                               {"algorithm": [variant, base]}):
+            parts.append(var.implementation_table(chunk, {variant: base}, alpha))
+    return _adjusted(parts, var.COLUMNS, ["dataset", "algorithm", "variant", "train_convention",
+                                          "eval_convention", "metric", "k"], alpha)
+
+
+def zero_shares(path, train_convention: str, algorithms, conventions=("letor", "ranklib"),
+                metric: str = "NDCG") -> pd.DataFrame:
+    """:func:`~ltrconv.study.audit_predictions.zero_shares` of ``algorithms``' rows of the table
+    at ``path``."""
+    from . import audit_predictions as ap
+
+    parts = [ap.zero_shares(chunk, train_convention, conventions, metric)
+             for _, chunk in chunks(path, ["algorithm"], {
+                 "algorithm": list(algorithms), "train_convention": [train_convention],
+                 "metric": [metric], "eval_convention": list(conventions)})]
+    return _concat(parts, lambda: ap.zero_shares(_empty(), train_convention, conventions, metric))
+
+
+def training_ttests(path, algorithms, libraries, reference: str, metric: str = "NDCG",
+                    alpha: float = 0.05) -> pd.DataFrame:
+    """:func:`~ltrconv.study.libraries.training_ttests` of ``algorithms``' rows of the table at
+    ``path``."""
+    from . import libraries as lib
+
+    parts = [lib.training_ttests(chunk, libraries, reference, metric, alpha)
+             for _, chunk in chunks(path, ["algorithm", "eval_convention"], {
+                 "algorithm": list(algorithms), "metric": [metric],
+                 "train_convention": [reference, *libraries]})]
+    return _adjusted(parts, study.TTEST_COLUMNS, ["dataset", "algorithm", "conv_a",
+                                                  "eval_convention", "metric", "k"], alpha)
