@@ -67,8 +67,9 @@ def test_paper_run(paper):
     assert paper.seeds == (0,) and paper.seed_dir == "" and not paper.multi_seed
     assert paper.base_algorithms == SIX
     assert paper.variants == ["adarank_stable_ties", "rankboost_quantile", "lambdamart_minleaf50",
-                              "lambdamart_lightgbm"]
-    assert paper.other_rankers == {"lambdamart_lightgbm": "lambdamart_lightgbm"}
+                              "lambdamart_lightgbm", "ranknet_adam"]
+    assert paper.other_rankers == {"lambdamart_lightgbm": "lambdamart_lightgbm",
+                                   "ranknet_adam": "ranknet_adam"}
     lgb = paper.algorithms["lambdamart_lightgbm"]
     assert lgb.base == "lambdamart" and "n_thresholds" not in lgb.params
     assert paper.algorithms["rankboost_quantile"].params["thresholds"] == "quantile"
@@ -76,8 +77,9 @@ def test_paper_run(paper):
     assert paper.evaluate_rules == [
         ("evaluate", list(paper.algorithms), ["yahoo", "ranklib", "letor"])]
     assert paper.grouped == ["MQ2008"] and not paper.scattered
-    assert paper.unit_algorithms == ["coordinate_ascent", "ranknet"]
-    assert [a for a, p in paper.algorithms.items() if p.random] == ["coordinate_ascent", "ranknet"]
+    assert paper.unit_algorithms == ["coordinate_ascent", "ranknet", "ranknet_adam"]
+    assert [a for a, p in paper.algorithms.items() if p.random] == ["coordinate_ascent", "ranknet",
+                                                                   "ranknet_adam"]
     assert paper.conventions_sha256 is None
 
 
@@ -85,10 +87,10 @@ def test_paper_run_paths(paper):
     assert paths.model_stem(paper, "models") == \
         "results/{dataset}/models/{algorithm}/{train_convention}/fold{fold}"
     models = paths.model_files(paper, "MQ2008", "models", ".pkl")
-    assert len(models) == 10 * 3 * 5 and models[0] == \
+    assert len(models) == 11 * 3 * 5 and models[0] == \
         "results/MQ2008/models/adarank/yahoo/fold1.pkl"
     assert paths.fit_records(paper, "MQ2008")[-1] == \
-        "results/MQ2008/models/lambdamart_lightgbm/letor/fits.tsv"
+        "results/MQ2008/models/ranknet_adam/letor/fits.tsv"
     assert paths.gather_inputs(paper, "MQ2008", "adarank", "ranklib")["scores"][0] == \
         "results/MQ2008/parts/adarank/ranklib/fold1/whole.test_scores.npy"
     assert "implementation" in paths.claims_extra_inputs(paper, "MQ2008")
