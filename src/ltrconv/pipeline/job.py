@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-import ltrconv
+from ltrconv import errors as _errors
 from ltrconv.errors import LtrconvError
 from ltrconv.outputs import atomic_path
 from ltrconv.pipeline import records
@@ -190,7 +190,7 @@ def check_checkout(scriptdir) -> None:
     """The ltrconv this job imports is the one of the checkout whose workflow runs it (its job
     scripts live in ``CHECKOUT/workflow/scripts``): :class:`LtrconvError` naming both when not."""
     src = Path(scriptdir).resolve().parents[1] / "src" / "ltrconv"
-    here = Path(ltrconv.__file__).resolve().parent  # the ltrconv package imported
+    here = Path(_errors.__file__).resolve().parent  # the ltrconv package imported
     if src.is_dir() and here != src:
         raise LtrconvError(f"job imported ltrconv from {here}, not from this workflow's "
                            f"checkout {src.parent}; install the checkout (pip install -e "
