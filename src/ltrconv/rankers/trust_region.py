@@ -2,13 +2,14 @@
 
 Minimises a twice-differentiable convex f from w = 0 (Lin, Weng & Keerthi 2008, "Trust region
 Newton method for large-scale logistic regression", JMLR 9, Algorithm 2 with Algorithm 1's
-step bound), as liblinear's primal solvers run it (``tron.cpp`` of the liblinear copy in
-scikit-learn 1.9): each iteration solves ``H s = -g`` by conjugate gradient until
-``|r| <= 0.1 |g|`` or the step leaves the region ``|s| <= delta`` (then it stops on the
-boundary); the step is taken when the actual reduction exceeds ``eta0`` times the predicted one
-``-(g.s + s.Hs / 2)``, and delta follows the ratio of the two (eta = 1e-4, 0.25, 0.75; sigma =
-0.25, 0.5, 4). It stops when ``|grad f(w)| <= eps |grad f(0)|``, after ``max_iter`` accepted
-steps, or when both reductions fall below 1e-12 |f|.
+step bound), as liblinear-ranksvm (Lee & Lin 2014, ``tron.cpp``) runs it: each iteration solves
+``H s = -g`` by conjugate gradient until ``|r| <= 0.1 |g|`` or the step leaves the region
+``|s| <= delta`` (then it stops on the boundary); the step is taken when the actual reduction
+exceeds ``eta0`` times the predicted one ``-(g.s + s.Hs / 2)``, and delta follows the ratio of
+the two (eta = 1e-4, 0.25, 0.75; sigma = 0.25, 0.5, 4; a very successful step that reached the
+boundary multiplies delta by 4). It stops when ``|grad f(w)| <= eps |grad f(0)|``, after
+``max_iter`` accepted steps, when the predicted reduction is not positive, or when both
+reductions fall below 1e-12 |f|.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ class TronResult:
     converged: bool  # |grad| <= eps |grad f(0)| reached
 
 
-def _cg_step(obj, g: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray, int]:
-    """Approximate Newton step s within |s| <= delta, and the residual r = -g - H s."""
+def _cg_step(obj, g: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """Approximate Newton step s within |s| <= delta, the residual r = -g - H s, the CG steps
+    and whether s stopped on the boundary."""
     s = np.zeros_like(g)
     r = -g
     d = r.copy()
@@ -48,6 +50,7 @@ def _cg_step(obj, g: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray, 
         a = rr / float(d @ Hd)
         s_try = s + a * d
         if math.sqrt(float(s_try @ s_try)) > delta:
+            s = s_try - a * d  # liblinear steps back from s_try, with that rounding
             # the root tau >= 0 of |s + tau d| = delta, in the form that avoids cancellation
             sd, ss, dd = float(s @ d), float(s @ s), float(d @ d)
             gap = delta * delta - ss
@@ -55,13 +58,13 @@ def _cg_step(obj, g: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray, 
             tau = gap / (sd + rad) if sd >= 0 else (rad - sd) / dd
             s = s + tau * d
             r = r - tau * Hd
-            break
+            return s, r, n, True
         s = s_try
         r = r - a * Hd
         rr_new = float(r @ r)
         d = r + (rr_new / rr) * d
         rr = rr_new
-    return s, r, n
+    return s, r, n, False
 
 
 def tron(obj, n_features: int, eps: float, max_iter: int, trace: list | None = None) -> TronResult:
@@ -75,7 +78,7 @@ def tron(obj, n_features: int, eps: float, max_iter: int, trace: list | None = N
     it, n_cg = 1, 0
     converged = gnorm <= eps * gnorm0
     while it <= max_iter and not converged:
-        s, r, k = _cg_step(obj, g, delta)
+        s, r, k, boundary = _cg_step(obj, g, delta)
         n_cg += k
         w_new = w + s
         gs = float(g @ s)
@@ -93,6 +96,8 @@ def tron(obj, n_features: int, eps: float, max_iter: int, trace: list | None = N
             delta = max(SIGMA1 * delta, min(alpha * snorm, SIGMA2 * delta))
         elif actred < ETA2 * prered:
             delta = max(SIGMA1 * delta, min(alpha * snorm, SIGMA3 * delta))
+        elif boundary:
+            delta = SIGMA3 * delta
         else:
             delta = max(delta, min(alpha * snorm, SIGMA3 * delta))
         if trace is not None:
@@ -105,7 +110,7 @@ def tron(obj, n_features: int, eps: float, max_iter: int, trace: list | None = N
             if gnorm <= eps * gnorm0:
                 converged = True
                 break
-        if f < -1.0e32 or (actred == 0 and prered <= 0):
+        if f < -1.0e32 or prered <= 0:
             break
         if abs(actred) <= 1.0e-12 * abs(f) and abs(prered) <= 1.0e-12 * abs(f):
             break
