@@ -201,6 +201,7 @@ def _restart(X, Xt, nz, tq: _Queries, w, rnd: JavaRandom, n_steps: int, toleranc
     c = linear_scores(X, w)
     start = best = tq.score(c)
     best_w = w.copy()
+    log = []
     fails = sweeps = 0
     n = float(tq.n_counted)
     while (fails < d - 1) if d > 1 else (fails == 0):
@@ -236,6 +237,7 @@ def _restart(X, Xt, nz, tq: _Queries, w, rnd: JavaRandom, n_steps: int, toleranc
                         score -= reg * _distance(w, reg_vec)
                     if score > best:
                         best, best_total, succeeds = score, totals[j], True
+                        log.append((f + 1, orig + totals[j], score))
                 if succeeds:
                     break
                 if s_i < 2:
@@ -263,7 +265,7 @@ def _restart(X, Xt, nz, tq: _Queries, w, rnd: JavaRandom, n_steps: int, toleranc
                 tq.refresh(c, nz[f])
         if best - start < tolerance:
             break
-    return best_w, best, sweeps
+    return best_w, best, sweeps, log
 
 
 class CoordinateAscent(UnitRanker):
@@ -339,12 +341,12 @@ class CoordinateAscent(UnitRanker):
                 w0 = np.array([rnd.next_double() for _ in range(d)])
                 if not np.any(w0):
                     w0[:] = 1.0 / d
-            w, t, n = _restart(X, Xt, nz, tq, w0, rnd, int(self.n_steps), float(self.tolerance),
+            w, t, n, log = _restart(X, Xt, nz, tq, w0, rnd, int(self.n_steps), float(self.tolerance),
                                float(self.step_base), reg, max_sweeps)
             if r in wanted:
                 val = vq.score(linear_scores(Xv, w)) if vq is not None else t
                 found[r] = {"coef": w, "val_score": float(val), "train_score": float(t),
-                            "sweeps": int(n)}
+                            "sweeps": int(n), "log": log}
         return {}, [found[r] for r in units]
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
@@ -356,6 +358,8 @@ class CoordinateAscent(UnitRanker):
         self.train_scores_ = [r["train_score"] for r in records]
         self.train_score_ = self.train_scores_[best]
         self.n_sweeps_ = [r["sweeps"] for r in records]
+        # every win of every restart as RankLib logs it: (feature id, weight, training NDCG)
+        self.log_ = [r["log"] for r in records]
         # a copy holding numpy's own float64 dtype object (see RankNet._select)
         self.coef_ = np.asarray(records[best]["coef"]).astype(np.float64)
 

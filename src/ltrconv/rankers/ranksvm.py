@@ -14,8 +14,10 @@ Solvers (``solver="auto"`` picks the first for the squared hinge, the second for
 ``"newton"`` (squared hinge only) minimises that objective by liblinear-ranksvm's trust-region
 Newton method (:mod:`.trust_region`) with its stopping rule ``|grad f(w)| <= tol |grad f(0)|``
 (``-e``, default 0.001), its loss, gradient and Hessian-vector products counting the pairs per
-document after sorting each query by score (:mod:`.pair_squared_hinge`): O(n log n) work and
-O(n) memory per product instead of O(pairs).
+document after sorting each query by score with Lee & Lin's selection tree, summed in the tool's
+order (:class:`~.pair_squared_hinge.RankSVMObjective`): O(n log n) work and O(n) memory per product
+instead of O(pairs). On MQ2008 (every fold, C = 1e-6..1e4) its w equals the tool's to ~1e-16
+relative, at the default tolerance and at 1e-9 alike.
 ``"liblinear"`` fits scikit-learn's ``LinearSVC`` on the materialised differences (2 x pairs x
 features float64, both signs, so at ``C / 2`` for the same objective; its own stopping rule);
 ``loss="hinge"`` needs it (liblinear's dual coordinate descent), so the hinge loss keeps
@@ -30,7 +32,7 @@ import warnings
 import numpy as np
 
 from .base import Ranker, TrainingData
-from .pair_squared_hinge import PairwiseSquaredHinge
+from .pair_squared_hinge import RankSVMObjective
 from .pairs import count_pairs, crucial_pairs
 from .params import Check, Integer, Metric, Number, Options, ParamError, RandomState
 from .trust_region import tron
@@ -137,7 +139,7 @@ class RankSVM(Ranker):
 
     def _newton(self, data: TrainingData, C: float) -> tuple[np.ndarray, int]:
         """w and its Newton steps (liblinear-ranksvm's objective and stopping rule)."""
-        obj = PairwiseSquaredHinge(data.X, data.y, data.offsets, C)
+        obj = RankSVMObjective(data.X, data.y, data.offsets, C)
         res = tron(obj, data.X.shape[1], float(self.tol), int(self.max_iter))
         return res.w, res.n_iter
 
