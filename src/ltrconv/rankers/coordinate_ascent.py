@@ -295,6 +295,14 @@ class CoordinateAscent(UnitRanker):
     }
     _selects = "the restart"
     unit = "restart"
+    # RankLib 2.x's CoorAscent options by their names there, and what stands for each here
+    _removed_params = {
+        "r": "RankLib's -r is n_restarts", "i": "RankLib's -i is n_steps",
+        "slack": "RankLib's -reg SLACK is reg=SLACK", "regularized": "RankLib's -reg is reg",
+        "step_scale": "RankLib's stepScale (2.0) is set by no RankLib option and has no "
+                      "counterpart here: steps double",
+        "seed": "the seed of java.util.Random is random_state",
+    }
 
     def _selected(self) -> str:
         return f"restart {self.best_restart_ + 1} of {len(self.history_)}"

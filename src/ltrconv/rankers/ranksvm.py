@@ -79,6 +79,16 @@ class RankSVM(Ranker):
         "solver": [Options("auto", "newton", "liblinear")],
     }
     _selects = "C"
+    # liblinear-ranksvm's train options by their names there, and what stands for each here
+    _removed_params = {
+        "C": "liblinear-ranksvm's -c C is C_grid=[C]", "c": "liblinear-ranksvm's -c C is C_grid=[C]",
+        "e": "liblinear-ranksvm's -e is tol", "eps": "liblinear-ranksvm's -e is tol",
+        "B": "liblinear-ranksvm's -B (a bias feature) has no counterpart: the model has no "
+             "intercept, as the tool's default -B -1",
+        "bias": "liblinear-ranksvm's -B (a bias feature) has no counterpart: the model has no "
+                "intercept, as the tool's default -B -1",
+        "s": "liblinear-ranksvm's -s 8 is this ranker (loss='squared_hinge', solver='newton')",
+    }
 
     def _selected(self) -> str:
         return f"C = {self.best_C_:g}"
