@@ -193,6 +193,30 @@ class _Queries:
         return self.mean()
 
 
+def direction_steps(orig: float, sign: int, step_base: float, n_steps: int):
+    """One direction of RankLib's line search: the increments added to the cached scores trial
+    by trial, the total step of each trial, and the total RankLib undoes afterwards.
+
+    ``step = 0.001 sign``, or ``step_base |orig|`` when ``0.001 > |orig| / 2``; it doubles after
+    each of ``n_steps`` trials but the last. Direction 0 is one trial at total ``-orig`` whose
+    increment is 0 (RankLib leaves its cache unchanged for it)."""
+    step = 0.001 * sign
+    if orig != 0.0 and abs(step) > 0.5 * abs(orig):
+        step = step_base * abs(orig)
+    total = step
+    num = n_steps
+    if sign == 0:
+        num, total = 1, -orig
+    incs, totals = [], []
+    for j in range(num):
+        incs.append(step)
+        totals.append(total)
+        if j < n_steps - 1:
+            step *= 2.0
+            total += step
+    return incs, totals, total
+
+
 def _restart(X, Xt, nz, tq: _Queries, w, rnd: JavaRandom, n_steps: int, tolerance: float,
              step_base: float, reg: float | None, max_sweeps: int | None):
     """One restart of RankLib's ``CoorAscent.learn``: (weights, best training NDCG, sweeps)."""
@@ -215,22 +239,9 @@ def _restart(X, Xt, nz, tq: _Queries, w, rnd: JavaRandom, n_steps: int, toleranc
             orig = float(w[f])
             succeeds, best_total, total = False, 0.0, 0.0
             for s_i, sign in enumerate((1, -1, 0)):
-                step = 0.001 * sign
-                if orig != 0.0 and abs(step) > 0.5 * abs(orig):
-                    step = step_base * abs(orig)
-                total = step
-                num = n_steps
-                if sign == 0:
-                    num, total = 1, -orig
-                incs, totals = [], []
-                for j in range(num):
-                    incs.append(step)
-                    totals.append(total)
-                    if j < n_steps - 1:
-                        step *= 2.0
-                        total += step
+                incs, totals, total = direction_steps(orig, sign, step_base, n_steps)
                 sums = _line(c, x, nz[f], *tq.args(), np.array(incs))
-                for j in range(num):
+                for j in range(len(incs)):
                     score = float(sums[j]) / n
                     if reg is not None:
                         w[f] = orig + totals[j]
