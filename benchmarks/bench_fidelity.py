@@ -282,6 +282,8 @@ def _end_to_end(args, k: int, algo: str, params: dict, va, te) -> None:
     fold = args.data / f"Fold{k}"
     if params:
         return
+    if args.only_end_to_end and algo in ("lambdamart", "coordinate_ascent", "ranksvm"):
+        print(f"{k:>4}  {algo}", flush=True)
     if algo == "lambdamart" and args.jar:
         cli_vs_jar(fold, te, args.jar, args.repeats)
     if algo == "coordinate_ascent" and args.jar and args.seeded:
