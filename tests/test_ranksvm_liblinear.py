@@ -113,7 +113,8 @@ def test_tool_on_mq2008_fold1_every_C(mq2008_dir, tmp_path):
 
 
 def _write_letor(d, path: Path) -> None:
+    query = np.repeat(np.arange(1, d.n_queries + 1), np.diff(d.offsets))
     with open(path, "w") as fh:
         for i in range(len(d.y)):
-            feats = " ".join(f"{j + 1}:{v!r}" for j, v in enumerate(d.X[i]))
-            fh.write(f"{d.y[i]} qid:{d.qid[i]} {feats}\n")
+            feats = " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(d.X[i]))
+            fh.write(f"{int(d.y[i])} qid:{query[i]} {feats}\n")
