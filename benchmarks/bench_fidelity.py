@@ -31,6 +31,15 @@ the same way (``--seeded DIR`` holds ``SeededRankLib.class``, a launcher that se
 run with ``-XX:+UnlockDiagnosticVMOptions -XX:-UseLibmIntrinsic`` so that Java's ``Math.exp`` is
 fdlibm's, as ours; and each is timed end to end like LambdaMART (``-ranker 1 -epoch 100 -layer L
 -node N``).
+
+With ``--seeded DIR`` (the directory of the ``SeededRankLib`` launcher, which seeds the
+``java.util.Random`` of ``Collections.shuffle``; ``--jar`` needed too), Coordinate Ascent runs
+end to end both ways with ``-r R -i I`` (``--ca-restarts``, ``--ca-steps``) and seed ``--seed``:
+the weights of the two models (largest difference) and per-query test NDCG@10. With
+``--liblinear-ranksvm TRAIN`` (liblinear-ranksvm's ``train``; its ``predict`` beside it), RankSVM
+runs end to end both ways: ours selects C on the validation NDCG@10 over the paper's grid; the
+tool trains ``-s 8 -c C`` for every C of the grid, scores the validation file with ``predict``,
+and keeps the best C (first on ties) to score the test file.
 """
 
 from __future__ import annotations
@@ -151,6 +160,94 @@ def cli_vs_jar(fold: Path, te, jar: Path, repeats: int, algo: str = "lambdamart"
           f"max |ds| {np.abs(a - b).max():.1e}", flush=True)
 
 
+def _medians(runs):
+    """[(train, predict)] of (wall, CPU) -> (wall, CPU) of the whole, medians over runs."""
+    return tuple(statistics.median(sum(step[kind] for step in r) for r in runs) for kind in (0, 1))
+
+
+def _ltrconv(algo: str, params: list[str], tr: str, va: str, test: str, t: Path):
+    env = {**os.environ, "PYTHONPATH": str(HERE.parents[1] / "src")}
+    with open(t / "scores", "w") as out:
+        fit = timed([sys.executable, "-m", "ltrconv.cli", "train", "--algorithm", algo,
+                     "--train", tr, "--vali", va, "--out", str(t / "model")]
+                    + [x for p in params for x in ("--param", p)], env=env)
+        pred = timed([sys.executable, "-m", "ltrconv.cli", "predict", str(t / "model"), test],
+                     env=env, stdout=out)
+    return fit, pred
+
+
+def ca_vs_seeded_jar(fold: Path, te, jar: Path, seeded: Path, restarts: int, steps: int,
+                     seed: int, repeats: int) -> None:
+    """Coordinate Ascent end to end beside the seeded jar (module docstring); one line."""
+    from ltrconv.rankers import load
+
+    tr, va, test = (str(fold / f"{s}.txt") for s in ("train", "vali", "test"))
+    java = ["java", "--add-opens", "java.base/java.util=ALL-UNNAMED", f"-Dseed={seed}", "-cp",
+            f"{jar}:{seeded}", "SeededRankLib"]
+    ours, theirs = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        for _ in range(repeats):
+            ours.append(_ltrconv("coordinate_ascent", [f"n_restarts={restarts}",
+                                                       f"n_steps={steps}", f"random_state={seed}"],
+                                 tr, va, test, t))
+            theirs.append((timed(java + ["-train", tr, "-validate", va, "-test", test, "-ranker",
+                                         "4", "-r", str(restarts), "-i", str(steps), "-metric2t",
+                                         "NDCG@10", "-save", str(t / "rl.model")], cwd=tmp),
+                           timed(java + ["-load", str(t / "rl.model"), "-rank", test, "-score",
+                                         str(t / "rl.scores")], cwd=tmp)))
+        a = np.loadtxt(t / "scores")
+        b = np.loadtxt(t / "rl.scores", usecols=2)
+        line = [x for x in (t / "rl.model").read_text().splitlines() if not x.startswith("#")][0]
+        w_rl = np.array([float(kv.split(":")[1]) for kv in line.split()])
+        w = load(t / "model").coef_
+    dq = np.abs(per_query10(te, a) - per_query10(te, b)).max()
+    (ow, oc), (jw, jc) = _medians(ours), _medians(theirs)
+    print(f"      CA -r {restarts} -i {steps} seed {seed}: max |dw| {np.abs(w - w_rl).max():.1e}"
+          f" (weights equal: {np.array_equal(w, w_rl)}); test NDCG@10 {ndcg10(te, a):.4f} vs "
+          f"seeded jar {ndcg10(te, b):.4f}, max |dq| {dq:.1e}; end to end wall (CPU) s: ltrconv "
+          f"{ow:.1f} ({oc:.1f}), jar {jw:.1f} ({jc:.1f}), ratio wall {ow / jw:.2f}", flush=True)
+
+
+def ranksvm_vs_liblinear(fold: Path, te, va, train_bin: Path, repeats: int) -> None:
+    """RankSVM end to end beside liblinear-ranksvm with C selected on validation; one line."""
+    from ltrconv.rankers import load
+    from ltrconv.rankers.ranksvm import DEFAULT_C_GRID
+
+    predict_bin = train_bin.parent / "predict"
+    tr, vf, test = (str(fold / f"{s}.txt") for s in ("train", "vali", "test"))
+    ours, theirs = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        for _ in range(repeats):
+            ours.append(_ltrconv("ranksvm", [], tr, vf, test, t))
+            fit_t, best, best_c = [0.0, 0.0], -1.0, None
+            for C in DEFAULT_C_GRID:
+                m, pv = t / f"m{C:g}", t / f"v{C:g}"
+                for cmd in ([str(train_bin), "-s", "8", "-c", repr(C), "-q", tr, str(m)],
+                            [str(predict_bin), vf, str(m), str(pv)]):
+                    wall, cpu = timed(cmd)
+                    fit_t[0] += wall
+                    fit_t[1] += cpu
+                score = ndcg10(va, np.loadtxt(pv))
+                if score > best:
+                    best, best_c = score, C
+            theirs.append((tuple(fit_t), timed([str(predict_bin), test, str(t / f"m{best_c:g}"),
+                                                str(t / "ll.scores")])))
+        a, b = np.loadtxt(t / "scores"), np.loadtxt(t / "ll.scores")
+        model = load(t / "model")
+        w_ll = np.array([float(v) for v in
+                         (t / f"m{best_c:g}").read_text().split("w\n", 1)[1].split()])
+        model_c = model.best_C_
+    rel = np.linalg.norm(model.coef_ - w_ll) / np.linalg.norm(w_ll) if model_c == best_c else np.nan
+    dq = np.abs(per_query10(te, a) - per_query10(te, b)).max()
+    (ow, oc), (jw, jc) = _medians(ours), _medians(theirs)
+    print(f"      RankSVM: selected C {model_c:g} vs liblinear-ranksvm {best_c:g}; |w - w_tool| / "
+          f"|w_tool| {rel:.1e}; test NDCG@10 {ndcg10(te, a):.4f} vs {ndcg10(te, b):.4f}, max |dq| "
+          f"{dq:.1e}; end to end wall (CPU) s: ltrconv {ow:.1f} ({oc:.1f}), tool {jw:.1f} "
+          f"({jc:.1f}), ratio wall {ow / jw:.2f}", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=HERE.parents[2] / "shared" / "data" / "MQ2008")
@@ -160,11 +257,18 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--algorithms", default=",".join(dict.fromkeys(a for a, _, _ in VARIANTS)))
     ap.add_argument("--jar", type=Path,
-                    help="RankLib 2.x jar: time LambdaMART and RankNet end to end beside it")
+                    help="RankLib 2.x jar: time LambdaMART, RankNet and Coordinate Ascent end to "
+                    "end beside it")
     ap.add_argument("--seeded", type=Path, help="directory of SeededRankLib.class (default: the "
                     "jar's directory)")
-    ap.add_argument("--seed", type=int, default=0, help="RankNet's random_state and the jar's "
-                    "seed (default 0)")
+    ap.add_argument("--seed", type=int, default=0, help="random_state of RankNet and Coordinate "
+                    "Ascent, and the seeded jar's seed (default 0)")
+    ap.add_argument("--ca-restarts", type=int, default=2)
+    ap.add_argument("--ca-steps", type=int, default=25)
+    ap.add_argument("--liblinear-ranksvm", type=Path, help="liblinear-ranksvm's train binary: run "
+                    "RankSVM end to end beside it")
+    ap.add_argument("--only-end-to-end", action="store_true",
+                    help="skip the in-process fits; print only the end-to-end comparisons")
     args = ap.parse_args(argv)
     chosen = [a.strip() for a in args.algorithms.split(",") if a.strip()]
     if not (args.data / "Fold1" / "train.txt").exists():
@@ -180,6 +284,9 @@ def main(argv=None) -> int:
         tr, va, te = (read_letor(args.data / f"Fold{k}" / f"{s}.txt") for s in ("train", "vali", "test"))
         for algo, label, params in VARIANTS:
             if algo not in chosen:
+                continue
+            if args.only_end_to_end:
+                _end_to_end(args, k, algo, params, va, te)
                 continue
             times, model = [], None
             for _ in range(args.repeats + 1):  # the first fit warms the kernels
@@ -200,12 +307,27 @@ def main(argv=None) -> int:
                 ref = f"{PUBLISHED[k, algo]:.4f}"
             print(f"{k:>4}  {algo:<20} {label:<26} {ndcg10(te, pred):>8.4f} {ref:>8} {diff:>9} "
                   f"{dq:>9} {statistics.median(times[1:]):>7.2f}", flush=True)
-            if algo == "lambdamart" and not params and args.jar:
-                cli_vs_jar(args.data / f"Fold{k}", te, args.jar, args.repeats)
             if algo == "ranknet" and args.jar:
                 cli_vs_jar(args.data / f"Fold{k}", te, args.jar, args.repeats, algo, params,
                            args.seeded or args.jar.parent, args.seed)
+            _end_to_end(args, k, algo, params, va, te)
     return 0
+
+
+def _end_to_end(args, k: int, algo: str, params: dict, va, te) -> None:
+    fold = args.data / f"Fold{k}"
+    if params:
+        return
+    if args.only_end_to_end and algo in ("lambdamart", "coordinate_ascent", "ranksvm"):
+        print(f"{k:>4}  {algo}", flush=True)
+    if algo == "lambdamart" and args.jar:
+        cli_vs_jar(fold, te, args.jar, args.repeats)
+    if algo == "coordinate_ascent" and args.jar:
+        ca_vs_seeded_jar(fold, te, args.jar, args.seeded or args.jar.parent, args.ca_restarts,
+                         args.ca_steps,
+                         args.seed, args.repeats)
+    if algo == "ranksvm" and args.liblinear_ranksvm:
+        ranksvm_vs_liblinear(fold, te, va, args.liblinear_ranksvm, args.repeats)
 
 
 if __name__ == "__main__":

@@ -140,7 +140,7 @@ MUTATIONS = [
              "step = 0.001 * sign", "step = 0.002 * sign",
              "Coordinate Ascent's line search starts from twice the step", RANKER_TESTS),
     Mutation("ca-acceptance", "coordinate_ascent",
-             "if vals[1 + i] > vals[0]:", "if vals[1 + i] >= vals[0]:",
+             "if score > best:", "if score >= best:",
              "Coordinate Ascent accepts a step that does not improve NDCG", RANKER_TESTS),
     Mutation("lambdamart-lightgbm-lambda-sign", "lambdamart_lightgbm",
              "grad_q[i] -= lam\n            grad_q[j] += lam",

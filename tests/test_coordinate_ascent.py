@@ -125,3 +125,40 @@ def test_mq2008_fold1_single_restart(mq2008_fold1):
     m = make("coordinate_ascent", n_restarts=1).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
                                                     qid_val=va.qid, docid=tr.docid, docid_val=va.docid)
     assert ndcg10(te, m.predict(te.X)) > 0.46
+
+
+@pytest.mark.parametrize("seed", [2 ** 63, -(2 ** 63) - 1])
+def test_random_state_must_be_a_java_long(data, seed):
+    with pytest.raises(ParamError, match="random_state"):
+        fit(data[0], random_state=seed)
+
+
+def test_java_long_seeds_accepted(data):
+    a = fit(data[0], n_restarts=1, random_state=-(2 ** 63))
+    b = fit(data[0], n_restarts=1, random_state=2 ** 63 - 1)
+    assert a.coef_.shape == b.coef_.shape == (8,)
+
+
+@pytest.mark.parametrize("name, hint", [("r", "n_restarts"), ("i", "n_steps"), ("slack", "reg"),
+                                        ("step_scale", "no counterpart")])
+def test_ranklib_option_names_are_pointed_to_their_counterpart(name, hint):
+    with pytest.raises(ParamError, match=f"unknown.*{hint}"):
+        make("coordinate_ascent", **{name: 2})
+
+
+def test_stops_on_a_plateau_without_max_sweeps(data):
+    """With tolerance 0 and no sweep limit, a restart still ends: a win must raise the best
+    training NDCG, so constant features (nothing can win) end it after d - 1 failures."""
+    d = data[0]
+    X = np.repeat(np.arange(d.n_queries, dtype=float)[:, None], np.diff(d.offsets), axis=0)
+    X = np.hstack([X, X * 2])
+    m = make("coordinate_ascent", n_restarts=2, n_steps=5, tolerance=0.0).fit(X, d.y, d.qid)
+    assert m.n_sweeps_ == [1, 1] and m.log_ == [[], []]
+    np.testing.assert_array_equal(m.coef_, np.float32(0.5))
+
+
+def test_reg_penalises_moving_away_from_uniform(data):
+    train = data[0]
+    free, tied = fit(train, n_restarts=1), fit(train, n_restarts=1, reg=10.0)
+    uniform = np.full(8, 1 / 8)
+    assert np.linalg.norm(tied.coef_ - uniform) < np.linalg.norm(free.coef_ - uniform)

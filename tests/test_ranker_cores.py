@@ -14,7 +14,7 @@ import pytest
 
 from ltrconv import NDCGScorer, rankers
 from ltrconv.rankers.adarank import _weighted_sums
-from ltrconv.rankers.coordinate_ascent import _ascend, _direction_steps
+from ltrconv.rankers.coordinate_ascent import _Queries, _restart, direction_steps
 from ltrconv.rankers.lambdamart_lightgbm import lambda_gradients
 from ltrconv.rankers.linear_objective import LinearObjective
 from ltrconv.rankers.ranknet_adam import init_params, pair_lambdas, query_loss_grad
@@ -101,13 +101,17 @@ def test_rankboost_distribution_update():
 
 # ---- Coordinate Ascent: the line search stops at the first doubling step past the optimum -
 def test_direction_steps_double():
-    """T_i = step (2^(i+1) - 1), step = +-0.001, or step_base |w| (unsigned) when 0.001 > |w|/2."""
-    np.testing.assert_allclose(_direction_steps(0.5, 1, 0.05, 5),
-                               [0.001, 0.003, 0.007, 0.015, 0.031], rtol=1e-15)
-    np.testing.assert_allclose(_direction_steps(0.5, -1, 0.05, 3), [-0.001, -0.003, -0.007],
+    """T_i = step (2^(i+1) - 1), step = +-0.001, or step_base |w| (unsigned) when 0.001 > |w|/2;
+    the increments are the steps; direction 0 is one trial at -w with increment 0."""
+    incs, totals, end = direction_steps(0.5, 1, 0.05, 5)
+    np.testing.assert_allclose(totals, [0.001, 0.003, 0.007, 0.015, 0.031], rtol=1e-15)
+    np.testing.assert_allclose(incs, [0.001, 0.002, 0.004, 0.008, 0.016], rtol=1e-15)
+    assert end == totals[-1]
+    np.testing.assert_allclose(direction_steps(0.5, -1, 0.05, 3)[1], [-0.001, -0.003, -0.007],
                                rtol=1e-15)
-    np.testing.assert_allclose(_direction_steps(0.0015, -1, 0.05, 3),
+    np.testing.assert_allclose(direction_steps(0.0015, -1, 0.05, 3)[1],
                                [7.5e-5, 2.25e-4, 5.25e-4], rtol=1e-12)
+    assert direction_steps(0.25, 0, 0.05, 25) == ([0.0], [-0.25], -0.25)
 
 
 # One query, document a (label 1) at x = (0, 1), b (label 0) at (1, 0.5): a ranks first iff
@@ -120,30 +124,42 @@ CA_OPTIMA = {(1, 0): np.array([0.5, 1.011]) / 1.511, (0, 1): np.array([0.245, 0.
 
 
 class _Order:
-    """Stands for the random generator: visits the features in a given order."""
+    """Stands for java.util.Random: its draws make the shuffle of two features give ``order``."""
 
     def __init__(self, order):
-        self.order = np.array(order)
+        self.draw = 0 if tuple(order) == (1, 0) else 1
 
-    def permutation(self, d):
-        return self.order
+    def next_int(self, bound):
+        return self.draw
 
 
 @pytest.mark.parametrize("order", list(CA_OPTIMA))
 def test_coordinate_ascent_line_search_finds_the_first_step_past_the_optimum(order):
-    obj = LinearObjective(NDCGScorer(CA_Y, np.array([0, 2]), "ranklib", 1))
+    tq = _Queries(NDCGScorer(CA_Y, np.array([0, 2]), "ranklib", 1), 2)
     Xt = np.ascontiguousarray(CA_X.T)
-    varying = [obj.varying(Xt[j]) for j in range(2)]
+    nz = np.ones((2, 1), dtype=np.bool_)
     # at most 3 sweeps: a search that accepted non-improving steps would never stop on its own
-    w, score, sweeps = _ascend(obj, CA_X, Xt, varying, np.ones(2), _Order(order), 100, 0.001,
-                               0.05, 3)
+    w, score, sweeps, log = _restart(CA_X, Xt, nz, tq, np.full(2, 0.5), _Order(order), 12,
+                                     0.001, 0.05, None, 3)
     np.testing.assert_allclose(w, CA_OPTIMA[order], rtol=1e-12)
-    assert score == 1.0 and sweeps == 1
+    assert score == 1.0 and sweeps == 1 and len(log) == 1
+
+
+def test_coordinate_ascent_keeps_ranklibs_cache_after_long_searches():
+    """With 100 doubling steps the + search on feature 0 reaches 1.3e27; undoing it in the cached
+    scores (RankLib adds -T x back) leaves b's score at 0 (0.75 is lost to rounding), so the very
+    first - step already ranks a first: RankLib 2.x keeps w_0 = 0.499, as this does."""
+    tq = _Queries(NDCGScorer(CA_Y, np.array([0, 2]), "ranklib", 1), 2)
+    Xt = np.ascontiguousarray(CA_X.T)
+    w, score, _, log = _restart(CA_X, Xt, np.ones((2, 1), dtype=np.bool_), tq, np.full(2, 0.5),
+                                _Order((0, 1)), 100, 0.001, 0.05, None, 3)
+    np.testing.assert_allclose(w, np.array([0.499, 0.5]) / 0.999, rtol=1e-12)
+    assert score == 1.0 and log[0][0] == 1
 
 
 def test_coordinate_ascent_fit_lands_on_a_known_optimum():
     model = fit("coordinate_ascent", CA_X, CA_Y, [1, 1], metric="ndcg@1:ranklib", n_restarts=1,
-                n_jobs=1, max_sweeps=3, random_state=0)
+                n_steps=12, n_jobs=1, max_sweeps=3, random_state=0)
     assert any(np.allclose(model.coef_, w, rtol=1e-12) for w in CA_OPTIMA.values()), model.coef_
 
 

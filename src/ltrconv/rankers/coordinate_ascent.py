@@ -1,104 +1,294 @@
-"""Coordinate Ascent (Metzler & Croft 2007) as RankLib 2.x runs it: a linear ranker fitted by
-maximising NDCG directly.
+"""Coordinate Ascent (Metzler & Croft 2007) as RankLib 2.x runs it (``CoorAscent``, ``-ranker 4``),
+restart for restart: a linear ranker ``score(x) = w . x`` fitted by maximising NDCG directly.
 
-Model: ``score(x) = w . x`` with ``sum_j |w_j| = 1``. A restart starts from ``w_j = 1/d``
-(``init="uniform"``, RankLib 2.x: restarts differ only in the order features are visited) and
-sweeps over the features in a random order. For feature j with weight ``w_j`` the line search
-tries, direction by direction in the order +, -, 0 (RankLib ``CoorAscent.learn``):
+RankLib 2.x's run, which this reproduces float for float:
 
-* ``+`` and ``-``: ``w_j + T_i`` for ``i < n_steps`` (RankLib's ``-i``; the paper's T = 100),
-  ``T_i = step (2^(i+1) - 1)`` (the step doubles each time), ``step = +-0.001``, or
-  ``step_base |w_j|`` (sign dropped, as RankLib does) when ``0.001 > |w_j| / 2``;
-* ``0``: ``w_j = 0``.
+* every restart starts from ``w_j = (float) 1/d`` (single-precision division, widened) and
+  its training scores ``c = w . x`` (features as float32, summed in feature order);
+* each pass ("sweep") visits the features in the order ``Collections.shuffle`` draws from one
+  ``java.util.Random(random_state)`` shared by all restarts (:mod:`.java_random`);
+* for feature j the line search tries the directions +, -, 0. A direction starts from
+  ``step = 0.001 dir``, or ``step_base |w_j|`` (sign dropped) when ``0.001 > |w_j| / 2``;
+  ``n_steps`` trials (RankLib's ``-i``) add ``step`` to the cached scores, the step doubling
+  each time; direction 0 tries ``w_j = 0`` with the cached scores unchanged (RankLib's cache
+  is not updated for it) and, when the feature fails, RankLib adds ``w_j x_j`` back to the
+  cached scores all the same. Those cached scores, not ``w . x``, are what training ranks;
+* a trial wins when its mean NDCG (minus ``reg * ||w/|w|_1 - u/|u|_1||_2``, ``u`` the uniform
+  weights, with RankLib's ``-reg``) is strictly above the restart's best; the rest of its
+  direction is still tried, the later directions are skipped; after a win ``w`` is divided by
+  ``|w|_1`` and so are the cached scores;
+* a restart ends when ``d - 1`` features in a row have failed, after a sweep that leaves the
+  restart's best less than ``tolerance`` above its start, or after ``max_sweeps`` sweeps (no
+  limit by default, as in RankLib); the kept restart is the first with the best validation
+  NDCG (training NDCG without validation data).
 
-Within a direction the best value strictly above the current training NDCG wins (the first on
-ties) and the later directions are skipped; the weights are then renormalised to unit L1 norm.
-A restart ends when ``d - 1`` features in a row have failed to improve, or after a sweep whose
-training NDCG is less than ``tolerance`` above the restart's start (or after ``max_sweeps``
-sweeps, unlimited by default as in RankLib). The restart with the best validation NDCG is kept
-(the first on ties). ``init="random"`` starts restarts after the first from ``U(0, 1)`` weights
-instead, which explores more of the simplex than shuffling alone.
+Per-query NDCG is RankLib's float: DCG summed in rank order with ``1 / (ln(r + 1) / ln 2)``
+discounts under a ``log2`` convention, divided by the ideal DCG, mean summed in query order.
+Training terminates: every win raises the restart's best, and the NDCG values are finitely many.
 
-Every NDCG here is the ranker's ``metric``, computed by
-:class:`~ltrconv.rankers.linear_objective.LinearObjective` (whose line search skips the
-steps that provably change no query's top k); features are used as given (RankLib
-reads them as float32, which changes no order on the LETOR datasets).
+``init="random"`` (no RankLib counterpart) starts restarts after the first from weights drawn
+``U(0, 1)`` by the same generator. The restarts share the generator, so a partial fit of units
+``[r, ...]`` runs restarts ``0..max(r)`` to reach their draws.
 """
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
+from numba import njit
 
+from ..evaluation.ties import AVERAGE, INPUT_ORDER
 from .base import TrainingData
-from .linear_objective import LinearObjective, linear_scores
-from .params import Integer, Metric, Number, Options, RandomState
+from .java_random import LONG_MAX, LONG_MIN, JavaRandom, java_shuffle
+from .linear_objective import LinearObjective, _sort, _sorted_dcg, linear_scores
+from .params import Constraint, Integer, Metric, Number, Options
+from .ranklib_values import as_float32_values
 from .units import UnitRanker
 
 INITS = ("uniform", "random")
 
 
-def _direction_steps(wj: float, sign: int, step_base: float, n_steps: int) -> np.ndarray:
-    """Total steps ``T_i`` tried in one direction (RankLib 2.x's doubling line search)."""
+class JavaSeed(Constraint):
+    """A ``java.util.Random`` seed (a 64-bit long) or a numpy RandomState."""
+
+    _long = Integer(LONG_MIN, LONG_MAX)
+
+    def accepts(self, value) -> bool:
+        return self._long.accepts(value) or isinstance(value, np.random.RandomState)
+
+    def __str__(self) -> str:
+        return f"{self._long} (java.util.Random's long seed) or a numpy RandomState"
+
+
+@njit(nogil=True, cache=True)
+def _value(o, s, g, disc, m, ideal, inv, fb, tie_code, rel, pos):
+    """One query's NDCG from its ranking ``o``: RankLib's ``DCG / ideal``, DCG in rank order."""
+    if inv == 0.0:
+        return fb
+    if tie_code == AVERAGE:
+        return inv * _sorted_dcg(o, s, g, rel, disc, m, tie_code, pos)
+    dcg = 0.0
+    for p in range(m):
+        dcg += g[o[p]] * disc[p]
+    return dcg / ideal
+
+
+@njit(nogil=True, cache=True)
+def _refresh(c, offsets, g, labels, tiekey, disc, k, tie_code, ideal, inv, fb, rel_off, rel_idx,
+             order, cur, which):
+    """``cur[q]`` = NDCG of query q ranked by ``c``, for the queries with ``which[q]``."""
+    sort_code = INPUT_ORDER if tie_code == AVERAGE else tie_code
+    pos = np.empty(len(c), dtype=np.int64)
+    for q in range(len(offsets) - 1):
+        if not which[q]:
+            continue
+        a, b = offsets[q], offsets[q + 1]
+        o = order[a:b]
+        _sort(o, c[a:b], labels[a:b], tiekey[a:b], sort_code)
+        cur[q] = _value(o, c[a:b], g[a:b], disc, min(k, b - a), ideal[q], inv[q], fb[q], tie_code,
+                        rel_idx[rel_off[q]:rel_off[q + 1]] - a, pos)
+
+
+@njit(nogil=True, cache=True)
+def _line(c, x, moves, offsets, g, labels, tiekey, disc, k, tie_code, ideal, inv, fb, rel_off,
+          rel_idx, order, cur, incs):
+    """Summed NDCG (counted queries, query order) after each of the increments ``incs`` is added
+    in turn to the cached scores (``c += inc * x``, as RankLib's cache does); ``c`` is left with
+    every increment added. Queries without ``moves[q]`` (x all 0 there) keep ``cur[q]``."""
+    nt = len(incs)
+    totals = np.zeros(nt)
+    sort_code = INPUT_ORDER if tie_code == AVERAGE else tie_code
+    pos = np.empty(len(c), dtype=np.int64)
+    for q in range(len(offsets) - 1):
+        a, b = offsets[q], offsets[q + 1]
+        if np.isnan(fb[q]) or not moves[q] or inv[q] == 0.0:
+            if moves[q]:
+                for t in range(nt):
+                    for i in range(a, b):
+                        c[i] = c[i] + incs[t] * x[i]
+            if not np.isnan(fb[q]):
+                for t in range(nt):
+                    totals[t] += cur[q]
+            continue
+        o = order[a:b]
+        s = c[a:b]
+        xq = x[a:b]
+        m = min(k, b - a)
+        rel = rel_idx[rel_off[q]:rel_off[q + 1]] - a
+        v = 0.0
+        for t in range(nt):
+            d = incs[t]
+            for i in range(b - a):
+                s[i] = s[i] + d * xq[i]
+            moved = _sort(o, s, labels[a:b], tiekey[a:b], sort_code)
+            if t == 0 or moved or tie_code == AVERAGE:
+                v = _value(o, s, g[a:b], disc, m, ideal[q], inv[q], fb[q], tie_code, rel, pos)
+            totals[t] += v
+    return totals
+
+
+@njit(nogil=True, cache=True)
+def _add(c, x, delta):
+    for i in range(len(c)):
+        c[i] = c[i] + delta * x[i]
+
+
+@njit(nogil=True, cache=True)
+def _distance(w, u):
+    """RankLib's ``getDistance``: ``|| w / |w|_1 - u / |u|_1 ||_2``."""
+    s1 = 0.0
+    s2 = 0.0
+    for i in range(len(w)):
+        s1 += abs(w[i])
+        s2 += abs(u[i])
+    dist = 0.0
+    for i in range(len(w)):
+        t = w[i] / s1 - u[i] / s2
+        dist += t * t
+    return np.sqrt(dist)
+
+
+class _Queries:
+    """One split's queries as RankLib scores them (see the module docstring)."""
+
+    def __init__(self, scorer, n_docs: int):
+        lo = LinearObjective(scorer)
+        (self.g, self.labels, self.tiekey, self.offsets, disc, self.k, self.tie_code, self.inv,
+         self.fb) = scorer.arrays
+        if scorer.convention.disc == "log2":  # RankLib's SimpleMath.logBase2, float for float
+            r = np.arange(1, len(disc) + 1, dtype=np.float64)
+            disc = 1.0 / (np.log(r + 1.0) / np.log(2.0))
+        self.disc = disc
+        self.rel_off, self.rel_idx = lo.rel_off, lo.rel_idx
+        nq = len(self.offsets) - 1
+        self.ideal = np.zeros(nq)
+        for q in range(nq):
+            gq = np.sort(self.g[self.offsets[q]:self.offsets[q + 1]])[::-1]
+            total = 0.0
+            for p in range(min(self.k, len(gq))):
+                total += float(gq[p]) * float(disc[p])
+            self.ideal[q] = total
+        self.counted = ~np.isnan(self.fb)
+        self.n_counted = int(self.counted.sum())
+        self.order = np.concatenate([np.arange(b - a) for a, b in
+                                     zip(self.offsets[:-1], self.offsets[1:])]).astype(np.int64)
+        self.cur = np.zeros(nq)
+        self.all = np.ones(nq, dtype=np.bool_)
+
+    def args(self):
+        return (self.offsets, self.g, self.labels, self.tiekey, self.disc, self.k, self.tie_code,
+                self.ideal, self.inv, self.fb, self.rel_off, self.rel_idx, self.order, self.cur)
+
+    def refresh(self, c, which=None) -> None:
+        _refresh(c, *self.args(), self.all if which is None else which)
+
+    def mean(self) -> float:
+        """RankLib's ``MetricScorer.score(List)``: the sum in query order over the count."""
+        total = 0.0
+        for v in self.cur[self.counted]:
+            total += float(v)
+        return total / self.n_counted
+
+    def score(self, c) -> float:
+        self.refresh(c)
+        return self.mean()
+
+
+def direction_steps(orig: float, sign: int, step_base: float, n_steps: int):
+    """One direction of RankLib's line search: the increments added to the cached scores trial
+    by trial, the total step of each trial, and the total RankLib undoes afterwards.
+
+    ``step = 0.001 sign``, or ``step_base |orig|`` when ``0.001 > |orig| / 2``; it doubles after
+    each of ``n_steps`` trials but the last. Direction 0 is one trial at total ``-orig`` whose
+    increment is 0 (RankLib leaves its cache unchanged for it)."""
     step = 0.001 * sign
-    if wj != 0.0 and abs(step) > 0.5 * abs(wj):
-        step = step_base * abs(wj)
-    return step * (np.exp2(np.arange(1, n_steps + 1)) - 1.0)
+    if orig != 0.0 and abs(step) > 0.5 * abs(orig):
+        step = step_base * abs(orig)
+    total = step
+    num = n_steps
+    if sign == 0:
+        num, total = 1, -orig
+    incs, totals = [], []
+    for j in range(num):
+        incs.append(step)
+        totals.append(total)
+        if j < n_steps - 1:
+            step *= 2.0
+            total += step
+    return incs, totals, total
 
 
-def _ascend(obj: LinearObjective, X: np.ndarray, Xt: np.ndarray, varying: list, w0: np.ndarray,
-            rng: np.random.Generator, n_steps: int, tolerance: float, step_base: float,
-            max_sweeps: int | None) -> tuple[np.ndarray, float, int]:
-    """One restart: returns (weights, mean training NDCG, sweeps run)."""
-    d = len(w0)
-    w = w0 / np.abs(w0).sum()
-    s = linear_scores(X, w)
-    start = cur = obj.mean(s)
-    fails, sweeps = 0, 0
+def _restart(X, Xt, nz, tq: _Queries, w, rnd: JavaRandom, n_steps: int, tolerance: float,
+             step_base: float, reg: float | None, max_sweeps: int | None):
+    """One restart of RankLib's ``CoorAscent.learn``: (weights, best training NDCG, sweeps)."""
+    d = len(w)
+    reg_vec = np.full(d, 1.0 / d)
+    c = linear_scores(X, w)
+    start = best = tq.score(c)
+    best_w = w.copy()
+    log = []
+    fails = sweeps = 0
+    n = float(tq.n_counted)
     while (fails < d - 1) if d > 1 else (fails == 0):
         if max_sweeps is not None and sweeps >= max_sweeps:
             break
         sweeps += 1
-        for j in rng.permutation(d):
-            best = None
-            if len(varying[j]):
-                for sign in (1, -1, 0):
-                    if sign == 0:
-                        if w[j] == 0.0:
-                            continue
-                        steps = np.array([-w[j]])
-                    else:
-                        steps = _direction_steps(w[j], sign, step_base, n_steps)
-                    vals = obj.line(s, Xt[j], np.concatenate(([0.0], steps)), varying[j])
-                    i = int(np.argmax(vals[1:]))
-                    if vals[1 + i] > vals[0]:
-                        best = steps[i]
-                        break
-            if best is None:
+        fids = list(range(d))
+        java_shuffle(fids, rnd)
+        for f in fids:
+            x = Xt[f]
+            orig = float(w[f])
+            succeeds, best_total, total = False, 0.0, 0.0
+            for s_i, sign in enumerate((1, -1, 0)):
+                incs, totals, total = direction_steps(orig, sign, step_base, n_steps)
+                sums = _line(c, x, nz[f], *tq.args(), np.array(incs))
+                for j in range(len(incs)):
+                    score = float(sums[j]) / n
+                    if reg is not None:
+                        w[f] = orig + totals[j]
+                        score -= reg * _distance(w, reg_vec)
+                    if score > best:
+                        best, best_total, succeeds = score, totals[j], True
+                        log.append((f + 1, orig + totals[j], score))
+                if succeeds:
+                    break
+                if s_i < 2:
+                    _add(c, x, -total)
+                    w[f] = orig
+            if succeeds:
+                _add(c, x, best_total - total)
+                w[f] = orig + best_total
+                fails = 0
+                norm = 0.0  # RankLib's normalize(): the sum in index order
+                for v in w:
+                    norm += abs(float(v))
+                if norm > 0:
+                    w /= norm
+                else:
+                    norm = 1.0
+                    w[:] = 1.0 / d
+                c /= norm
+                tq.refresh(c)
+                best_w = w.copy()
+            else:
                 fails += 1
-                continue
-            fails = 0
-            w = w.copy()
-            w[j] += best
-            w /= np.abs(w).sum()
-            s = linear_scores(X, w)
-            cur = obj.mean(s)
-        if cur - start < tolerance:
+                _add(c, x, -total)
+                w[f] = orig
+                tq.refresh(c, nz[f])
+        if best - start < tolerance:
             break
-    return w, cur, sweeps
+    return best_w, best, sweeps, log
 
 
 class CoordinateAscent(UnitRanker):
-    """Linear ranker; coordinate-wise line search on the training NDCG, restarts kept on validation.
+    """Linear ranker; RankLib 2.x's coordinate ascent on the training NDCG, restarts kept on
+    validation.
 
-    ``n_steps`` is the number of doubling steps tried in each direction (RankLib's ``-i``).
-    ``random_state`` shuffles the feature order of each restart (and draws the starting weights
-    with ``init="random"``); restarts run on ``n_jobs`` threads (-1: all cores) with the same
-    result whatever the number. The restarts are independent units: ``fit(..., units=[r, ...])``
-    runs some of them and :meth:`~ltrconv.rankers.units.UnitRanker.gather` joins such partial
-    fits into this fit's model (:mod:`ltrconv.rankers.units`).
+    Parameters map to RankLib's options: ``n_restarts`` (``-r``), ``n_steps`` (``-i``),
+    ``tolerance`` (``-tolerance``), ``reg`` (``-reg``; None: RankLib's default, no
+    regularisation), ``random_state`` (the seed of ``java.util.Random``). ``step_base`` is
+    RankLib's constant ``stepBase``; ``max_sweeps`` and ``init="random"`` have no RankLib
+    counterpart. Restarts run in sequence (they share the generator); ``n_jobs`` is accepted
+    for compatibility and changes nothing.
     """
 
     name = "coordinate_ascent"
@@ -108,26 +298,36 @@ class CoordinateAscent(UnitRanker):
         "n_steps": [Integer(1)],
         "tolerance": [Number(0)],
         "step_base": [Number(0)],
+        "reg": [None, Number(0)],
         "init": [Options(*INITS)],
         "max_sweeps": [None, Integer(1)],
         "n_jobs": [None, Integer(-1, -1), Integer(1)],
-        "random_state": [None, RandomState()],
+        "random_state": [None, JavaSeed()],
     }
     _selects = "the restart"
     unit = "restart"
+    # RankLib 2.x's CoorAscent options by their names there, and what stands for each here
+    _removed_params = {
+        "r": "RankLib's -r is n_restarts", "i": "RankLib's -i is n_steps",
+        "slack": "RankLib's -reg SLACK is reg=SLACK", "regularized": "RankLib's -reg is reg",
+        "step_scale": "RankLib's stepScale (2.0) is set by no RankLib option and has no "
+                      "counterpart here: steps double",
+        "seed": "the seed of java.util.Random is random_state",
+    }
 
     def _selected(self) -> str:
         return f"restart {self.best_restart_ + 1} of {len(self.history_)}"
 
     def __init__(self, *, metric: str = "ndcg@10:ranklib", n_restarts: int = 30,
                  n_steps: int = 100, tolerance: float = 0.001, step_base: float = 0.05,
-                 init: str = "uniform", max_sweeps: int | None = None, n_jobs: int | None = -1,
-                 random_state: int | np.random.RandomState | None = 0):
+                 reg: float | None = None, init: str = "uniform", max_sweeps: int | None = None,
+                 n_jobs: int | None = -1, random_state: int | np.random.RandomState | None = 0):
         self.metric = metric
         self.n_restarts = n_restarts
         self.n_steps = n_steps
         self.tolerance = tolerance
         self.step_base = step_base
+        self.reg = reg
         self.init = init
         self.max_sweeps = max_sweeps
         self.n_jobs = n_jobs
@@ -139,36 +339,34 @@ class CoordinateAscent(UnitRanker):
         return int(self.n_restarts)
 
     def _fit_units(self, data: TrainingData, units: tuple[int, ...]) -> tuple[dict, list[dict]]:
-        """Run restarts ``units``; each one's weights, validation and training NDCG, sweeps."""
-        nj = self.n_jobs
-        n_jobs = 1 if nj is None else (os.cpu_count() or 1) if nj == -1 else int(nj)
+        """Run restarts ``0..max(units)`` in order; each of ``units``'s weights, validation and
+        training NDCG, sweeps."""
         max_sweeps = None if self.max_sweeps is None else int(self.max_sweeps)
-        obj = LinearObjective(data.scorer)
-        val_obj = LinearObjective(data.val_scorer)
-        X = np.ascontiguousarray(data.X)
+        reg = None if self.reg is None else float(self.reg)
+        X = np.ascontiguousarray(as_float32_values(data.X))
         Xt = np.ascontiguousarray(X.T)
-        varying = [obj.varying(Xt[j]) for j in range(X.shape[1])]
-        seeds = np.random.SeedSequence(self._seed()).spawn(int(self.n_restarts))
-
-        def run(r):
-            rng = np.random.default_rng(seeds[r])
-            w0 = np.ones(X.shape[1])
+        Xv = np.ascontiguousarray(as_float32_values(data.X_val))
+        d = X.shape[1]
+        tq = _Queries(data.scorer, len(X))
+        vq = _Queries(data.val_scorer, len(Xv)) if data.held_out else None
+        nz = np.array([np.maximum.reduceat(Xt[j] != 0, tq.offsets[:-1]) for j in range(d)],
+                      dtype=np.bool_).reshape(d, -1)
+        rnd = JavaRandom(self._seed())
+        wanted = set(units)
+        found = {}
+        for r in range(max(units) + 1):
+            w0 = np.full(d, float(np.float32(1.0) / np.float32(d)))
             if self.init == "random" and r > 0:
-                w0 = rng.uniform(0.0, 1.0, X.shape[1])
+                w0 = np.array([rnd.next_double() for _ in range(d)])
                 if not np.any(w0):
-                    w0 = np.ones(X.shape[1])
-            return _ascend(obj, X, Xt, varying, w0, rng, int(self.n_steps), float(self.tolerance),
-                           float(self.step_base), max_sweeps)
-
-        if n_jobs > 1 and len(units) > 1:
-            with ThreadPoolExecutor(max_workers=min(n_jobs, len(units))) as pool:
-                results = list(pool.map(run, units))
-        else:
-            results = [run(r) for r in units]
-
-        Xv = np.ascontiguousarray(data.X_val)
-        return {}, [{"coef": w, "val_score": val_obj.mean(linear_scores(Xv, w)),
-                     "train_score": float(t), "sweeps": int(n)} for w, t, n in results]
+                    w0[:] = 1.0 / d
+            w, t, n, log = _restart(X, Xt, nz, tq, w0, rnd, int(self.n_steps), float(self.tolerance),
+                               float(self.step_base), reg, max_sweeps)
+            if r in wanted:
+                val = vq.score(linear_scores(Xv, w)) if vq is not None else t
+                found[r] = {"coef": w, "val_score": float(val), "train_score": float(t),
+                            "sweeps": int(n), "log": log}
+        return {}, [found[r] for r in units]
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
         """Keep the restart with the best validation NDCG, the first on ties."""
@@ -179,8 +377,10 @@ class CoordinateAscent(UnitRanker):
         self.train_scores_ = [r["train_score"] for r in records]
         self.train_score_ = self.train_scores_[best]
         self.n_sweeps_ = [r["sweeps"] for r in records]
+        # every win of every restart as RankLib logs it: (feature id, weight, training NDCG)
+        self.log_ = [r["log"] for r in records]
         # a copy holding numpy's own float64 dtype object (see RankNet._select)
         self.coef_ = np.asarray(records[best]["coef"]).astype(np.float64)
 
     def _predict(self, X) -> np.ndarray:
-        return linear_scores(np.ascontiguousarray(X), self.coef_)
+        return linear_scores(np.ascontiguousarray(as_float32_values(X)), self.coef_)

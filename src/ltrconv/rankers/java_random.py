@@ -18,6 +18,8 @@ from numba import njit
 MULTIPLIER = 0x5DEECE66D
 ADDEND = 0xB
 MASK = (1 << 48) - 1
+LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
+"""The range of a Java ``long``, the type of a ``java.util.Random`` seed."""
 
 
 def _int32(v: int) -> int:
@@ -30,6 +32,10 @@ class JavaRandom:
     """A ``java.util.Random(seed)``: the same sequence of draws for the same ``seed``."""
 
     def __init__(self, seed: int):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
+                or not LONG_MIN <= int(seed) <= LONG_MAX:
+            raise ValueError(f"java.util.Random takes a 64-bit long seed "
+                             f"({LONG_MIN}..{LONG_MAX}), got {seed!r}")
         self.seed = (int(seed) ^ MULTIPLIER) & MASK
 
     def next(self, bits: int) -> int:

@@ -211,3 +211,178 @@ class PairwiseSquaredHinge:
         _hessian_coefficients(self.X @ v, self.lev, self.nlev, self.offsets, st["order"], st["up"],
                               st["down"], st["count"], self._beta)
         return v + 2.0 * self.C * (self.X.T @ self._beta)
+
+
+# --- the same objective in liblinear-ranksvm's arithmetic ---------------------------------------
+# Lee & Lin 2014's selection tree (``ranksvm.cpp`` of liblinear-ranksvm): leaves are a query's label
+# levels 1..k, heap-numbered after ``2^ceil(log2 k) - 1`` inner nodes; inserting adds a value to a
+# leaf and its ancestors, and a query sums the siblings to the right (left) along the path up.
+# Sums run in liblinear-ranksvm's order, uncentred, so that w agrees with the tool's to rounding
+# along a whole trust-region path (the path amplifies 1e-14 differences at a loose tolerance).
+
+@njit(nogil=True, cache=True)
+def _xv(X, v, out):
+    for i in range(X.shape[0]):
+        acc = 0.0
+        for j in range(X.shape[1]):
+            acc += v[j] * X[i, j]
+        out[i] = acc
+
+
+@njit(nogil=True, cache=True)
+def _xtv(X, v, out):
+    out[:] = 0.0
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            out[j] += v[i] * X[i, j]
+
+
+@njit(nogil=True, cache=True)
+def _tree_query(xv, size, key, nonleaves, larger, want_size):
+    """Sum (and count) over the levels above (``larger``) or below ``key``."""
+    tot = 0.0
+    cnt = 0
+    key += nonleaves
+    while key > 1:
+        if larger and key % 2 == 0:
+            tot += xv[key + 1]
+            cnt += size[key + 1]
+        elif not larger and key % 2 == 1:
+            tot += xv[key - 1]
+            cnt += size[key - 1]
+        key //= 2
+    return tot, cnt
+
+
+@njit(nogil=True, cache=True)
+def _tree_insert(xv, size, key, nonleaves, value):
+    key += nonleaves
+    while key > 0:
+        xv[key] += value
+        size[key] += 1
+        key //= 2
+
+
+@njit(nogil=True, cache=True)
+def _sweeps(z, vals, ylev, nlev, offsets, order, out_l, out_g, hess):
+    """The two sweeps of ``fun`` (``hess``: False; counts and sums of z) or ``Hv`` (True; sums of
+    ``vals``) over each query sorted by z ascending (``order``, stable; sorted here unless hess)."""
+    for q in range(len(offsets) - 1):
+        a, b = offsets[q], offsets[q + 1]
+        n = b - a
+        if n == 0:
+            continue
+        if not hess:
+            order[a:b] = a + np.argsort(z[a:b], kind="mergesort")
+        k = nlev[q]
+        inner = 1
+        while inner < k:
+            inner *= 2
+        nonleaves = inner - 1
+        xv = np.zeros(inner + k)
+        size = np.zeros(inner + k, dtype=np.int64)
+        j = 0
+        for i in range(n):
+            oi = order[a + i]
+            while j < n and (1.0 - z[order[a + j]] + z[oi] > 0):
+                oj = order[a + j]
+                _tree_insert(xv, size, ylev[oj], nonleaves, vals[oj])
+                j += 1
+            if ylev[oi] >= k:
+                out_g[oi], out_l[oi] = 0.0, 0
+            else:
+                out_g[oi], out_l[oi] = _tree_query(xv, size, ylev[oi], nonleaves, True, True)
+        xv[:] = 0.0
+        size[:] = 0
+        j = n - 1
+        for i in range(n - 1, -1, -1):
+            oi = order[a + i]
+            while j >= 0 and (1.0 - z[oi] + z[order[a + j]] > 0):
+                oj = order[a + j]
+                _tree_insert(xv, size, ylev[oj], nonleaves, vals[oj])
+                j -= 1
+            if ylev[oi] <= 1:
+                g, c = 0.0, 0
+            else:
+                g, c = _tree_query(xv, size, ylev[oi], nonleaves, False, True)
+            if hess:
+                out_g[oi] += g
+            else:
+                out_g[len(z) + oi] = g
+                out_l[len(z) + oi] = c
+
+
+@njit(nogil=True, cache=True)
+def _levels_from_1(y, offsets):
+    lev, nlev = _label_levels(y, offsets)
+    return lev + 1, nlev
+
+
+class RankSVMObjective:
+    """:class:`PairwiseSquaredHinge`'s objective computed as liblinear-ranksvm computes it:
+    ``f = |w|^2 / 2 + C sum_i (z_i (ATAXw_i - 2 ATe_i) + l-_i)``, ``g = w + 2C X^T (ATAXw - ATe)``,
+    ``Hv = v + 2C X^T (l_i (Xv)_i - gamma_i)``, every sum in the tool's order. ``grad`` and
+    ``hess_vec`` use the state of the last ``fun`` call (as the tool's do)."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, offsets: np.ndarray, C: float):
+        self.X = np.ascontiguousarray(X, dtype=np.float64)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.C = float(C)
+        self.lev, self.nlev = _levels_from_1(np.asarray(y, dtype=np.int64), self.offsets)
+        n = self.X.shape[0]
+        self.z = np.empty(n)
+        self.order = np.empty(n, dtype=np.int64)
+        self.lcount = np.empty(2 * n, dtype=np.int64)
+        self.gam = np.empty(2 * n)
+        self.ataxw = np.empty(n)
+        self.ate = np.empty(n)
+        self.nw = self.X.shape[1]
+
+    def fun(self, w: np.ndarray) -> float:
+        n = len(self.z)
+        _xv(self.X, w, self.z)
+        _sweeps(self.z, self.z, self.lev, self.nlev, self.offsets, self.order, self.lcount,
+                self.gam, False)
+        lp, lm = self.lcount[:n], self.lcount[n:]
+        gp, gm = self.gam[:n], self.gam[n:]
+        return _fun_total(w, self.z, lp, lm, gp, gm, self.ataxw, self.ate, self.C)
+
+    def grad(self, w: np.ndarray) -> np.ndarray:
+        g = np.empty(self.nw)
+        _xtv(self.X, self.ataxw - self.ate, g)
+        return _plus_2c(w, g, self.C)
+
+    def hess_vec(self, v: np.ndarray) -> np.ndarray:
+        n = len(self.z)
+        wa = np.empty(n)
+        _xv(self.X, v, wa)
+        gpm = np.empty(n)
+        dummy = np.empty(n, dtype=np.int64)
+        _sweeps(self.z, wa, self.lev, self.nlev, self.offsets, self.order, dummy, gpm, True)
+        lsum = (self.lcount[:n] + self.lcount[n:]).astype(np.float64)
+        wa = wa * lsum - gpm
+        out = np.empty(self.nw)
+        _xtv(self.X, wa, out)
+        return _plus_2c(v, out, self.C)
+
+
+@njit(nogil=True, cache=True)
+def _fun_total(w, z, lp, lm, gp, gm, ataxw, ate, C):
+    f = 0.0
+    for i in range(len(w)):
+        f += w[i] * w[i]
+    f /= 2.0
+    for i in range(len(z)):
+        ataxw[i] = (lp[i] + lm[i]) * z[i] - gp[i] - gm[i]
+        ate[i] = lm[i] - lp[i]
+    for i in range(len(z)):
+        f += C * (z[i] * (ataxw[i] - 2 * ate[i]) + lm[i])
+    return f
+
+
+@njit(nogil=True, cache=True)
+def _plus_2c(w, g, C):
+    out = np.empty(len(w))
+    for i in range(len(w)):
+        out[i] = w[i] + 2 * C * g[i]
+    return out

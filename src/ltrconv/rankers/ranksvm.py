@@ -1,29 +1,27 @@
 """RankSVM (Herbrich et al. 2000): a linear SVM on within-query pairwise differences.
 
-For every pair i, j of one query with l_i > l_j the examples ``(x_i - x_j, +1)`` and
-``(x_j - x_i, -1)`` enter liblinear's ``min_w 1/2 |w|^2 + C sum_p loss(y_p w.d_p)`` (no
-intercept); both examples of a pair have the same loss, so this is
-``1/2 |w|^2 + 2C sum_{l_i > l_j} loss(w.(x_i - x_j))``. The score is ``w.x``. C runs over a log
-grid and the w with the best validation NDCG@k under the training convention is kept (first best
-on ties). The paper's protocol (Busa-Fekete et al. 2012, Sec. 4): linear kernel, tolerance 0.001,
-C validated on a logarithmic grid over [1e-6, 1e4] (here every power of ten).
+The objective is liblinear-ranksvm's (Lee & Lin 2014, "Large-scale linear RankSVM", Neural
+Comput. 26(4); ``train -s 8``), with its C:
+
+    min_w 1/2 |w|^2 + C sum_{l_i > l_j, same query} max(0, 1 - w.(x_i - x_j))^2
+
+(no intercept, as liblinear-ranksvm's default ``-B -1``). The score is ``w.x``. C runs over a
+log grid and the w with the best validation NDCG@k under the training convention is kept (first
+best on ties). The paper's protocol (Busa-Fekete et al. 2012, Sec. 4): linear kernel, tolerance
+0.001, C validated on a logarithmic grid over [1e-6, 1e4] (here every power of ten).
 
 Solvers (``solver="auto"`` picks the first for the squared hinge, the second for the hinge):
-``"newton"`` (squared hinge only) minimises that objective by a trust-region Newton
-method (:mod:`.trust_region`) whose loss, gradient and Hessian-vector products count the pairs
-per document after sorting each query by score (:mod:`.pair_squared_hinge`): O(n log n) work and
-O(n) memory per product instead of O(pairs). It runs liblinear's primal solver (``-s 2``, the
-copy in scikit-learn 1.9) step for step, with liblinear's stopping rule
-``|grad f(w)| <= eps |grad f(0)|``,
-``eps = tol * max(min(#positive, #negative), 1) / #examples`` (``train_one`` in liblinear's
-``linear.cpp``), here ``tol / 2``, since every pair gives one positive and one negative example.
-At tol = 1e-3 the path stops far from the minimiser where the pairs are ill-conditioned (MQ2008
-Fold1, C = 1..100: |w - w*| is 0.5-1 times |w*|), so rounding (BLAS kernels, summation order)
-moves w by up to ~1e-3 relative in either solver; liblinear with its pair rows permuted moves as
-much as the Newton solver differs from it.
+``"newton"`` (squared hinge only) minimises that objective by liblinear-ranksvm's trust-region
+Newton method (:mod:`.trust_region`) with its stopping rule ``|grad f(w)| <= tol |grad f(0)|``
+(``-e``, default 0.001), its loss, gradient and Hessian-vector products counting the pairs per
+document after sorting each query by score with Lee & Lin's selection tree, summed in the tool's
+order (:class:`~.pair_squared_hinge.RankSVMObjective`): O(n log n) work and O(n) memory per product
+instead of O(pairs). On MQ2008 (every fold, C = 1e-6..1e4) its w equals the tool's to ~1e-16
+relative, at the default tolerance and at 1e-9 alike.
 ``"liblinear"`` fits scikit-learn's ``LinearSVC`` on the materialised differences (2 x pairs x
-features float64); ``loss="hinge"`` needs it (liblinear's dual coordinate descent), so the
-hinge loss keeps O(pairs) memory.
+features float64, both signs, so at ``C / 2`` for the same objective; its own stopping rule);
+``loss="hinge"`` needs it (liblinear's dual coordinate descent), so the hinge loss keeps
+O(pairs) memory.
 """
 
 from __future__ import annotations
@@ -34,7 +32,7 @@ import warnings
 import numpy as np
 
 from .base import Ranker, TrainingData
-from .pair_squared_hinge import PairwiseSquaredHinge
+from .pair_squared_hinge import RankSVMObjective
 from .pairs import count_pairs, crucial_pairs
 from .params import Check, Integer, Metric, Number, Options, ParamError, RandomState
 from .trust_region import tron
@@ -81,6 +79,16 @@ class RankSVM(Ranker):
         "solver": [Options("auto", "newton", "liblinear")],
     }
     _selects = "C"
+    # liblinear-ranksvm's train options by their names there, and what stands for each here
+    _removed_params = {
+        "C": "liblinear-ranksvm's -c C is C_grid=[C]", "c": "liblinear-ranksvm's -c C is C_grid=[C]",
+        "e": "liblinear-ranksvm's -e is tol", "eps": "liblinear-ranksvm's -e is tol",
+        "B": "liblinear-ranksvm's -B (a bias feature) has no counterpart: the model has no "
+             "intercept, as the tool's default -B -1",
+        "bias": "liblinear-ranksvm's -B (a bias feature) has no counterpart: the model has no "
+                "intercept, as the tool's default -B -1",
+        "s": "liblinear-ranksvm's -s 8 is this ranker (loss='squared_hinge', solver='newton')",
+    }
 
     def _selected(self) -> str:
         return f"C = {self.best_C_:g}"
@@ -117,7 +125,7 @@ class RankSVM(Ranker):
         from sklearn.svm import LinearSVC
 
         # The primal solver exists for squared hinge only; hinge needs the dual one.
-        return LinearSVC(C=C, loss=self.loss, dual=self.loss == "hinge", tol=float(self.tol),
+        return LinearSVC(C=C / 2.0, loss=self.loss, dual=self.loss == "hinge", tol=float(self.tol),
                          fit_intercept=False, max_iter=int(self.max_iter), random_state=seed)
 
     def _fit(self, data: TrainingData) -> None:
@@ -140,9 +148,9 @@ class RankSVM(Ranker):
         self.val_score_ = best
 
     def _newton(self, data: TrainingData, C: float) -> tuple[np.ndarray, int]:
-        """w and its Newton steps; pair weight 2C, as each pair enters liblinear twice."""
-        obj = PairwiseSquaredHinge(data.X, data.y, data.offsets, 2.0 * C)
-        res = tron(obj, data.X.shape[1], float(self.tol) / 2.0, int(self.max_iter))
+        """w and its Newton steps (liblinear-ranksvm's objective and stopping rule)."""
+        obj = RankSVMObjective(data.X, data.y, data.offsets, C)
+        res = tron(obj, data.X.shape[1], float(self.tol), int(self.max_iter))
         return res.w, res.n_iter
 
     def _liblinear(self, data: TrainingData, grid):
