@@ -148,7 +148,7 @@ def test_fdlibm_exp_special_values():
 
 # Random(seed): nextInt(), nextInt(46), nextInt(1 << 20), nextInt(1000000007), nextLong(),
 # nextDouble(), then Collections.shuffle of [0..45] with the same generator.
-JAVA = {
+JAVA_SHUFFLE = {
     0: (-1155484576, 32, 252220, 302116440, -6688467811848818630, 0.5504370051176339,
         [33, 18, 25, 34, 7, 0, 6, 39, 27, 41, 28, 19, 3, 14, 23, 15, 1, 24, 22, 2, 45, 21, 12, 5,
          35, 17, 9, 36, 43, 40, 44, 11, 37, 30, 8, 20, 26, 29, 31, 4, 10, 16, 42, 13, 32, 38]),
@@ -158,9 +158,9 @@ JAVA = {
 }
 
 
-@pytest.mark.parametrize("seed", sorted(JAVA))
+@pytest.mark.parametrize("seed", sorted(JAVA_SHUFFLE))
 def test_draws_and_shuffle_match_java(seed):
-    *draws, perm = JAVA[seed]
+    *draws, perm = JAVA_SHUFFLE[seed]
     r = JavaRandom(seed)
     got = [r.next_int(), r.next_int(46), r.next_int(1 << 20), r.next_int(1000000007),
            r.next_long(), r.next_double()]
