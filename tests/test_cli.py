@@ -376,7 +376,7 @@ def test_ttest_one_query_is_nan_with_a_warning(tmp_path, capsys):
         ({"ranklib": {"1": {"NDCG@1": 0.2}, "2": {"P@1": 0.1}}},
          "a.json: under ranklib, query 2 has metrics ['P@1'] but query 1 has ['NDCG@1']"),
         ({"ranklib": {"1": {"P@1": 0.2}, "2": {"P@1": 0.1}}}, "have no metric in common under ranklib"),
-        ({"ranklib": {"1": {"NDCG@1": None}, "2": {"NDCG@1": 0.1}}}, "nothing to test"),
+        ({"ranklib": {"1": {"NDCG@1": None}, "2": {"NDCG@1": None}}}, "nothing to test"),
     ],
 )
 def test_ttest_hand_made_json(tmp_path, capsys, a, message):
@@ -519,3 +519,33 @@ def test_control_characters_in_paths_and_names_stay_on_one_line(files, tmp_path,
     assert main(["eval", str(odd), str(tmp_path / "s.txt"), "-c", "trec"]) == 0
     err = capsys.readouterr().err
     assert err.startswith(f"ltrconv: warning: {escaped}:2: docid A repeats") and err.count("\n") == 1
+
+
+def test_ttest_refuses_one_name_with_two_definitions(files, tmp_path, capsys):
+    """A conventions file may give a name any definition: the runs are compared by definition."""
+    d, _ = files
+    for name, empty in (("a", 0.5), ("b", 0)):
+        conv = tmp_path / f"{name}.yaml"
+        conv.write_text(f"conventions:\n  house: {{empty: {empty}}}\n")
+        assert main(["eval", str(d / "data.txt"), str(d / f"{name}.txt"), "--per-query", "-c",
+                     "house", "--conventions-file", str(conv),
+                     "-o", str(tmp_path / f"{name}.json")]) == 0
+    fails(capsys, ["ttest", tmp_path / "a.json", tmp_path / "b.json"],
+          "convention 'house' is defined differently in")
+
+
+def test_ttest_pairs_the_queries_a_skipping_convention_scores(files, tmp_path, capsys):
+    """empty=skip writes null for the queries without a relevant document: those pairs are left
+    out, with a warning, instead of the whole metric."""
+    d, data = files
+    for name in ("a", "b"):
+        assert main(["eval", str(d / "data.txt"), str(d / f"{name}.txt"), "--per-query", "-c",
+                     "ndcg(empty=skip)", "-o", str(tmp_path / f"{name}.json")]) == 0
+    capsys.readouterr()
+    assert main(["ttest", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    io = capsys.readouterr()
+    rows = [line.split("\t") for line in io.out.splitlines()]
+    ndcg10 = next(r for r in rows if r[1] == "NDCG@10")
+    empty = sum(data.y[a:b].max() == 0 for a, b in zip(data.offsets[:-1], data.offsets[1:]))
+    assert empty > 0 and int(ndcg10[2]) == data.n_queries - empty
+    assert f"{empty} queries without a value (null) in one run or both left out" in io.err

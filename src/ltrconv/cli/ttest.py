@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError, LtrconvError, shown
-from ..evaluation.per_query import PerQuery, parse_per_query
+from ..data.fileio import read_text
+from ..evaluation.per_query import PerQuery, parse_definitions, parse_per_query
 from .common import add_command, add_output, check_out, emit
 
 
@@ -27,32 +27,39 @@ def add_parser(subparsers) -> None:
     t.set_defaults(func=run)
 
 
-def read_per_query(path: str) -> PerQuery:
-    """The per-query results in the file ``path`` (:func:`parse_per_query`)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path) from None
-    return parse_per_query(text, path)
+def read_per_query(path: str) -> tuple[PerQuery, dict[str, str]]:
+    """The per-query results in the file ``path`` (:func:`parse_per_query`) and the definition
+    of each convention where the file gives it (JSON)."""
+    text = read_text(path)
+    results = parse_per_query(text, path)
+    return results, parse_definitions(text)
+
+
+def _same_definition(name: str, defs_a: dict, defs_b: dict, path_a: str, path_b: str) -> None:
+    """Refuse to pair two runs whose convention ``name`` is defined differently: a name is not
+    a definition (a conventions file may give it any meaning)."""
+    da, db = defs_a.get(name), defs_b.get(name)
+    if da is not None and db is not None and da != db:
+        raise LtrconvError(f"convention {shown(name)} is defined differently in {path_a} ({da}) "
+                           f"and in {path_b} ({db}): the runs measure different things")
 
 
 def run(args: argparse.Namespace) -> None:
     from ..study.stats import paired_table
 
     check_out(args.output, args.a, args.b)
-    a, b = read_per_query(args.a), read_per_query(args.b)
+    (a, defs_a), (b, defs_b) = read_per_query(args.a), read_per_query(args.b)
     convs = args.convention or [c for c in a if c in b]
     if not convs:
         raise LtrconvError(
             f"{args.a} ({', '.join(a)}) and {args.b} ({', '.join(b)}) have no convention in common"
         )
     rows = ["\t".join(["convention", "metric", "n", "mean_a", "mean_b", "diff", "t", "p"])]
-    single = []
+    single, left_out = [], {}
     for name in convs:
         if name not in a or name not in b:
             raise LtrconvError(f"convention {shown(name)} is not in both {args.a} and {args.b}")
+        _same_definition(name, defs_a, defs_b, args.a, args.b)
         qa, qb = a[name], b[name]
         if set(qa) != set(qb):
             only = sorted(set(qa) ^ set(qb))[:5]
@@ -68,8 +75,12 @@ def run(args: argparse.Namespace) -> None:
         for m in metrics:
             va = np.array([qa[q][m] for q in qids], dtype=float)
             vb = np.array([qb[q][m] for q in qids], dtype=float)
-            if np.isnan(va).any() or np.isnan(vb).any():
+            valued = ~(np.isnan(va) | np.isnan(vb))
+            if not valued.any():
                 continue
+            if not valued.all():  # e.g. empty=skip: null for the queries it leaves out
+                left_out.setdefault(name, set()).update(np.flatnonzero(~valued).tolist())
+                va, vb = va[valued], vb[valued]
             r = {k: v[0] for k, v in paired_table(va, vb).items()}
             # diff printed as mean_a - mean_b, as this command always has
             rows.append(
@@ -79,6 +90,10 @@ def run(args: argparse.Namespace) -> None:
     if len(rows) == 1:
         raise LtrconvError(f"nothing to test: every metric common to {args.a} and {args.b} has "
                            "missing (null) values")
+    for name, rows_out in left_out.items():
+        print(f"ltrconv: warning: under {name}, {len(rows_out)} "
+              f"quer{'y' if len(rows_out) == 1 else 'ies'} without a value (null) in one run or "
+              "both left out of the pairs (n counts the pairs tested)", file=sys.stderr)
     if single:
         print(f"ltrconv: warning: one query only under {', '.join(single)}; a paired t-test "
               "needs two or more, so t and p are nan", file=sys.stderr)

@@ -168,3 +168,13 @@ def parse_per_query(text: str, where: str) -> PerQuery:
                     f"has {sorted(first)}", where,
                 )
     return out
+
+
+def parse_definitions(text: str) -> dict[str, str]:
+    """{convention: definition string} of a JSON result of ``ltrconv eval`` (empty for TSV,
+    which names the conventions only); the text is assumed valid (:func:`parse_per_query`)."""
+    if not text.lstrip().startswith("{"):
+        return {}
+    convs = json.loads(text).get("conventions", {})
+    return {str(name): entry["definition"] for name, entry in convs.items()
+            if isinstance(entry, dict) and isinstance(entry.get("definition"), str)}
