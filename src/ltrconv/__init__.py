@@ -13,32 +13,37 @@ Five packages, each importing only those listed before it (and ``errors``, ``out
 """
 
 from ._version import __version__
-from .data.conventions_file import load_conventions
-from .data.letor import Dataset, read_letor
-from .evaluation.convention_set import ConventionSet
-from .evaluation.conventions import Convention, get as get_convention
-from .evaluation.metrics import Evaluation, evaluate, evaluate_dataset
-from .evaluation.spec import MetricSpec
 
-__all__ = [
-    "Convention", "ConventionSet", "Dataset", "Evaluation", "MetricSpec", "NDCGScorer",
-    "__version__", "evaluate", "evaluate_dataset", "evaluate_run", "get_convention",
-    "load_conventions", "rankers", "read_letor",
-]
+# Everything else is imported on first use: the ``ltrconv`` command starts from this package,
+# and a Ctrl-C during the imports of numpy, numba or pandas is then its own to report.
+_LAZY = {
+    "Convention": (".evaluation.conventions", "Convention"),
+    "ConventionSet": (".evaluation.convention_set", "ConventionSet"),
+    "Dataset": (".data.letor", "Dataset"),
+    "Evaluation": (".evaluation.metrics", "Evaluation"),
+    "MetricSpec": (".evaluation.spec", "MetricSpec"),
+    "NDCGScorer": (".evaluation.scorer", "NDCGScorer"),  # numba (a second of start-up)
+    "evaluate": (".evaluation.metrics", "evaluate"),
+    "evaluate_dataset": (".evaluation.metrics", "evaluate_dataset"),
+    "evaluate_run": (".data.trec", "evaluate_run"),  # pyarrow and pandas
+    "get_convention": (".evaluation.conventions", "get"),
+    "load_conventions": (".data.conventions_file", "load_conventions"),
+    "read_letor": (".data.letor", "read_letor"),
+}
+
+__all__ = sorted([*_LAZY, "__version__", "rankers"])
 
 
 def __getattr__(name: str):
-    # numba (a second of start-up) loads with the scorer and the rankers
-    if name == "NDCGScorer":
-        from .evaluation.scorer import NDCGScorer
+    import importlib
 
-        return NDCGScorer
-    if name == "evaluate_run":  # pandas loads with the run readers
-        from .data.trec import evaluate_run
-
-        return evaluate_run
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module, __name__), attr)
     if name == "rankers":
-        import importlib
-
         return importlib.import_module(".rankers", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -9,8 +9,27 @@ a reader that closes standard output early (``ltrconv eval ... | head``) ends th
 silently with exit 141, as a shell reports a command killed by SIGPIPE (:mod:`.signals`).
 """
 
-from ..data.letor import Dataset  # the commands' data reader, as ltrconv.cli.Dataset before
-from .main import build_parser, main, run
+import sys
+
+from .main import build_parser, main  # light: the command modules load when the parser is built
 from .signals import EXIT_ERROR, EXIT_SIGNAL, Terminated
 
 __all__ = ["Dataset", "EXIT_ERROR", "EXIT_SIGNAL", "Terminated", "build_parser", "main", "run"]
+
+
+def __getattr__(name: str):
+    if name == "Dataset":  # the commands' data reader (numpy), as ltrconv.cli.Dataset before
+        from ..data.letor import Dataset
+
+        return Dataset
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def run() -> int:
+    """The ``ltrconv`` command: :func:`.main.main`, which also reports a Ctrl-C during the
+    imports of the command modules (about a second) in one line, exit status 130."""
+    try:
+        return main()
+    except KeyboardInterrupt:  # between main's own handlers
+        sys.stderr.write("ltrconv: interrupted\n")
+        return 130

@@ -2,6 +2,6 @@
 
 import sys
 
-from .main import run
+from . import run
 
 sys.exit(run())

@@ -9,7 +9,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ..evaluation import conventions as conv_mod
 from ..outputs import atomic_path, check_output, write_stdout
 
 OUTPUT_RULES = """\

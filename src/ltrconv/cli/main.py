@@ -41,8 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command ``argv`` names (default: ``sys.argv[1:]``); its exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:  # while the command modules load
+        say("ltrconv: interrupted")
+        return EXIT_SIGNAL + signal.SIGINT
     with warnings.catch_warnings():
         warnings.showwarning = show_warning
         try:
@@ -61,8 +64,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             say(f"ltrconv: terminated ({signal.Signals(exc.signum).name})")
             return EXIT_SIGNAL + exc.signum
     return status or 0
-
-
-def run() -> int:
-    """The ``ltrconv`` command: :func:`main`."""
-    return main()
