@@ -2,6 +2,11 @@
 
 import sys
 
-from . import run
+from .main import main
 
-sys.exit(run())
+try:
+    status = main()
+except KeyboardInterrupt:  # between main's own handlers
+    sys.stderr.write("ltrconv: interrupted\n")
+    status = 130
+sys.exit(status)
