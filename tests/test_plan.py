@@ -290,3 +290,20 @@ def test_top_level_files_and_a_drawn_validation_split_are_planned():
     assert Layout(**datasets.identity(plan, "MQ2008")["layout"]).files() == [
         "s1.train", "s1.vali", "s1.test", "s2.train", "s2.vali", "s2.test"]
     assert datasets.vali_split(build_plan(merged()), "MQ2008") is None
+
+
+@pytest.mark.parametrize("name", [d for d in BASE["datasets"] if d != "MQ2008"])
+def test_each_shipped_dataset_entry_plans_when_enabled(name):
+    """config/config.yaml's other datasets, each enabled alone (a one-split set with folds
+    [1]): the checks accept the entry and its layout lists one file per split and fold."""
+    from ltrconv.data.verify import Layout
+
+    spec = BASE["datasets"][name]
+    folds = list(range(1, spec["layout"]["n_folds"] + 1))
+    plan = build_plan(merged({"folds": folds, "datasets": {"MQ2008": {"enabled": False},
+                                                           name: {"enabled": True}}}))
+    assert list(plan.datasets) == [name]
+    layout = Layout(**datasets.identity(plan, name)["layout"])
+    n_splits = 3 - (spec["layout"]["vali"] is None)
+    assert len(set(layout.files())) == len(folds) * n_splits
+    assert plan.datasets[name].rows is not None and spec["page"].startswith("http")
