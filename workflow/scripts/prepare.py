@@ -57,7 +57,7 @@ def main(smk, log):
     files = [layout.fold_file(k, split) for k in smk.params.folds for split in layout.splits]
     check_unchanged(root, smk.input.manifest, files)
     first_fold, draws = None, []
-    for k in smk.params.folds:
+    for i, k in enumerate(smk.params.folds):
         fold, paths = {}, {}
         for split in layout.splits:
             paths[split] = path = root / layout.fold_file(k, split)
@@ -72,7 +72,7 @@ def main(smk, log):
                      f"(vali_fraction {fraction}, vali_seed {seed}): qids "
                      f"{' '.join(str(q) for q in qids)}")
             rows = [(k, q) for q in qids]
-            write_drawn(smk.output.drawn[len(draws)], rows, fraction, seed)
+            write_drawn(smk.output.drawn[i], rows, fraction, seed)
             draws += rows
         check_disjoint(fold, paths)
         for split in SPLITS:
