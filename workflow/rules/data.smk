@@ -62,7 +62,9 @@ rule prepare_drawn:
             f"{RESOURCES}/{{{{dataset}}}}/cache/fold{{fold}}/{{split}}.npz", fold=FOLDS, split=SPLITS
         ),
         full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
-        drawn=expand(f"{RESOURCES}/{{{{dataset}}}}/cache/fold{{fold}}/vali_split.tsv", fold=FOLDS),
+        drawn=expand(
+            f"{RESOURCES}/{{{{dataset}}}}/cache/fold{{fold}}/vali_split.tsv", fold=FOLDS
+        ),
         table=f"{RESULTS}/{{dataset}}/tables/vali_split.tsv",
     wildcard_constraints:
         dataset=one_of(DRAWN_VALI),
