@@ -85,7 +85,7 @@ rule prepare_drawn:
     conda:
         CONDA_ENV
     script:
-        "../scripts/prepare.py"
+        "../scripts/prepare_drawn.py"
 
 
 rule audit:

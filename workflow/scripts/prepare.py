@@ -1,11 +1,7 @@
-"""Parse each fold's files once into binary caches; the whole dataset for the audit (rules
-prepare and prepare_drawn).
+"""Parse each fold's files once into binary caches; the whole dataset for the audit (rule prepare).
 
 The files are re-verified against the acquire step's manifest first (they may be links to a
-directory edited since), and again after parsing. A dataset without validation files
-(rule prepare_drawn, ``params.vali_split``) has each fold's validation queries drawn from its
-training file (ltrconv.data.split.draw_validation); the drawn qids go to the log and to
-``output.drawn`` (one TSV per fold, beside the caches) and ``output.table`` (every fold's).
+directory edited since), and again after parsing.
 """
 
 from pathlib import Path
@@ -15,8 +11,6 @@ import numpy as np
 from ltrconv.pipeline.job import run
 from ltrconv.data.verify import Layout, check_unchanged
 from ltrconv.data.letor import Dataset, read_letor
-from ltrconv.data.split import draw_validation
-from ltrconv.outputs import atomic_path
 from ltrconv.errors import InputError
 
 SPLITS = ("train", "vali", "test")
@@ -40,40 +34,21 @@ def check_disjoint(fold: dict, paths: dict) -> None:
                 "queries", str(paths[later]))
 
 
-def write_drawn(path, rows, fraction, seed) -> None:
-    """The drawn validation qids (fold, qid in drawn order), the fraction and seed above."""
-    with atomic_path(path) as tmp, open(tmp, "w") as fh:
-        fh.write(f"# validation queries drawn from the training file: vali_fraction {fraction}, "
-                 f"vali_seed {seed}\nfold\tqid\n")
-        fh.writelines(f"{k}\t{q}\n" for k, q in rows)
-
-
 def main(smk, log):
     layout = Layout(**smk.params.layout)
     root = Path(smk.params.data_dir)
     n_features = smk.params.n_features
-    drawn = smk.params.get("vali_split")
     outputs = iter(smk.output.splits)
-    files = [layout.fold_file(k, split) for k in smk.params.folds for split in layout.splits]
+    files = [layout.fold_file(k, split) for k in smk.params.folds for split in SPLITS]
     check_unchanged(root, smk.input.manifest, files)
-    first_fold, draws = None, []
-    for i, k in enumerate(smk.params.folds):
+    first_fold = None
+    for k in smk.params.folds:
         fold, paths = {}, {}
-        for split in layout.splits:
+        for split in SPLITS:
             paths[split] = path = root / layout.fold_file(k, split)
             data = read_letor(path, n_features=n_features)
             check(data, path, smk.params.labels)
             fold[split] = data
-        if drawn:
-            fraction, seed = drawn["fraction"], drawn["seed"]
-            fold["train"], fold["vali"], qids = draw_validation(fold["train"], fraction, seed)
-            paths["vali"] = f"the validation queries drawn from {paths['train']}"
-            log.info(f"fold {k}: {len(qids)} validation queries drawn from {paths['train']} "
-                     f"(vali_fraction {fraction}, vali_seed {seed}): qids "
-                     f"{' '.join(str(q) for q in qids)}")
-            rows = [(k, q) for q in qids]
-            write_drawn(smk.output.drawn[i], rows, fraction, seed)
-            draws += rows
         check_disjoint(fold, paths)
         for split in SPLITS:
             data = fold[split]
@@ -81,8 +56,6 @@ def main(smk, log):
             log.info(f"fold {k} {split}: {data.n_queries} queries, {data.n_docs} rows, {data.X.shape[1]} features")
         first_fold = first_fold or fold
     check_unchanged(root, smk.input.manifest, files)  # nothing changed while parsing
-    if drawn:
-        write_drawn(smk.output.table, draws, drawn["fraction"], drawn["seed"])
     full = Dataset.concat([first_fold[s] for s in SPLITS])
     full.save(smk.output.full)
     log.info(f"all: {full.n_queries} queries, {full.n_docs} rows")

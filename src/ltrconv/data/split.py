@@ -36,3 +36,23 @@ def draw_validation(train: Dataset, fraction: float, seed: int
     drawn = qids[np.random.default_rng(seed).permutation(len(qids))[:n_drawn(len(qids), fraction)]]
     vali = np.isin(train.query_ids, drawn)
     return take_queries(train, ~vali), take_queries(train, vali), drawn
+
+
+def check_labels(data: Dataset, path, labels) -> None:
+    """Refuse labels outside the configured scale ``labels`` (InputError naming ``path``)."""
+    extra = sorted(set(np.unique(data.y).tolist()) - set(labels))
+    if extra:
+        raise InputError(f"labels {extra} are outside the configured label scale {labels}",
+                         str(path))
+
+
+def check_disjoint(fold: dict, paths: dict) -> None:
+    """Refuse a fold (``{split: Dataset}``) whose splits share a query: a test query seen in
+    training (or validation) makes every test score of that fold optimistic."""
+    for later, earlier in (("test", "train"), ("test", "vali"), ("vali", "train")):
+        shared = np.intersect1d(fold[later].query_ids, fold[earlier].query_ids)
+        if len(shared):
+            raise InputError(
+                f"{len(shared)} {later} quer{'y' if len(shared) == 1 else 'ies'} also in "
+                f"{paths[earlier]} (e.g. qid {shared[0]}): the splits of a fold must not share "
+                "queries", str(paths[later]))
