@@ -417,3 +417,25 @@ def test_writer_refuses_a_bad_precision_and_writes_nothing(tmp_path, bad):
     with pytest.raises(InputError, match="precision must be a format spec"):
         write_letor(make_letor(n_queries=2, seed=0), tmp_path / "d.txt", precision=bad)
     assert not list(tmp_path.iterdir())
+
+
+def test_draw_validation_splits_by_query_with_a_seeded_permutation():
+    from ltrconv.data.split import draw_validation, n_drawn
+
+    data = make_letor(n_queries=21, n_features=3, seed=5)
+    train, vali, drawn = draw_validation(data, 0.2, 4)
+    order = data.query_ids
+    want = order[np.random.default_rng(4).permutation(len(order))[:4]]  # round(0.2 x 21) = 4
+    assert list(drawn) == list(want) and n_drawn(21, 0.2) == 4
+    assert set(vali.query_ids) == set(drawn) and not set(vali.query_ids) & set(train.query_ids)
+    assert train.n_docs + vali.n_docs == data.n_docs
+    # each query keeps its rows, in file order
+    for part in (train, vali):
+        for i, q in enumerate(part.query_ids):
+            j = list(order).index(q)
+            rows = slice(data.offsets[j], data.offsets[j + 1])
+            np.testing.assert_array_equal(part.X[part.offsets[i]:part.offsets[i + 1]], data.X[rows])
+    assert list(draw_validation(data, 0.2, 4)[2]) == list(drawn)  # same seed, same draw
+    assert n_drawn(3, 0.01) == 1 and n_drawn(3, 0.99) == 2  # both splits keep a query
+    with pytest.raises(InputError, match="at least two training queries"):
+        draw_validation(split(data, np.array([0])), 0.5, 0)

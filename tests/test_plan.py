@@ -191,6 +191,12 @@ def _variant(**spec):
      "datasets.MQ2008.layout.fold_dir", "'Fold{j}' has the unknown placeholder(s) {j}"),
     ({"datasets": {"MQ2008": {"layout": {"train": "../x.txt"}}}}, "datasets.MQ2008.layout.train",
      "must name a file or directory inside its directory"),
+    ({"datasets": {"MQ2008": {"layout": {"fold_dir": "."}}}}, "datasets.MQ2008.layout",
+     "fold_dir '.' has no {k}, so with n_folds 5 each file name needs {k}"),
+    ({"datasets": {"MQ2008": {"layout": {"fold_dir": "./Fold{k}"}}}},
+     "datasets.MQ2008.layout.fold_dir", "must name a file or directory inside its directory"),
+    ({"datasets": {"MQ2008": {"layout": {"vali": "train.txt"}}}}, "datasets.MQ2008.layout",
+     "the files of a fold must differ"),
     ({"datasets": {"MQ2008": {"search": ["{datasett}"]}}}, "datasets.MQ2008.search",
      "entry 0 '{datasett}' has the unknown placeholder(s)"),
     ({"datasets": {"MQ2008": {"n_features": 200000}}}, "datasets.MQ2008.n_features",
@@ -263,3 +269,41 @@ def test_conventions_file_and_its_gains(tmp_path):
     conv.write_text("conventions:\n  plan-bad: {base: yahoo, empty: lots}\n")
     with pytest.raises(ConfigError, match=f"^config key 'conventions_file': {conv}"):
         build_plan(merged({"conventions_file": str(conv)}))
+
+
+def test_top_level_files_and_a_drawn_validation_split_are_planned():
+    """fold_dir "." (one split, or {k} in each name) and vali null: the prepare job draws
+    the validation queries with the configured fraction and seed (defaults 0.2 and 0)."""
+    top = {"n_folds": 1, "fold_dir": ".", "train": "set1.train.txt.gz", "vali": None,
+           "test": "set1.test.txt"}
+    plan = build_plan(merged({"folds": [1], "datasets": {"MQ2008": {"layout": top}}}))
+    assert datasets.identity(plan, "MQ2008")["layout"]["splits"] == {
+        "train": "set1.train.txt.gz", "vali": None, "test": "set1.test.txt"}
+    assert datasets.vali_split(plan, "MQ2008") == {"fraction": 0.2, "seed": 0}
+    assert datasets.drawn_vali(plan) == ["MQ2008"]
+    named = {"n_folds": 2, "fold_dir": ".", "train": "s{k}.train", "vali": "s{k}.vali",
+             "test": "s{k}.test"}
+    plan = build_plan(merged({"folds": [1, 2], "datasets": {"MQ2008": {
+        "layout": named, "vali_fraction": 0.5, "vali_seed": 9}}}))
+    assert datasets.vali_split(plan, "MQ2008") is None and datasets.drawn_vali(plan) == []
+    from ltrconv.data.verify import Layout
+    assert Layout(**datasets.identity(plan, "MQ2008")["layout"]).files() == [
+        "s1.train", "s1.vali", "s1.test", "s2.train", "s2.vali", "s2.test"]
+    assert datasets.vali_split(build_plan(merged()), "MQ2008") is None
+
+
+@pytest.mark.parametrize("name", [d for d in BASE["datasets"] if d != "MQ2008"])
+def test_each_shipped_dataset_entry_plans_when_enabled(name):
+    """config/config.yaml's other datasets, each enabled alone (a one-split set with folds
+    [1]): the checks accept the entry and its layout lists one file per split and fold."""
+    from ltrconv.data.verify import Layout
+
+    spec = BASE["datasets"][name]
+    folds = list(range(1, spec["layout"]["n_folds"] + 1))
+    plan = build_plan(merged({"folds": folds, "datasets": {"MQ2008": {"enabled": False},
+                                                           name: {"enabled": True}}}))
+    assert list(plan.datasets) == [name]
+    layout = Layout(**datasets.identity(plan, name)["layout"])
+    n_splits = 3 - (spec["layout"]["vali"] is None)
+    assert len(set(layout.files())) == len(folds) * n_splits
+    assert plan.datasets[name].rows is not None and spec["page"].startswith("http")

@@ -47,6 +47,8 @@ except ConfigError as exc:
 SPLITS = _paths.SPLITS
 RESULTS, RESOURCES, LOGS = PLAN.results, PLAN.resources, PLAN.logs
 DATASETS = list(PLAN.datasets)
+# Datasets without validation files: rule prepare_drawn draws them from the training files.
+DRAWN_VALI = _datasets.drawn_vali(PLAN)
 BASE_ALGORITHMS = PLAN.base_algorithms
 ALGORITHMS = list(PLAN.algorithms)
 VARIANTS = PLAN.variants
@@ -105,6 +107,10 @@ def one_of(names):
 
 def dataset_identity(name):
     return _datasets.identity(PLAN, name)
+
+
+def dataset_vali_split(wc):
+    return _datasets.vali_split(PLAN, wc.dataset)
 
 
 def acquire_settings(wc):

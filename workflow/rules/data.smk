@@ -30,6 +30,8 @@ rule prepare:
             f"{RESOURCES}/{{{{dataset}}}}/cache/fold{{fold}}/{{split}}.npz", fold=FOLDS, split=SPLITS
         ),
         full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
+    wildcard_constraints:
+        dataset=one_of(d for d in DATASETS if d not in DRAWN_VALI),
     params:
         data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
         layout=lambda wc: dataset_identity(wc.dataset)["layout"],
@@ -47,6 +49,43 @@ rule prepare:
         CONDA_ENV
     script:
         "../scripts/prepare.py"
+
+
+rule prepare_drawn:
+    """Rule prepare for a dataset without validation files: each fold's validation queries
+    are drawn from its training file, and the drawn qids written beside the caches and to the
+    dataset's tables."""
+    input:
+        manifest=f"{RESOURCES}/{{dataset}}/manifest.tsv",
+    output:
+        splits=expand(
+            f"{RESOURCES}/{{{{dataset}}}}/cache/fold{{fold}}/{{split}}.npz", fold=FOLDS, split=SPLITS
+        ),
+        full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
+        drawn=expand(
+            f"{RESOURCES}/{{{{dataset}}}}/cache/fold{{fold}}/vali_split.tsv", fold=FOLDS
+        ),
+        table=f"{RESULTS}/{{dataset}}/tables/vali_split.tsv",
+    wildcard_constraints:
+        dataset=one_of(DRAWN_VALI),
+    params:
+        data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
+        layout=lambda wc: dataset_identity(wc.dataset)["layout"],
+        folds=FOLDS,
+        labels=dataset_labels,
+        n_features=dataset_n_features,
+        vali_split=dataset_vali_split,
+    log:
+        f"{LOGS}/{{dataset}}/prepare.log",
+    benchmark:
+        f"{RESULTS}/{{dataset}}/bench/prepare.tsv"
+    threads: 1
+    resources:
+        **job_resources("prepare"),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/prepare_drawn.py"
 
 
 rule audit:

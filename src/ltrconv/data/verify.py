@@ -25,7 +25,11 @@ CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class Layout:
-    """Where the fold files sit inside a dataset copy."""
+    """Where the fold files sit inside a dataset copy.
+
+    ``fold_dir`` and the file names are templates of ``{k}``, the fold number; a ``fold_dir``
+    of ``"."`` puts the files at the top of the copy. A split absent from ``splits`` (or None
+    there: no validation file) has no file."""
 
     n_folds: int = 5
     fold_dir: str = "Fold{k}"
@@ -33,11 +37,20 @@ class Layout:
         default_factory=lambda: {"train": "train.txt", "vali": "vali.txt", "test": "test.txt"}
     )
 
+    def __post_init__(self):
+        object.__setattr__(self, "splits",
+                           {s: n for s, n in dict(self.splits).items() if n is not None})
+
     def fold_file(self, k: int, split: str) -> str:
-        return f"{self.fold_dir.format(k=k)}/{self.splits[split]}"
+        name = self.splits[split].format(k=k)
+        folder = self.fold_dir.format(k=k)
+        return name if folder == "." else f"{folder}/{name}"
+
+    def fold_files(self, k: int) -> list[str]:
+        return [self.fold_file(k, s) for s in self.splits]
 
     def files(self) -> list[str]:
-        return [self.fold_file(k, s) for k in range(1, self.n_folds + 1) for s in self.splits]
+        return [f for k in range(1, self.n_folds + 1) for f in self.fold_files(k)]
 
 
 def sha256_file(path: str | Path) -> str:
@@ -187,7 +200,8 @@ def verify(root: Path, layout: Layout, sha256: Mapping[str, str] | None = None,
                          "rows": rows, "queries": len(qids), "_qids": qids, **stamp})
     if expect:
         for k in range(1, layout.n_folds + 1):
-            parts = [m for m in manifest if m["file"].startswith(layout.fold_dir.format(k=k) + "/")]
+            names = set(layout.fold_files(k))
+            parts = [m for m in manifest if m["file"] in names]
             got = {"rows": sum(m["rows"] for m in parts),
                    "queries": len(set().union(*(m["_qids"] for m in parts)))}
             for key in ("queries", "rows"):

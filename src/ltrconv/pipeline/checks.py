@@ -79,14 +79,7 @@ def check_dataset(name: str, spec: dict) -> None:
     if not PLAIN_NAME.fullmatch(name):
         raise ConfigError(f"config key '{key}': {name!r} is not a plain name (letters, digits, "
                           "'.', '_', '-', not starting with '.'): it names a directory")
-    layout = spec["layout"]
-    for part, placeholders in (("fold_dir", ("k",)),) + tuple((s, ()) for s in SPLITS):
-        value = layout[part]
-        why = _template_error(value, placeholders)
-        if why is None:
-            why = _relative_path_error(value.format(k=1) if placeholders else value)
-        if why:
-            raise ConfigError(f"config key '{key}.layout.{part}': {value!r} {why}")
+    check_layout(key, spec["layout"])
     for i, value in enumerate(spec["search"]):
         why = _template_error(value, ("dataset",))
         if why:
@@ -98,6 +91,36 @@ def check_dataset(name: str, spec: dict) -> None:
     if above:
         raise ConfigError(f"config key '{key}.labels': {above} above {MAX_LABEL}, the largest "
                           "label the evaluation accepts")
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+
+
+def check_layout(key: str, layout: dict) -> None:
+    """The fold directory (``"."``: the top of the copy) and the file names are relative
+    templates of ``{k}``; each fold's files differ from one another, and from another fold's
+    when there are several folds; ``vali`` may be None (drawn from the training file)."""
+    parts = ("fold_dir",) + tuple(s for s in SPLITS if layout[s] is not None)
+    for part in parts:
+        value = layout[part]
+        why = _template_error(value, ("k",))
+        if why is None and not (part == "fold_dir" and value == "."):
+            why = _relative_path_error(value.format(k=1))
+        if why:
+            raise ConfigError(f"config key '{key}.layout.{part}': {value!r} {why}")
+    names = {s: layout[s].format(k=1) for s in parts[1:]}
+    if len(set(names.values())) < len(names):
+        raise ConfigError(f"config key '{key}.layout': the files of a fold must differ, "
+                          f"got {names}")
+    if layout["n_folds"] > 1 and "k" not in _fields(layout["fold_dir"]):
+        fixed = [s for s in parts[1:] if "k" not in _fields(layout[s])]
+        if fixed:
+            raise ConfigError(
+                f"config key '{key}.layout': fold_dir {layout['fold_dir']!r} has no {{k}}, so "
+                f"with n_folds {layout['n_folds']} each file name needs {{k}} (the fold "
+                f"number), or every fold reads the same file; {', '.join(fixed)} "
+                f"({', '.join(repr(layout[s]) for s in fixed)}) lack it")
 
 
 def check_known(key: str, names, known) -> None:

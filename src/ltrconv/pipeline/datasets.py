@@ -29,6 +29,20 @@ def identity(plan: Plan, name: str) -> dict:
     )
 
 
+def vali_split(plan: Plan, name: str) -> dict | None:
+    """How the prepare job draws a dataset's validation queries from its training file
+    (config keys vali_fraction and vali_seed): None when layout.vali names a file."""
+    spec = plan.datasets[name].spec
+    if spec["layout"]["vali"] is not None:
+        return None
+    return dict(fraction=spec["vali_fraction"], seed=spec["vali_seed"])
+
+
+def drawn_vali(plan: Plan) -> list[str]:
+    """The enabled datasets whose validation queries are drawn from the training file."""
+    return [d for d in plan.datasets if vali_split(plan, d) is not None]
+
+
 def locations(plan: Plan, name: str, repo) -> dict:
     """Where to look for dataset ``name`` (ltrconv.data.acquire.locations)."""
     from ltrconv.data.acquire import locations as where
