@@ -9,18 +9,9 @@ import numpy as np
 import pytest
 
 from ltrconv.cli import main
-from ltrconv.data.synthetic import make_letor, write_letor
+from ltrconv.data.synthetic import write_letor
 
-
-@pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    d = tmp_path_factory.mktemp("cli")
-    data = make_letor(n_queries=40, seed=3)
-    write_letor(data, d / "data.txt")
-    rng = np.random.default_rng(0)
-    np.savetxt(d / "a.txt", data.X[:, :3].sum(axis=1))
-    np.savetxt(d / "b.txt", rng.random(data.n_docs))
-    return d, data
+from cli_helpers import fails, files  # noqa: F401 (files is a fixture)
 
 
 def test_eval_json_shape(files, capsys):
@@ -54,18 +45,6 @@ def test_eval_metrics_option_reports_those_metrics_with_the_same_values(files, c
           "metrics AP: expected some of NDCG, DCG, P, ERR, MAP, RR")
 
 
-def test_ttest_between_two_runs(files, tmp_path, capsys):
-    d, _ = files
-    for name in ("a", "b"):
-        assert main(["eval", str(d / "data.txt"), str(d / f"{name}.txt"), "--per-query",
-                     "-o", str(tmp_path / f"{name}.json")]) == 0
-    assert main(["ttest", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "-c", "ranklib"]) == 0
-    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
-    assert rows[0][:3] == ["convention", "metric", "n"]
-    ndcg10 = next(r for r in rows if r[1] == "NDCG@10")
-    assert float(ndcg10[5]) > 0 and float(ndcg10[7]) < 0.05  # the informative run wins
-
-
 def test_audit_text(files, capsys):
     d, _ = files
     assert main(["audit", str(d / "data.txt")]) == 0
@@ -95,18 +74,6 @@ def test_errors_are_one_line_and_exit_non_zero(files, args, message):
 
 
 # --- hostile and careless input: one line naming file/line/option, exit 2, nothing written --
-def fails(capsys, args, message, out=None):
-    """Run the CLI in-process; assert exit 2, one stderr line containing ``message``."""
-    capsys.readouterr()
-    assert main([str(a) for a in args]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("ltrconv: error: ") and len(err.strip().splitlines()) == 1, err
-    assert message in err, err
-    if out is not None:
-        assert not out.exists() and not list(out.parent.glob(f".{out.name}.*"))
-    return err
-
-
 def run_limited(args, tmp_path):
     """The CLI in a child limited to 4 GB of address space and 60 s: unbounded work fails fast."""
     import resource
@@ -345,70 +312,6 @@ def test_audit_of_files_with_different_widths(files, tmp_path, capsys):
     assert report["features"] == data.X.shape[1] and report["queries"] == data.n_queries + 1
 
 
-def per_query_json(path, per_query):
-    path.write_text(json.dumps({"conventions": {name: {"per_query": pq} for name, pq in per_query.items()}}))
-    return path
-
-
-def test_ttest_one_query_is_nan_with_a_warning(tmp_path, capsys):
-    a = per_query_json(tmp_path / "a.json", {"ranklib": {"1": {"NDCG@1": 0.5}}})
-    b = per_query_json(tmp_path / "b.json", {"ranklib": {"1": {"NDCG@1": 0.7}}})
-    capsys.readouterr()
-    assert main(["ttest", str(a), str(b)]) == 0
-    io = capsys.readouterr()
-    row = io.out.splitlines()[1].split("\t")
-    assert row[:3] == ["ranklib", "NDCG@1", "1"] and row[6:] == ["nan", "nan"]
-    assert io.err == ("ltrconv: warning: one query only under ranklib; a paired t-test needs two "
-                      "or more, so t and p are nan\n")
-
-
-@pytest.mark.parametrize(
-    "a, message",
-    [
-        ({"yahoo": {"1": {"NDCG@1": 0.2}, "2": {"NDCG@1": 0.1}}}, "have no convention in common"),
-        ({"ranklib": {"1": {"NDCG@1": "x"}, "2": {"NDCG@1": 0.1}}},
-         "a.json: conventions.ranklib.per_query.1.NDCG@1: value 'x' is not a finite number or null"),
-        ({"ranklib": {"1": {"NDCG@1": True}, "2": {"NDCG@1": 0.1}}}, "value True is not a finite number"),
-        ({"ranklib": {"1": {"NDCG@1": 1e999}, "2": {"NDCG@1": 0.1}}}, "value inf is not a finite number"),
-        ({"ranklib": {}}, "a.json: no per-query values under ranklib"),
-        ({"ranklib": [1, 2]}, "a.json: conventions.ranklib has no 'per_query' mapping"),
-        ({"ranklib": {"1": 5}}, "a.json: conventions.ranklib.per_query.1: expected a mapping"),
-        ({"ranklib": {"1": {"NDCG@1": 0.2}, "2": {"P@1": 0.1}}},
-         "a.json: under ranklib, query 2 has metrics ['P@1'] but query 1 has ['NDCG@1']"),
-        ({"ranklib": {"1": {"P@1": 0.2}, "2": {"P@1": 0.1}}}, "have no metric in common under ranklib"),
-        ({"ranklib": {"1": {"NDCG@1": None}, "2": {"NDCG@1": None}}}, "nothing to test"),
-    ],
-)
-def test_ttest_hand_made_json(tmp_path, capsys, a, message):
-    pa = per_query_json(tmp_path / "a.json", a)
-    pb = per_query_json(tmp_path / "b.json", {"ranklib": {"1": {"NDCG@1": 0.2}, "2": {"NDCG@1": 0.1}}})
-    fails(capsys, ["ttest", pa, pb, "-o", tmp_path / "t.tsv"], message, tmp_path / "t.tsv")
-
-
-@pytest.mark.parametrize(
-    "text, message",
-    [
-        ('{"conventions": ', "a.json:1: not valid JSON"),
-        ('{"runs": {}}', "a.json: no 'conventions' mapping"),
-        ("convention\tqid\tNDCG@1\nranklib\t1\tinf\n", "a.json:2: NDCG@1 value 'inf' is not finite"),
-        ("convention\tqid\tNDCG@1\nranklib\t1\t0.5\nranklib\t1\t0.4\n", "a.json:3: query 1 appears twice"),
-    ],
-)
-def test_ttest_malformed_files(tmp_path, capsys, text, message):
-    (tmp_path / "a.json").write_text(text)
-    pb = per_query_json(tmp_path / "b.json", {"ranklib": {"1": {"NDCG@1": 0.2}}})
-    fails(capsys, ["ttest", tmp_path / "a.json", pb], message)
-
-
-def test_ttest_hand_made_json_repeating_a_query(tmp_path, capsys):
-    """json.loads keeps the last of two equal keys; a query given twice is refused instead."""
-    (tmp_path / "a.json").write_text('{"conventions": {"ranklib": {"per_query": {"1": {"NDCG@1": 0.2}, '
-                                     '"2": {"NDCG@1": 0.1}, "1": {"NDCG@1": 0.9}}}}}')
-    pb = per_query_json(tmp_path / "b.json", {"ranklib": {"1": {"NDCG@1": 0.2}, "2": {"NDCG@1": 0.1}}})
-    fails(capsys, ["ttest", tmp_path / "a.json", pb, "-o", tmp_path / "t.tsv"],
-          f"{tmp_path / 'a.json'}: a JSON object gives the key '1' twice", tmp_path / "t.tsv")
-
-
 def test_docid_warnings_are_one_line(tmp_path, capsys):
     (tmp_path / "d.txt").write_text("1 qid:1 1:0.5 #docid = A\n0 qid:1 1:0.5 #docid = A\n")
     (tmp_path / "s.txt").write_text("0.1\n0.1\n")
@@ -519,33 +422,3 @@ def test_control_characters_in_paths_and_names_stay_on_one_line(files, tmp_path,
     assert main(["eval", str(odd), str(tmp_path / "s.txt"), "-c", "trec"]) == 0
     err = capsys.readouterr().err
     assert err.startswith(f"ltrconv: warning: {escaped}:2: docid A repeats") and err.count("\n") == 1
-
-
-def test_ttest_refuses_one_name_with_two_definitions(files, tmp_path, capsys):
-    """A conventions file may give a name any definition: the runs are compared by definition."""
-    d, _ = files
-    for name, empty in (("a", 0.5), ("b", 0)):
-        conv = tmp_path / f"{name}.yaml"
-        conv.write_text(f"conventions:\n  house: {{empty: {empty}}}\n")
-        assert main(["eval", str(d / "data.txt"), str(d / f"{name}.txt"), "--per-query", "-c",
-                     "house", "--conventions-file", str(conv),
-                     "-o", str(tmp_path / f"{name}.json")]) == 0
-    fails(capsys, ["ttest", tmp_path / "a.json", tmp_path / "b.json"],
-          "convention 'house' is defined differently in")
-
-
-def test_ttest_pairs_the_queries_a_skipping_convention_scores(files, tmp_path, capsys):
-    """empty=skip writes null for the queries without a relevant document: those pairs are left
-    out, with a warning, instead of the whole metric."""
-    d, data = files
-    for name in ("a", "b"):
-        assert main(["eval", str(d / "data.txt"), str(d / f"{name}.txt"), "--per-query", "-c",
-                     "ndcg(empty=skip)", "-o", str(tmp_path / f"{name}.json")]) == 0
-    capsys.readouterr()
-    assert main(["ttest", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
-    io = capsys.readouterr()
-    rows = [line.split("\t") for line in io.out.splitlines()]
-    ndcg10 = next(r for r in rows if r[1] == "NDCG@10")
-    empty = sum(data.y[a:b].max() == 0 for a, b in zip(data.offsets[:-1], data.offsets[1:]))
-    assert empty > 0 and int(ndcg10[2]) == data.n_queries - empty
-    assert f"{empty} queries without a value (null) in one run or both left out" in io.err
