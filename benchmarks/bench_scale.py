@@ -64,29 +64,40 @@ metric (the whole ranking, for MAP and RR).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
-
-import numpy as np
 
 from ltrconv.rankers.registry import ORDER, UnknownAlgorithm, get
 from ltrconv.data.synthetic import MSLR_WEB30K_DOCS, make_mslr_like
-from ltrconv.data.writer import FLOAT32_EXACT, write_letor
 
 HERE = Path(__file__).resolve()
-FOLD_DOCS = 720_000  # training part of an MSLR-WEB10K fold: 3 of 5 parts of 1,200,192
-TARGET_S, TARGET_GB = 15 * 60, 8.0
-# work per round grows with pairs (RankSVM's Newton solver counts them per document: n log n)
-PAIRWISE = ("rankboost", "ranknet", "lambdamart")
+
+
+def _sibling(name: str) -> None:
+    """Load benchmarks/<name>.py once under its own name, so that the ``from <name> import``
+    lines below and in the siblings find it also when this file is loaded from its path."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, HERE.with_name(f"{name}.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+
+
+for _name in ("scale_parts", "scale_ranklib", "scale_eval"):
+    _sibling(_name)
+
+# training_data and ranklib_files: not used here, reached through this module by its tests
+from scale_parts import (  # noqa: E402, F401
+    FOLD_DOCS, PAIRWISE, TARGET_GB, TARGET_S, crucial_pairs, fit_one, fold_estimate, nlogn_slope,
+    power_law, predict_mb, slope, training_data)
+from scale_ranklib import RANKLIB, ranklib_files, run_ranklib  # noqa: E402, F401
+from scale_eval import eval_child, run_eval  # noqa: E402
 
 # (label, parameters, how the default's cost follows from this variant's)
 VARIANTS = {
@@ -102,91 +113,6 @@ VARIANTS = {
 }
 CA_RESTARTS = 30  # CoordinateAscent's default n_restarts
 MAX_EPOCHS = 100  # RankNet's default max_epochs
-WARM = {"adarank": {"n_rounds": 2}, "rankboost": {"n_rounds": 2}, "lambdamart": {"n_estimators": 2},
-        "ranksvm": {"C_grid": [1.0]}, "ranknet": {"architectures": [[10]], "max_epochs": 1},
-        "coordinate_ascent": {"n_restarts": 1, "max_sweeps": 1},
-        "lambdamart_lightgbm": {"n_estimators": 2}}
-
-
-def rss_mb() -> float:
-    """Current resident set size of this process (Linux /proc)."""
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def crucial_pairs(y: np.ndarray, offsets: np.ndarray) -> int:
-    """Number of pairs l_i > l_j within a query: sum_q (n_q^2 - sum_l c_ql^2) / 2."""
-    q = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    counts = np.bincount(q * (int(y.max()) + 1) + y).astype(np.int64)
-    sizes = np.diff(offsets).astype(np.int64)
-    return int(((sizes ** 2).sum() - (counts ** 2).sum()) // 2)
-
-
-def training_data(n: int, seed: int):
-    return make_mslr_like(n, seed=seed), make_mslr_like(max(n // 4, 200), seed=seed + 1)
-
-
-# --- one fit, in a child process -------------------------------------------------------------
-def fit_one(name: str, n: int, params: dict, metric: str, seed: int, units=None) -> dict:
-    from ltrconv import rankers
-
-    # an untimed fit on tiny data loads or compiles the numba kernels this ranker uses
-    wt, wv = make_mslr_like(400, seed=seed + 2), make_mslr_like(200, seed=seed + 3)
-    rankers.make(name, metric=metric, **{**params, **WARM[name]}).fit(
-        wt.X, wt.y, wt.qid, X_val=wv.X, y_val=wv.y, qid_val=wv.qid)
-    start = rss_mb()  # libraries loaded: what follows grows with the data
-    tr, va = training_data(n, seed)
-    base = rss_mb()
-    model = rankers.make(name, metric=metric, **params)
-    w0, c0 = time.perf_counter(), time.process_time()
-    model.fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid, **(
-        {} if units is None else {"units": units}))
-    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    info = {}
-    for attr in ("best_iteration_", "n_pairs_", "best_C_", "architecture_", "best_epoch_"):
-        if hasattr(model, attr):
-            info[attr.rstrip("_")] = getattr(model, attr)
-    if hasattr(model, "n_sweeps_"):
-        info["sweeps"] = model.n_sweeps_
-    if hasattr(model, "rounds_"):
-        info["rounds"] = len(model.rounds_)
-    if hasattr(model, "search_"):
-        info["epochs"] = [len(a["history"]) for a in model.search_]
-    return {"wall": wall, "cpu": cpu, "peak_mb": peak_mb(), "data_mb": base, "start_mb": start,
-            "val_ndcg": float(model.val_score_), "info": info}
-
-
-# --- the training table ---------------------------------------------------------------------
-def slope(xs, ys) -> float:
-    """Least-squares slope of log y on log x."""
-    if len(xs) < 2:
-        return float("nan")
-    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
-
-
-def power_law(xs, ys, x) -> float:
-    """y at x on the log-log line through the points (linear in x from a single point)."""
-    if len(xs) == 1:
-        return ys[0] * x / xs[0]
-    b, a = np.polyfit(np.log(xs), np.log(ys), 1)
-    return float(math.exp(a + b * math.log(x)))
-
-
-def predict_mb(name: str, done, pairs, n) -> float:
-    """Peak RSS at n: the process's start-up RSS plus what data and fit add, scaled on the
-    log-log line of the measured sizes (in pairs for pairwise rankers, else documents)."""
-    x = pairs if name in PAIRWISE else {m: m for m in pairs}
-    grown = [max(r["peak_mb"] - r["start_mb"], 1.0) for _, r in done]
-    return done[0][1]["start_mb"] + power_law([x[m] for m, _ in done], grown, x[n])
-
-
-def nlogn_slope(n0: float, n1: float) -> float:
-    """Log-log slope of n log n between n0 and n1."""
-    return 1.0 + math.log(math.log(n1) / math.log(n0)) / math.log(n1 / n0)
 
 
 def run_training(args, names) -> None:
@@ -262,24 +188,6 @@ def run_training(args, names) -> None:
         tmp.cleanup()
     print()
     report(summary, pairs, sizes, args)
-
-
-def fold_estimate(done, unit) -> tuple[float, str]:
-    """CPU seconds at the fold and how they were obtained: measured, a power law through two
-    or more sizes, else the largest measured size scaled like the unit of work (same number
-    of epochs/sweeps/trees assumed), else linear from one size."""
-    ns = [n for n, _ in done]
-    cpus = [r["cpu"] for _, r in done]
-    if FOLD_DOCS in ns:
-        return cpus[ns.index(FOLD_DOCS)], "measured"
-    if len(ns) >= 2:
-        return power_law(ns, cpus, FOLD_DOCS), ("interpolated" if max(ns) > FOLD_DOCS
-                                                else "extrapolated")
-    if unit and len(unit) >= 2:
-        u_ns, u_c = [n for n, _ in unit], [r["cpu"] for _, r in unit]
-        growth = power_law(u_ns, u_c, FOLD_DOCS) / power_law(u_ns, u_c, ns[-1])
-        return cpus[-1] * growth, f"{ns[-1]:,} docs x the unit's growth {growth:.0f}x"
-    return cpus[-1] * FOLD_DOCS / ns[-1], "linear from one size"
 
 
 def report(summary, pairs, sizes, args) -> None:
@@ -364,157 +272,6 @@ why a ranker misses a target, and what it would need:
     documents per query, not for queries of thousands of documents without pair sampling."""
 
 
-# --- RankLib 2.x's jar on the same data -------------------------------------------------------
-# (-ranker, options as the study sets them, label); every other option at RankLib's default.
-# Coordinate Ascent: one restart of 100 steps per direction, the work of one restart job;
-# RankNet: RankLib's only architecture, one hidden layer of 10 nodes, all 100 epochs.
-RANKLIB = {
-    "adarank": ("3", [], "RankLib"),
-    "rankboost": ("2", [], "RankLib"),
-    "lambdamart": ("6", [], "RankLib"),
-    "ranknet": ("1", [], "RankLib 1x10"),
-    "coordinate_ascent": ("4", ["-r", "1", "-i", "100"], "RankLib -r 1"),
-}
-# a log record as epoch milliseconds | source class and method | message
-LOG_FORMAT = "-Djava.util.logging.SimpleFormatter.format=%1$tQ|%2$s|%5$s%n"
-
-
-def ranklib_files(n: int, seed: int, tmp: Path) -> dict:
-    """train, vali and test files of size n: train and vali are the documents our rankers get
-    (:func:`training_data`), test another n/4 (seed + 4)."""
-    d = tmp / str(n)
-    if not d.is_dir():
-        d.mkdir()
-        tr, va = training_data(n, seed)
-        te = make_mslr_like(max(n // 4, 200), seed=seed + 4)
-        for name, data in (("train", tr), ("vali", va), ("test", te)):
-            write_letor(data, d / f"{name}.txt", precision=FLOAT32_EXACT, docids=False)
-    return {s: str(d / f"{s}.txt") for s in ("train", "vali", "test")}
-
-
-def proc_cpu_rss(pid: int) -> tuple[float, float]:
-    """CPU seconds (all threads) and resident MB of a running process (Linux /proc)."""
-    with open(f"/proc/{pid}/stat") as fh:
-        f = fh.read().rsplit(")", 1)[1].split()
-    tick = os.sysconf("SC_CLK_TCK")
-    return (int(f[11]) + int(f[12])) / tick, int(f[21]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def ranklib_one(jar: str, ranker: str, opts: list, files: dict, xmx: str, timeout: float) -> dict:
-    """One run of the jar: train, vali, test, -metric2t NDCG@10. Training wall time is the
-    jar's own clock (time stamps of its log records, from the ranker's ``init`` to the last
-    record of its ``learn``); training CPU is the JVM's (every thread) read from /proc as those
-    records arrive; the whole run's wall, CPU and peak RSS from its rusage."""
-    cmd = ["java", f"-Xmx{xmx}", LOG_FORMAT, "-jar", jar, "-train", files["train"],
-           "-validate", files["vali"], "-test", files["test"], "-ranker", ranker,
-           "-metric2t", "NDCG@10", *opts]
-    w0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            errors="replace")
-    killed = []
-    timer = threading.Timer(timeout, lambda: (killed.append(True), proc.kill()))
-    timer.start()
-    t_init = t_end = c_init = c_end = rss_init = rss_start = None
-    val, sweeps, rounds, tail = None, 0, set(), []
-    for line in proc.stdout:
-        parts = line.rstrip("\n").split("|", 2)
-        tail = (tail + [line.strip()])[-5:]
-        if len(parts) < 3 or not parts[0].isdigit():
-            continue
-        stamp, source, msg = int(parts[0]) / 1000, parts[1], parts[2]
-        try:
-            now = proc_cpu_rss(proc.pid)
-        except (OSError, IndexError):
-            now = (float("nan"), float("nan"))
-        if rss_start is None:
-            rss_start = now[1]  # the JVM up, nothing read yet
-        if source.endswith(" init") and t_init is None:
-            t_init, (c_init, rss_init) = stamp, now
-        elif source.endswith(" learn") and t_init is not None:
-            t_end, c_end = stamp, now[0]
-            if "on validation data:" in msg:
-                val = float(msg.rsplit(":", 1)[1])
-            sweeps += msg.startswith("Shuffling features")
-        elif source.endswith(("flushLog", "printLog")) and t_init is not None:
-            first = msg.split("|", 1)[0].strip()  # a row of its progress table: round, tree, epoch
-            if first.isdigit() and ranker != "4":  # Coordinate Ascent's rows are features
-                rounds.add(int(first))
-    _, status, ru = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    timer.cancel()
-    wall = time.perf_counter() - w0
-    out = {"jar_wall": wall, "jar_cpu": ru.ru_utime + ru.ru_stime, "peak_mb": ru.ru_maxrss / 1024,
-           "start_mb": rss_start or 0.0, "data_mb": rss_init or float("nan")}
-    if killed:
-        return {**out, "timeout": timeout}
-    if proc.returncode != 0 or val is None:
-        return {**out, "error": next((t for t in reversed(tail) if t), "no output")[-120:]}
-    info = {"read+JVM s": round(wall - (t_end - t_init), 1), "jar CPU s": round(out["jar_cpu"], 1),
-            "val NDCG@10": val}
-    if sweeps:
-        info["sweeps"] = sweeps
-    if rounds:
-        info["rounds"] = max(rounds)
-    return {**out, "wall": t_end - t_init, "cpu": c_end - c_init, "info": info}
-
-
-def ranklib_cache(path: str | None) -> dict:
-    """Rows measured before, by key (``--ranklib-results``), one JSON object a line."""
-    if not path or not Path(path).is_file():
-        return {}
-    rows = [json.loads(line) for line in open(path) if line.strip()]
-    return {row["key"]: row["r"] for row in rows}
-
-
-def run_ranklib(args, name: str, sizes, pairs, tmp: Path) -> list:
-    """RankLib's rows for one of our rankers, in the training table's format; a size whose
-    CPU time, extrapolated from the smaller ones, exceeds --max-fit is not run; a row found
-    in --ranklib-results (same jar size, options, size, seed and -Xmx) is reused."""
-    ranker, opts, label = RANKLIB[name]
-    cache = ranklib_cache(args.ranklib_results)
-    done: list[tuple[int, dict]] = []
-    for n in sizes:
-        key = json.dumps([Path(args.ranklib).stat().st_size, ranker, opts, n, args.seed,
-                          args.ranklib_xmx])
-        hit = cache.get(key)  # a run stopped at t seconds answers for any timeout up to t
-        if hit and hit.get("timeout", math.inf) < args.ranklib_timeout:
-            hit = None
-        row = f"{name:18s} {label:14s} {n:9,d} {pairs[n]:11,d}"
-        t_hat = None
-        if done:
-            t_hat = power_law([m for m, _ in done], [r["cpu"] for _, r in done], n)
-            s = slope([m for m, _ in done], [r["cpu"] for _, r in done])
-            fit = f"slope {s:.2f} vs docs" if len(done) > 1 else "linear from one size"
-            if hit is None and t_hat > args.max_fit:  # memory: -Xmx bounds the heap
-                print(f"{row} {'~' + format(t_hat, ',.0f'):>9s} {'':9s} {'':8s} {'':8s}  "
-                      f"not run: predicted {t_hat:,.0f} s CPU ({fit}) > {args.max_fit:.0f} s",
-                      flush=True)
-                continue
-        if hit:
-            r = {**hit, "info": {**hit.get("info", {}), "reused": args.ranklib_results}}
-        else:
-            r = ranklib_one(args.ranklib, ranker, opts, ranklib_files(n, args.seed, tmp),
-                            args.ranklib_xmx, args.ranklib_timeout)
-            if args.ranklib_results and ("wall" in r or "timeout" in r):
-                with open(args.ranklib_results, "a") as fh:
-                    fh.write(json.dumps({"key": key, "r": r}) + "\n")
-        if r.get("timeout"):
-            guess = "" if t_hat is None else f"; extrapolated ~{t_hat:,.0f} s CPU ({fit})"
-            print(f"{row} {'> ' + format(r['timeout'], '.0f'):>9s} {'':9s} "
-                  f"{r['peak_mb']:8.0f} {'':8s}  > timeout: stopped after "
-                  f"{r['jar_wall']:,.0f} s wall, {r['jar_cpu']:,.0f} s CPU{guess}"
-                  f"{' (reused)' if hit else ''}", flush=True)
-            done.append((n, r))  # kept for the verdict, left out of every fit
-            break
-        if "error" in r:
-            print(f"{row}  failed after {r['jar_wall']:,.0f} s: {r['error']}", flush=True)
-            break
-        done.append((n, r))
-        print(f"{row} {r['wall']:9.1f} {r['cpu']:9.1f} {r['peak_mb']:8.0f} {r['data_mb']:8.0f}  "
-              f"{json.dumps(r['info'])}", flush=True)
-    return done
-
-
 # --- one unit per job: a Coordinate Ascent restart, a RankNet architecture --------------------
 def unit_label(name: str, unit: int) -> str:
     if name == "ranknet":
@@ -591,158 +348,6 @@ def run_units(args) -> None:
         ok = "meets" if worst <= TARGET_S and fold_gb <= TARGET_GB else "MISSES"
         print(f"{name:18s} {label:16s} {slope(ns, cpus):6.2f} {fold_s:10,.0f} {bound:>8s} "
               f"{fold_gb:8.1f}  {how}: {ok}")
-
-
-# --- evaluation at MSLR-WEB30K size -----------------------------------------------------------
-def eval_child(kind: str, path: str, repeats: int) -> dict:
-    z = np.load(path)
-    y, scores, offsets = z["y"], z["scores"], z["offsets"]
-    n = len(y)
-    if kind == "ours":
-        from ltrconv.evaluation.conventions import BUILTIN
-        from ltrconv.evaluation.metrics import evaluate
-
-        convs = sorted(BUILTIN)
-        rank = np.arange(n, dtype=np.int64)  # docids "D0000000".. sort like their row numbers
-        tiny = slice(0, int(offsets[3]))
-        evaluate(y[tiny], scores[tiny], offsets=offsets[:4], conventions=convs, docid_rank=rank[tiny],
-                 engine="numba")  # numba load
-        base = rss_mb()
-        out = {"base_mb": base, "conventions": convs}
-        every = ("NDCG", "DCG", "P", "ERR", "MAP", "RR")
-        for key, cs, metrics in (("all", convs, every), ("all_ndcg", convs, ("NDCG",)),
-                                 ("trec", ["trec"], every), ("trec_ndcg", ["trec"], ("NDCG",))):
-            wall, cpu = [], []
-            for _ in range(repeats):
-                w0, c0 = time.perf_counter(), time.process_time()
-                res = evaluate(y, scores, offsets=offsets, conventions=cs, cutoffs="1-10",
-                               docid_rank=rank, metrics=metrics, engine="numba")
-                cpu.append(time.process_time() - c0)
-                wall.append(time.perf_counter() - w0)
-            out[key] = {"wall": statistics.median(wall), "cpu": statistics.median(cpu)}
-            if key == "all":
-                for name in ("ranklib-tiepess", "ranklib-tieopt"):
-                    np.save(f"{path}.{name}.npy", res[name]["NDCG@10"])
-        np.save(path + ".ours.npy", res["trec"]["NDCG@10"])
-        out["peak_mb"] = peak_mb()
-        return out
-    if kind == "ranx":
-        return ranx_child(path, y, scores, offsets, repeats)
-    import pytrec_eval
-
-    base = rss_mb()
-    w0 = time.perf_counter()
-    qrel, run = {}, {}
-    gain = (2 ** y - 1).tolist()
-    sc = scores.tolist()
-    for q in range(len(offsets) - 1):
-        a, b = int(offsets[q]), int(offsets[q + 1])
-        ids = [f"D{i:07d}" for i in range(a, b)]
-        qrel[str(q)] = dict(zip(ids, gain[a:b]))
-        run[str(q)] = dict(zip(ids, sc[a:b]))
-    build = time.perf_counter() - w0
-    evaluator = pytrec_eval.RelevanceEvaluator(qrel, {f"ndcg_cut_{k}" for k in range(1, 11)})
-    wall, cpu = [], []
-    for _ in range(repeats):
-        w0, c0 = time.perf_counter(), time.process_time()
-        res = evaluator.evaluate(run)
-        cpu.append(time.process_time() - c0)
-        wall.append(time.perf_counter() - w0)
-    np.save(path + ".theirs.npy", np.array([res[str(q)]["ndcg_cut_10"] for q in range(len(offsets) - 1)]))
-    return {"base_mb": base, "build_s": build, "wall": statistics.median(wall),
-            "cpu": statistics.median(cpu), "peak_mb": peak_mb()}
-
-
-def ranx_child(path: str, y, scores, offsets, repeats: int) -> dict:
-    """ranx's ``ndcg_burges@1..10``: an untimed run on 20 queries loads its numba functions,
-    then its Qrels and Run are built (dicts, typed dicts, sorted) once and evaluated
-    ``repeats`` times on one thread."""
-    from ranx import Qrels, Run, evaluate
-
-    metrics = [f"ndcg_burges@{k}" for k in range(1, 11)]
-
-    def build(n_queries):
-        qd, rd = {}, {}
-        labels, sc = y.tolist(), scores.tolist()
-        for q in range(n_queries):
-            a, b = int(offsets[q]), int(offsets[q + 1])
-            ids = [f"D{i:07d}" for i in range(a, b)]
-            qd[f"q{q:06d}"] = dict(zip(ids, labels[a:b]))  # query ids sort in row order
-            rd[f"q{q:06d}"] = dict(zip(ids, sc[a:b]))
-        qrels, run = Qrels.from_dict(qd), Run.from_dict(rd)
-        qrels.sort()
-        run.sort()
-        return qrels, run
-
-    evaluate(*build(20), metrics, threads=1, save_results_in_run=False)
-    base = rss_mb()
-    w0 = time.perf_counter()
-    qrels, run = build(len(offsets) - 1)
-    build_s = time.perf_counter() - w0
-    wall, cpu = [], []
-    for _ in range(repeats):
-        w0, c0 = time.perf_counter(), time.process_time()
-        res = evaluate(qrels, run, metrics, return_mean=False, threads=1,
-                       save_results_in_run=False)
-        cpu.append(time.process_time() - c0)
-        wall.append(time.perf_counter() - w0)
-    np.save(path + ".ranx.npy", np.asarray(res["ndcg_burges@10"], dtype=np.float64))
-    return {"base_mb": base, "build_s": build_s, "wall": statistics.median(wall),
-            "cpu": statistics.median(cpu), "peak_mb": peak_mb()}
-
-
-def run_eval(args) -> None:
-    d = make_mslr_like(args.eval_docs, n_features=1, seed=args.seed)
-    # a noisy relevance signal rounded to 0.01: about the ties of a real model's scores
-    scores = np.round(d.X[:, 0].astype(np.float64), 2)
-    with tempfile.TemporaryDirectory(prefix="bench_scale_") as tmp:
-        path = str(Path(tmp) / "eval.npz")
-        np.savez(path, y=d.y, scores=scores, offsets=d.offsets)
-        print(f"evaluation data: make_mslr_like({args.eval_docs:,}, seed={args.seed}): "
-              f"{d.n_queries:,} queries, {d.n_docs:,} documents, labels 0-4, "
-              f"{len(np.unique(scores)):,} distinct scores; {args.eval_repeats} repeats, medians; "
-              "one process per side")
-        got = {}
-        for kind in ("ours", "theirs", "ranx"):
-            out = subprocess.run([sys.executable, str(HERE), "--eval-child", kind, path,
-                                  "--eval-repeats", str(args.eval_repeats)],
-                                 capture_output=True, text=True, check=True)
-            got[kind] = json.loads(out.stdout.strip().splitlines()[-1])
-        err = np.abs(np.load(path + ".ours.npy") - np.load(path + ".theirs.npy")).max()
-        rx = np.load(path + ".ranx.npy")
-        lo, hi = (np.load(f"{path}.ranklib-tie{b}.npy") for b in ("pess", "opt"))
-        outside = float(max((lo - rx).max(), (rx - hi).max(), 0.0))
-        ranx_trec = int(np.count_nonzero(np.abs(rx - np.load(path + ".ours.npy")) > 1e-12))
-    o, t, r = got["ours"], got["theirs"], got["ranx"]
-    nconv = len(o["conventions"])
-    print(f"check: max |ltrconv trec - pytrec_eval| NDCG@10 over {d.n_queries:,} queries = {err:.1e}")
-    print(f"check: ranx ndcg_burges@10 outside [ranklib-tiepess, ranklib-tieopt] by at most "
-          f"{outside:.1e}; differs from trec's tie order on {ranx_trec:,} queries")
-    print(f"{'':62s} {'wall s':>8s} {'CPU s':>8s} {'peak-data MB':>13s}")
-    peak = f"{o['peak_mb'] - o['base_mb']:13.0f}"  # over all four calls, reported once
-    for key, label in (("all", f"{nconv} built-in conventions, @1..10, all metrics"),
-                       ("all_ndcg", f"{nconv} built-in conventions, NDCG@1..10"),
-                       ("trec", "trec only, @1..10 (NDCG/DCG/P/ERR, MAP, RR)"),
-                       ("trec_ndcg", "trec only, NDCG@1..10")):
-        print(f"{'ltrconv evaluate, ' + label:62s} {o[key]['wall']:8.2f} {o[key]['cpu']:8.2f} "
-              f"{peak if key == 'all' else '':13s}")
-    print(f"{'pytrec_eval evaluate, ndcg_cut_1..10 (trec)':62s} {t['wall']:8.2f} {t['cpu']:8.2f} "
-          f"{t['peak_mb'] - t['base_mb']:13.0f}")
-    print(f"{'pytrec_eval: building its qrel/run dicts (once)':62s} {t['build_s']:8.2f}")
-    print(f"{'ranx evaluate, ndcg_burges@1..10 (1 thread)':62s} {r['wall']:8.2f} {r['cpu']:8.2f} "
-          f"{r['peak_mb'] - r['base_mb']:13.0f}")
-    print(f"{'ranx: building its Qrels/Run, sorted (once)':62s} {r['build_s']:8.2f}")
-    r_one = t["cpu"] / o["trec_ndcg"]["cpu"]
-    r_all = t["cpu"] * nconv / o["all_ndcg"]["cpu"]
-    r_more = t["cpu"] / o["trec"]["cpu"]
-    print(f"speed-up, CPU, NDCG@1..10 as pytrec_eval computes it: one convention {r_one:.1f}x "
-          f"(wall {t['wall'] / o['trec_ndcg']['wall']:.1f}x); {nconv} conventions {r_all:.1f}x "
-          f"(pytrec_eval x {nconv} calls, which could only do trec's); target >= 10x: "
-          f"{'met' if r_one >= 10 else 'NOT met'}. With MAP, RR, P, ERR and DCG as well "
-          f"(the whole ranking): {r_more:.1f}x")
-    print(f"speed-up against ranx, CPU, NDCG@1..10 (one convention): "
-          f"{r['cpu'] / o['trec_ndcg']['cpu']:.1f}x (wall {r['wall'] / o['trec_ndcg']['wall']:.1f}x), "
-          f"its Qrels/Run build aside")
 
 
 def main() -> None:
