@@ -28,7 +28,7 @@ TIES = ["ranklib-tieavg", "ranklib-tiepess", "ranklib-tieopt"]
 FOLDS = [1, 2]
 # Two seeds: the random algorithms are trained twice, the others once (under seed 0).
 SEEDS = [0, 1]
-RANDOM = {"coordinate_ascent", "ranknet"}
+RANDOM = {"coordinate_ascent", "ranknet", "ranknet_adam"}  # ranknet_adam: a variant of config.yaml
 N_MODELS = len(ALGORITHMS) + len(VARIANTS) + len(RANDOM) * (len(SEEDS) - 1)  # per fold, convention
 
 # Snakemake is a dependency: run the one installed with this interpreter, whatever PATH holds.
