@@ -6,32 +6,12 @@ directory edited since), and again after parsing.
 
 from pathlib import Path
 
-import numpy as np
-
 from ltrconv.pipeline.job import run
+from ltrconv.data.split import check_disjoint, check_labels
 from ltrconv.data.verify import Layout, check_unchanged
 from ltrconv.data.letor import Dataset, read_letor
-from ltrconv.errors import InputError
 
 SPLITS = ("train", "vali", "test")
-
-
-def check(data: Dataset, path: Path, labels) -> None:
-    extra = sorted(set(np.unique(data.y).tolist()) - set(labels))
-    if extra:
-        raise InputError(f"labels {extra} are outside the configured label scale {labels}", str(path))
-
-
-def check_disjoint(fold: dict, paths: dict) -> None:
-    """Refuse a fold whose splits share a query: a test query seen in training (or validation)
-    makes every test score of that fold optimistic."""
-    for later, earlier in (("test", "train"), ("test", "vali"), ("vali", "train")):
-        shared = np.intersect1d(fold[later].query_ids, fold[earlier].query_ids)
-        if len(shared):
-            raise InputError(
-                f"{len(shared)} {later} quer{'y' if len(shared) == 1 else 'ies'} also in "
-                f"{paths[earlier]} (e.g. qid {shared[0]}): the splits of a fold must not share "
-                "queries", str(paths[later]))
 
 
 def main(smk, log):
@@ -47,7 +27,7 @@ def main(smk, log):
         for split in SPLITS:
             paths[split] = path = root / layout.fold_file(k, split)
             data = read_letor(path, n_features=n_features)
-            check(data, path, smk.params.labels)
+            check_labels(data, path, smk.params.labels)
             fold[split] = data
         check_disjoint(fold, paths)
         for split in SPLITS:
