@@ -66,3 +66,32 @@ def test_check_reference_of_a_missing_run_is_one_line(tmp_path, capsys):
     assert main(["check-reference", str(tmp_path / "none"), str(REFERENCE)]) == 2
     assert capsys.readouterr().err == (f"ltrconv: error: {tmp_path / 'none'}: no such directory (the "
                                        "results to compare)\n")
+
+
+def _tiny_reference(root: Path) -> Path:
+    (root / "tables").mkdir(parents=True)
+    (root / "figures").mkdir()
+    (root / "claims.md").write_text("claims\n")
+    (root / "tables" / "summary.tsv").write_text("a\tb\n")
+    return root
+
+
+def test_check_reference_never_reads_a_fifo_or_a_device(tmp_path, capsys):
+    """A FIFO named like a figure, or a link to /dev/zero, would block or never end if read."""
+    import os
+
+    ref = _tiny_reference(tmp_path / "ref")
+    run = _tiny_reference(tmp_path / "run")
+    os.mkfifo(run / "figures" / "figure1.png")
+    (ref / "figures" / "figure1.png").write_bytes(b"png")
+    (run / "figures" / "figure2.png").symlink_to("/dev/zero")
+    (ref / "figures" / "figure2.png").write_bytes(b"png")
+    names, diffs = compare(run, ref)
+    assert {d.name: d.detail for d in diffs} == {
+        "figures/figure1.png": "is a FIFO in the results; not read",
+        "figures/figure2.png": "is a device in the results; not read"}
+    os.mkfifo(ref / "figures" / "figure3.png")
+    capsys.readouterr()
+    assert main(["check-reference", str(run), str(ref)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ltrconv: error: ") and "figure3.png: is a FIFO, not a reference file" in err

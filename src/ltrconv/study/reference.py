@@ -8,6 +8,8 @@ share, and are left out; extra files in the results are ignored.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +54,19 @@ def _first_difference(a: bytes, b: bytes, text: bool) -> str:
         f"byte {next(i for i, (x, y) in enumerate(zip(a, b)) if x != y):,} differs"
 
 
+def _not_regular(path: Path) -> str | None:
+    """What ``path`` is when it exists but is no regular file (after links), else None: a FIFO
+    or a device is never read, since reading it could block or never end."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return ("a FIFO" if stat.S_ISFIFO(mode) else "a directory" if stat.S_ISDIR(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+
+
 def compare(results: str | Path, reference: str | Path) -> tuple[list[str], list[Difference]]:
     """(names compared, differences) of ``results`` against ``reference``, names relative to
     the reference; a missing directory is an :class:`LtrconvError`."""
@@ -62,8 +77,15 @@ def compare(results: str | Path, reference: str | Path) -> tuple[list[str], list
     names, differences = [], []
     for ref in reference_files(reference):
         name = ref.relative_to(reference).as_posix()
+        kind = _not_regular(ref)
+        if kind:
+            raise LtrconvError(f"{printable(ref)}: is {kind}, not a reference file; not read")
         names.append(name)
         mine = results / name
+        kind = _not_regular(mine)
+        if kind:
+            differences.append(Difference(name, f"is {kind} in the results; not read"))
+            continue
         if not mine.is_file():
             differences.append(Difference(name, "missing from the results"))
             continue
