@@ -422,3 +422,22 @@ def test_control_characters_in_paths_and_names_stay_on_one_line(files, tmp_path,
     assert main(["eval", str(odd), str(tmp_path / "s.txt"), "-c", "trec"]) == 0
     err = capsys.readouterr().err
     assert err.startswith(f"ltrconv: warning: {escaped}:2: docid A repeats") and err.count("\n") == 1
+
+
+def test_docid_warning_only_where_a_tie_order_reads_docids(tmp_path, capsys):
+    """Repeated or missing docids matter only to the trec tie order (docid-desc): eval under
+    ranklib, predict, and train under letor say nothing of them."""
+    text = "".join(f"{i % 3} qid:{1 + i // 4} 1:{i / 10} 2:{(i * 7) % 5 / 5} #docid = A\n"
+                   for i in range(16))
+    (tmp_path / "d.txt").write_text(text)
+    (tmp_path / "s.txt").write_text("".join(f"{i / 7}\n" for i in range(16)))
+    capsys.readouterr()
+    assert main(["eval", str(tmp_path / "d.txt"), str(tmp_path / "s.txt"), "-c", "ranklib"]) == 0
+    assert main(["train", "--algorithm", "adarank", "--train", str(tmp_path / "d.txt"), "--vali",
+                 str(tmp_path / "d.txt"), "--metric", "ndcg@10:letor", "--param", "n_rounds=2",
+                 "--out", str(tmp_path / "m")]) == 0
+    assert main(["predict", str(tmp_path / "m"), str(tmp_path / "d.txt"), "-o",
+                 str(tmp_path / "p.txt")]) == 0
+    assert "repeats within query" not in capsys.readouterr().err
+    assert main(["eval", str(tmp_path / "d.txt"), str(tmp_path / "s.txt"), "-c", "trec"]) == 0
+    assert "docid A repeats within query 1" in capsys.readouterr().err

@@ -46,10 +46,11 @@ def run(args: argparse.Namespace) -> None:
         return runs.cmd_eval(args)
     check_out(args.output, args.data, args.scores, args.conventions_file)
     convention_set = load_conventions_file(args.conventions_file)
-    data = Dataset.load(args.data, features=False)
-    scores = read_scores(args.scores, data.n_docs)
     names = args.convention or list(conv_mod.PAPER_TOOLS)
     names = [m for n in names for m in (conv_mod.builtin_names() if n == conv_mod.ALL else [n])]
+    by_docid = any(convention_set.get(n).ties == "docid-desc" for n in names)
+    data = Dataset.load(args.data, features=False, docid_warning=by_docid)
+    scores = read_scores(args.scores, data.n_docs)
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     results = evaluate_dataset(data, scores, conventions=names, cutoffs=args.cutoffs,
                                rankdcg=args.rankdcg, metrics=metrics, convention_set=convention_set)

@@ -27,8 +27,8 @@ def run(args: argparse.Namespace) -> None:
     with library_output_to_stderr():
         model = rankers.load(args.model)
         width = getattr(model, "n_features_in_", None)
-        data = Dataset.load(args.data, n_features=width,
-                            what=f"the model {args.model} was fitted on")
+        data = Dataset.load(args.data, n_features=width,  # scoring reads no docid
+                            what=f"the model {args.model} was fitted on", docid_warning=False)
         scores = model.predict(data.X)
     if args.output and args.output != "-":
         write_scores(args.output, scores)

@@ -113,15 +113,18 @@ def run(args: argparse.Namespace) -> None:
     from .. import rankers
 
     check_out(args.out, args.train, args.vali, args.conventions_file)
-    metric = load_conventions_file(args.conventions_file).ranker_metric(args.metric)
+    convention_set = load_conventions_file(args.conventions_file)
+    metric = convention_set.ranker_metric(args.metric)
     params = parse_params(args.param)
     check_params(args.algorithm, params)
     try:
         model = rankers.make(args.algorithm, **params, metric=metric)
     except rankers.ParamError as exc:
         raise LtrconvError(f"--param {exc.param}: {exc}") from None
-    train = Dataset.load(args.train)
-    vali = Dataset.load(args.vali) if args.vali else None
+    # docids matter to training only where the metric breaks ties by them
+    by_docid = convention_set.metric(args.metric).convention.ties == "docid-desc"
+    train = Dataset.load(args.train, docid_warning=by_docid)
+    vali = Dataset.load(args.vali, docid_warning=by_docid) if args.vali else None
     if vali is not None:  # a file may omit features that are zero throughout it
         width = max(train.X.shape[1], vali.X.shape[1])
         train, vali = train.with_width(width), vali.with_width(width)

@@ -130,17 +130,21 @@ class Dataset:
 
     @classmethod
     def load(cls, path: str | Path, n_features: int | None = None,
-             what: str = "expected", *, features: bool = True) -> "Dataset":
+             what: str = "expected", *, features: bool = True,
+             docid_warning: bool = True) -> "Dataset":
         """Read a cache written by :meth:`save`, or parse a LETOR text file.
 
         With ``n_features`` the result has exactly that many columns (see :meth:`with_width`);
         ``what`` says where that width comes from, for the error message. ``features=False``
         checks the features but keeps none (``X`` has no column), for evaluation, which needs
         labels, qids and docids only: memory then follows the file's size, not its widest index.
+        ``docid_warning=False`` leaves out the :class:`DocidWarning`, for a caller whose tie
+        order does not read docids.
         """
         path = Path(path)
         if path.suffix != ".npz":
-            return read_letor(path, n_features=n_features, what=what, features=features)
+            return read_letor(path, n_features=n_features, what=what, features=features,
+                              docid_warning=docid_warning)
         data = _load_npz(path)
         if not features:
             return replace(data, X=np.zeros((data.n_docs, 0)))
@@ -281,7 +285,7 @@ def _locate_feature_error(path, linenos, feats, n_features, what) -> NoReturn:
 
 
 def read_letor(path: str | Path, n_features: int | None = None, what: str = "expected", *,
-               features: bool = True) -> Dataset:
+               features: bool = True, docid_warning: bool = True) -> Dataset:
     """Parse a LETOR/SVMlight file; raise :class:`InputError` naming file and line.
 
     ``n_features`` fixes the width: features the file omits are zeros (the sparse format's
@@ -335,7 +339,8 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
             prev = q
         raise
     docid_arr = np.asarray(docids, dtype=str)
-    _warn_docids(path, docid_arr, qid_arr, offsets, linenos)
+    if docid_warning:
+        _warn_docids(path, docid_arr, qid_arr, offsets, linenos)
     return Dataset(
         X=X,
         y=np.asarray(labels, dtype=np.int64),
