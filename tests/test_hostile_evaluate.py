@@ -76,3 +76,23 @@ def test_docid_tie_order_without_docids_warns():
         warnings.simplefilter("error")
         evaluate(Y, S, [1, 1, 2, 2, 2], conventions=["trec"], docid=list("abcde"))
         evaluate(Y, S, [1, 1, 2, 2, 2], conventions=["ranklib"])
+
+
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_scores_beyond_float32_under_trec_say_what_happens(engine):
+    """trec_eval reads scores as C floats: beyond 3.4e38 they become +-inf. One clear warning
+    instead of numpy's bare 'overflow encountered in cast'."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = evaluate([1, 0, 0], [1e300, 1e299, -1e300], [1, 1, 1], conventions=["trec"],
+                      docid=["a", "b", "c"], engine=engine)["trec"]
+    messages = [str(w.message) for w in caught]
+    assert messages == ["3 score(s) beyond float32's range (|s| > 3.4e38) compare as +-inf, "
+                        "tying with each other, under trec (scores read as float32, as "
+                        "trec_eval reads them)"]
+    # a and b tie at +inf; docid descending puts b first: NDCG@1 = 0
+    assert ev.mean()["NDCG@1"] == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate([1, 0, 0], [1e300, 1e299, -1e300], [1, 1, 1], conventions=["ranklib"],
+                 engine=engine)

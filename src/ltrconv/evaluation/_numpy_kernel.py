@@ -24,7 +24,8 @@ def rank_order(scores: np.ndarray, labels: np.ndarray, tiekey: np.ndarray, qpos:
     """
     neg = -scores
     if code == DOCID_DESC:  # float32 score, then docid rank (highest first), then float64 score
-        return np.lexsort((neg, -tiekey, -scores.astype(np.float32), qpos))
+        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as float32 code has
+            return np.lexsort((neg, -tiekey, -scores.astype(np.float32), qpos))
     if code == PESSIMISTIC:
         return np.lexsort((labels, neg, qpos))
     if code == OPTIMISTIC:

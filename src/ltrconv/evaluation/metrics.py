@@ -189,6 +189,20 @@ def _query_ids(qid, offsets, n_docs: int) -> np.ndarray:
     return qid
 
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def warn_float32_range(scores: np.ndarray, convs) -> None:
+    """Say it, once, when conventions that compare scores as float32 (trec_eval reads them as C
+    floats) meet scores beyond float32's range: those compare as +-inf."""
+    named = [c.name or c.canonical for c in convs if c.scores == "float32" or c.ties == "docid-desc"]
+    if named and len(scores) and float(np.abs(scores).max()) > FLOAT32_MAX:
+        n = int(np.count_nonzero(np.abs(scores) > FLOAT32_MAX))
+        warnings.warn(f"{n} score(s) beyond float32's range (|s| > 3.4e38) compare as +-inf, "
+                      f"tying with each other, under {', '.join(named)} (scores read as float32, "
+                      "as trec_eval reads them)", UserWarning, stacklevel=3)
+
+
 ENGINES = ("auto", "numba", "numpy")
 
 NUMBA_MIN_DOCS = 200_000
@@ -349,6 +363,7 @@ def evaluate(
         key = (read, conv.scores == "float32", code if code >= KEYED else -1)
         groups.setdefault(key, []).append(i)
     vals_of: dict[int, np.ndarray] = {}
+    warn_float32_range(scores, convs)
     for (read, f32, keyed), members in groups.items():
         labs = labels_of[read]
         s = scores

@@ -21,7 +21,8 @@ import numpy as np
 from ..errors import InputError, shown
 from .conventions import Convention, get
 from .labels import convention_labels
-from .metrics import METRICS, Evaluation, evaluate, metric_names, parse_cutoffs
+from .metrics import (METRICS, Evaluation, evaluate, metric_names, parse_cutoffs,
+                      warn_float32_range)
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,14 @@ def evaluate_run_arrays(
     :func:`~ltrconv.evaluation.metrics.evaluate` returns, one row per query evaluated (in the
     order the run first lists them; under ``missing=zero`` the qrels-only ones follow)."""
     convs = [get(c) for c in conventions]
+    if np.all(np.isfinite(run.value)):
+        warn_float32_range(run.value, convs)
+    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as said above
+        return _evaluate_run(qrels, run, convs, cutoffs, metrics, engine)
+
+
+def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs, metrics,
+                  engine: str) -> dict[str, Evaluation]:
     ks = parse_cutoffs(cutoffs)
     metrics = tuple(metrics) if not isinstance(metrics, str) else (metrics,)
     if not np.all(np.isfinite(run.value)):
