@@ -64,3 +64,10 @@ def test_an_alias_bomb_is_still_refused():
     import yaml
     with pytest.raises(yaml.YAMLError, match="alias repeats what it refers to"):
         safe_yaml.load("\n".join(rows))
+
+
+@pytest.mark.parametrize("algorithm", ["ranknet", "ranknet_adam"])
+def test_ranknet_layers_are_bounded(algorithm):
+    with pytest.raises(ParamError, match=r"architectures must be .*integers in 1\.\.4096"):
+        make(algorithm, architectures=[[100_000_000]])
+    make(algorithm, architectures=[[4096], [10, 10]])

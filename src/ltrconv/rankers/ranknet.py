@@ -289,16 +289,23 @@ def ordered_mean(values: np.ndarray) -> float:
     return total / len(values)
 
 
+MAX_UNITS = 4096
+"""Most units in one hidden layer (the paper's grid goes to 500): two such layers hold 16.8M
+weights, 134 MB in float64."""
+
+
 def _architectures_ok(value) -> bool:
-    """A non-empty list or tuple of 1-3 hidden layer sizes, each a list or tuple of integers
-    >= 1."""
+    """A non-empty list or tuple of 1-3 hidden layer sizes, each a list or tuple of integers in
+    1..MAX_UNITS."""
     def units_ok(arch) -> bool:
         return (isinstance(arch, (list, tuple)) and 1 <= len(arch) <= 3
-                and all(Integer(1).accepts(u) for u in arch))
+                and all(Integer(1, MAX_UNITS).accepts(u) for u in arch))
 
     return isinstance(value, (list, tuple)) and len(value) > 0 and all(map(units_ok, value))
 
 
+ARCHITECTURES = (f"a non-empty sequence of 1-3 hidden layer sizes (integers in 1..{MAX_UNITS}), "
+                 "e.g. ((10,), (50, 50))")
 _ADAM = "RankLib 2.x's RankNet has no such option; the Adam-trained RankNet is ranknet_adam"
 
 
@@ -315,8 +322,7 @@ class RankNet(UnitRanker):
     name = "ranknet"
     _parameter_constraints = {
         "metric": [Metric()],
-        "architectures": [Check(_architectures_ok, "a non-empty sequence of 1-3 hidden layer "
-                                "sizes (integers >= 1), e.g. ((10,), (50, 50))")],
+        "architectures": [Check(_architectures_ok, ARCHITECTURES)],
         "learning_rate": [Number(0, 1, lo_open=True)],
         "max_epochs": [Integer(1)],
         "patience": [None, Integer(1)],

@@ -24,7 +24,7 @@ from numba import njit
 
 from .base import TrainingData
 from .params import Check, Integer, Metric, Number, Options, RandomState
-from .ranknet import PAPER_GRID
+from .ranknet import ARCHITECTURES, PAPER_GRID, _architectures_ok
 from .units import UnitRanker
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
@@ -217,15 +217,6 @@ def forward(params, sizes, activation: str, X, batch: int = 256) -> np.ndarray:
                     ACTIVATIONS[activation], np.ascontiguousarray(X, dtype=np.float64), acts)
 
 
-def _architectures_ok(value) -> bool:
-    """A non-empty list or tuple of 1-3 hidden layer sizes, each a list or tuple of integers >= 1."""
-    def units_ok(arch) -> bool:
-        return (isinstance(arch, (list, tuple)) and 1 <= len(arch) <= 3
-                and all(Integer(1).accepts(u) for u in arch))
-
-    return isinstance(value, (list, tuple)) and len(value) > 0 and all(map(units_ok, value))
-
-
 class RankNetAdam(UnitRanker):
     """Pairwise cross-entropy neural ranker trained with Adam; architecture and epochs chosen
     on validation.
@@ -239,8 +230,7 @@ class RankNetAdam(UnitRanker):
     name = "ranknet_adam"
     _parameter_constraints = {
         "metric": [Metric()],
-        "architectures": [Check(_architectures_ok, "a non-empty sequence of 1-3 hidden layer "
-                                "sizes (integers >= 1), e.g. ((10,), (50, 50))")],
+        "architectures": [Check(_architectures_ok, ARCHITECTURES)],
         "activation": [Options(*ACTIVATIONS)],
         "learning_rate": [Number(0, 1, lo_open=True)],
         "max_epochs": [Integer(1)],
