@@ -10,7 +10,7 @@ For each ranker, on one MQ2008 fold, wall time of ``ltrconv train`` (a fresh pro
 Each numba cache is a fresh directory (``NUMBA_CACHE_DIR``), so the figures do not depend on
 what earlier runs left in ``__pycache__``. Medians over ``--repeats`` runs, all in one run::
 
-    python benchmarks/bench_first_fit.py --data ../shared/data/MQ2008 --jar RankLib.jar
+    python benchmarks/bench_first_fit.py --data MQ2008 --jar RankLib.jar
 """
 
 from __future__ import annotations
