@@ -26,10 +26,10 @@ import numpy as np
 import pytest
 import yaml
 
-from ltrconv.data.synthetic import make_folds, make_mslr_like, write_letor
+from ltrconv.data.synthetic import make_mslr_like
 
 from ltrconv.pipeline import environment
-from workflow_helpers import EVAL, REPO, VARIANTS, base_config, write_dataset
+from workflow_helpers import EVAL, REPO, VARIANTS, base_config, write_dataset, write_rotation
 
 pytestmark = pytest.mark.slurm
 
@@ -187,17 +187,7 @@ def write_mslr_like(root: Path) -> int:
     docids; the number of queries."""
     data = make_mslr_like(MSLR_DOCS, seed=3)
     data = dataclasses.replace(data, docid=np.array([f"D{i:06d}" for i in range(data.n_docs)]))
-    texts = []
-    for i, part in enumerate(make_folds(data, 5, seed=1), start=1):
-        write_letor(part, root / f"S{i}.txt")
-        texts.append((root / f"S{i}.txt").read_text())
-    for k in MSLR_FOLDS:
-        fold = root / f"Fold{k}"
-        fold.mkdir(parents=True)
-        idx = [(k - 1 + j) % 5 for j in range(5)]
-        (fold / "train.txt").write_text("".join(texts[i] for i in idx[:3]))
-        (fold / "vali.txt").write_text(texts[idx[3]])
-        (fold / "test.txt").write_text(texts[idx[4]])
+    write_rotation(data, root, MSLR_FOLDS)
     return data.n_queries
 
 

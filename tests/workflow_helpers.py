@@ -41,15 +41,15 @@ def snakemake(workdir: Path, configfile: Path, *args: str, timeout: int = 600, e
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def write_dataset(root: Path) -> dict[int, list[str]]:
-    """S1..S5 and Fold1..Fold5 (LETOR rotation); returns each fold's test qids."""
-    data = make_letor(n_queries=50, n_features=6, empty_share=0.3, seed=7)
+def write_rotation(data, root: Path, folds=range(1, 6)) -> dict:
+    """``data`` in five parts S1..S5 and the ``folds`` of LETOR's rotation (fold k trains on
+    S_k, S_k+1, S_k+2, validates on S_k+3, tests on S_k+4, mod 5); each fold's test part."""
     parts = make_folds(data, 5, seed=1)
     for i, part in enumerate(parts, start=1):
         write_letor(part, root / f"S{i}.txt")
     texts = [(root / f"S{i}.txt").read_text() for i in range(1, 6)]
     tests = {}
-    for k in range(1, 6):
+    for k in folds:
         fold = root / f"Fold{k}"
         fold.mkdir(parents=True)
         idx = [(k - 1 + j) % 5 for j in range(5)]
@@ -58,6 +58,11 @@ def write_dataset(root: Path) -> dict[int, list[str]]:
         (fold / "test.txt").write_text(texts[idx[4]])
         tests[k] = parts[idx[4]]
     return tests
+
+
+def write_dataset(root: Path) -> dict:
+    """S1..S5 and Fold1..Fold5 of a small synthetic dataset; each fold's test part."""
+    return write_rotation(make_letor(n_queries=50, n_features=6, empty_share=0.3, seed=7), root)
 
 
 def base_config(dataset_dir: Path) -> dict:
