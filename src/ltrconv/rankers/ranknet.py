@@ -304,6 +304,26 @@ def _architectures_ok(value) -> bool:
     return isinstance(value, (list, tuple)) and len(value) > 0 and all(map(units_ok, value))
 
 
+def select_architecture(model, shared: dict, records: list[dict]) -> None:
+    """Keep on ``model`` the architecture of ``records`` (one per fitted unit) with the best
+    validation score, the first on ties: its search record, sizes, weights and history."""
+    model.search_ = [{k: r[k] for k in ("architecture", "best_epoch", "val_score", "history")}
+                     for r in records]
+    best = 0
+    for index, record in enumerate(records):
+        if record["val_score"] > records[best]["val_score"]:
+            best = index
+    chosen = model.search_[best]
+    model.architecture_ = chosen["architecture"]
+    model.sizes_ = (shared["n_features"], *chosen["architecture"], 1)
+    # a copy holding numpy's own float64 dtype object (an unpickled record holds another), so
+    # the model pickles to the same bytes from records of any origin
+    model.params_ = np.asarray(records[best]["params"]).astype(np.float64)
+    model.best_epoch_ = chosen["best_epoch"]
+    model.val_score_ = chosen["val_score"]
+    model.history_ = chosen["history"]
+
+
 ARCHITECTURES = (f"a non-empty sequence of 1-3 hidden layer sizes (integers in 1..{MAX_UNITS}), "
                  "e.g. ((10,), (50, 50))")
 _ADAM = "RankLib 2.x's RankNet has no such option; the Adam-trained RankNet is ranknet_adam"
@@ -382,22 +402,7 @@ class RankNet(UnitRanker):
         return {"n_features": X.shape[1]}, records
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
-        """Keep the architecture with the best validation score, the first on ties."""
-        self.search_ = [{k: r[k] for k in ("architecture", "best_epoch", "val_score", "history")}
-                        for r in records]
-        best = 0
-        for index, record in enumerate(records):
-            if record["val_score"] > records[best]["val_score"]:
-                best = index
-        chosen = self.search_[best]
-        self.architecture_ = chosen["architecture"]
-        self.sizes_ = (shared["n_features"], *chosen["architecture"], 1)
-        # a copy holding numpy's own float64 dtype object (an unpickled record holds another),
-        # so the model pickles to the same bytes from records of any origin
-        self.params_ = np.asarray(records[best]["params"]).astype(np.float64)
-        self.best_epoch_ = chosen["best_epoch"]
-        self.val_score_ = chosen["val_score"]
-        self.history_ = chosen["history"]
+        select_architecture(self, shared, records)
 
     def _train_one(self, sizes, seed, X, y, off, queries, Xv, val_scorer):
         """Train one architecture for ``max_epochs``; (best weights, epoch, score, history).

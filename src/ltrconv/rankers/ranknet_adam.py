@@ -24,7 +24,7 @@ from numba import njit
 
 from .base import TrainingData
 from .params import Check, Integer, Metric, Number, Options, RandomState
-from .ranknet import ARCHITECTURES, PAPER_GRID, _architectures_ok
+from .ranknet import ARCHITECTURES, PAPER_GRID, _architectures_ok, select_architecture
 from .units import UnitRanker
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
@@ -287,22 +287,7 @@ class RankNetAdam(UnitRanker):
         return {"n_features": X.shape[1], "mean": mean, "std": std}, records
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
-        """Keep the architecture with the best validation score, the first on ties."""
-        self.search_ = [{k: r[k] for k in ("architecture", "best_epoch", "val_score", "history")}
-                        for r in records]
-        best = -1
-        for index, record in enumerate(records):
-            if best < 0 or record["val_score"] > records[best]["val_score"]:
-                best = index
-        chosen = self.search_[best]
-        self.architecture_ = chosen["architecture"]
-        self.sizes_ = (shared["n_features"], *chosen["architecture"], 1)
-        # copies holding numpy's own float64 dtype object (an unpickled record holds another): the
-        # arrays share it, so the model pickles to the same bytes from records of any origin
-        self.params_ = np.asarray(records[best]["params"]).astype(np.float64)
-        self.best_epoch_ = chosen["best_epoch"]
-        self.val_score_ = chosen["val_score"]
-        self.history_ = chosen["history"]
+        select_architecture(self, shared, records)
         self.mean_ = np.asarray(shared["mean"]).astype(np.float64)
         self.std_ = np.asarray(shared["std"]).astype(np.float64)
 
