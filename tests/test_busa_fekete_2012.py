@@ -142,7 +142,9 @@ def test_renamed_conventions_give_the_same_verdicts(synth):
     s2 = rn(summary, ["train_convention", "eval_convention"])
     t2 = rn(tests, ["eval_convention", "conv_a", "conv_b"])
     o2 = study.algorithm_order(s2, train_convention="R", reference="R")
-    setting = paper.Setting(reference="R", train="R", yahoo="Y", letor="L")
+    setting = paper.Setting(reference="R", train="R", yahoo="Y", letor="L",
+                            family_train=("Y", "R", "L"),
+                            family_eval=tuple(names.get(e, e) for e in study.EVAL_ORDER))
     audit = {"empty_share": 0.2, "queries": 90}
     before = paper.claims(summary, tests, order, audit)
     after = paper.claims(s2, t2, o2, audit, setting)
@@ -165,3 +167,28 @@ def test_a_setting_without_cutoffs_below_the_collapse_is_refused():
         paper.Setting(collapse_cutoffs=(1, 2))
     with pytest.raises(ValueError, match="k must be"):
         paper.Setting(k=0)
+
+
+def test_claims_3_and_4_are_adjusted_over_the_papers_conventions_only(synth):
+    pq, _, tests, _ = synth
+    # The same run with a library's evaluation and training convention added: the full table's
+    # family grows, the paper's family (and so its Holm p) stays what a paper run gives.
+    lib = pq[pq["train_convention"].isin(["ranklib", "letor"])].copy()
+    lib["train_convention"] = lib["train_convention"].map({"ranklib": "sklearn", "letor": "catboost"})
+    extra = pq[pq["eval_convention"] == "ranklib"].assign(eval_convention="lightgbm")
+    bigger = study.ttests(pd.concat([pq, lib, extra], ignore_index=True))
+    assert len(bigger) > len(tests)
+    family = paper.paper_family(bigger)
+    key = ["dataset", "algorithm", "eval_convention", "metric", "k", "conv_a", "conv_b"]
+    merged = family.merge(tests, on=key, suffixes=("", "_paper"))
+    assert len(merged) == len(family) == len(tests)
+    np.testing.assert_array_equal(merged["p_holm"], merged["p_holm_paper"])
+    assert (merged["significant"] == merged["significant_paper"]).all()
+    # the larger family is more conservative: a test's Holm p there is never below the paper's
+    wide = bigger.merge(tests, on=key, suffixes=("", "_paper"))
+    assert (wide["p_holm"] >= wide["p_holm_paper"]).all() and (wide["p_holm"] > wide["p_holm_paper"]).any()
+    # a paper run's table comes back unchanged
+    pd.testing.assert_frame_equal(paper.paper_family(tests), tests.reset_index(drop=True))
+    found = {c["id"]: c for c in paper.claims(pd.DataFrame(columns=tests.columns), family,
+                                               pd.DataFrame(), None)}
+    assert "yahoo, ranklib and letor training" in found["letor_training"]["rule"]
