@@ -122,6 +122,26 @@ def test_train_and_predict_load_no_scikit_learn(tmp_path, algorithm):
     np.testing.assert_array_equal(scores, model.predict(test.X))
 
 
+@pytest.mark.parametrize("algorithm", ["ranksvm"])
+def test_predict_with_a_linear_model_loads_no_numba(tmp_path, algorithm):
+    """Scoring with RankSVM's model is a dot product: ``ltrconv predict`` loads neither numba
+    nor scipy (about two seconds of start-up), and gives the scores of the trained model.
+    (AdaRank and Coordinate Ascent score in RankLib's float arithmetic, with numba kernels.)"""
+    from ltrconv import rankers
+
+    train, test = make_letor(n_queries=12, seed=1), make_letor(n_queries=6, seed=3)
+    write_letor(test, tmp_path / "test.txt")
+    model = rankers.make(algorithm, **QUICK[algorithm]).fit(train.X, train.y, train.qid)
+    model.save(tmp_path / "m.model")
+    proc = fresh("import sys\nfrom ltrconv.cli import main\n"
+                 f"rc = main(['predict', {str(tmp_path / 'm.model')!r}, "
+                 f"{str(tmp_path / 'test.txt')!r}])\n"
+                 f"print({LOADED}, file=sys.stderr)\nsys.exit(rc)")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "[]"
+    np.testing.assert_array_equal(np.array(proc.stdout.split(), dtype=float), model.predict(test.X))
+
+
 def test_plain_rankers_have_scikit_learns_parameters():
     """get_params, set_params, the repr and the refusal of unknown names are the same for the
     rankers (in a process without scikit-learn) and for their estimators."""

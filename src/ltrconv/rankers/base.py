@@ -24,16 +24,18 @@ import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
 from ..errors import InputError, LtrconvError
 from ..evaluation.queries import MAX_LABEL, offsets_from_qid
-from ..evaluation.scorer import NDCGScorer
 from ..evaluation.spec import MetricSpec
 from .estimator import NotFittedError, PlainEstimator
 from .params import ParamError, unknown_message, validate
+
+if TYPE_CHECKING:  # the scorer loads numba: fit needs it, predict and load do not
+    from ..evaluation.scorer import NDCGScorer
 
 
 class NotFittedModelError(LtrconvError, NotFittedError):
@@ -241,6 +243,8 @@ class Ranker(PlainEstimator):
         if held_out:
             _require_two_labels(yv, offv, "validation")
         top = int(max(y.max(), yv.max()))
+        from ..evaluation.scorer import NDCGScorer
+
         scorer = NDCGScorer(y, off, spec.convention, spec.k, docid=docid, max_label=top)
         val_scorer = NDCGScorer(yv, offv, spec.convention, spec.k, docid=docid_val, max_label=top)
         return TrainingData(X, y, off, Xv, yv, offv, scorer, val_scorer, held_out)

@@ -32,10 +32,10 @@ import warnings
 import numpy as np
 
 from .base import Ranker, TrainingData
-from .pair_squared_hinge import RankSVMObjective
-from .pairs import count_pairs, crucial_pairs
 from .params import Check, Integer, Metric, Number, Options, ParamError, RandomState
-from .trust_region import tron
+
+# The pair kernels and the trust-region solver load numba; they are imported where a fit
+# needs them, so that loading a model and predicting (a dot product) does not.
 
 DEFAULT_C_GRID = tuple(10.0 ** e for e in range(-6, 5))
 
@@ -45,6 +45,8 @@ def pairwise_differences(X, y, offsets) -> tuple[np.ndarray, np.ndarray]:
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
     offsets = np.asarray(offsets, dtype=np.int64)
+    from .pairs import crucial_pairs
+
     hi, lo = crucial_pairs(y, offsets)
     n = len(hi)
     pos = X[hi] - X[lo]
@@ -131,6 +133,8 @@ class RankSVM(Ranker):
     def _fit(self, data: TrainingData) -> None:
         grid = np.asarray(self.C_grid, dtype=np.float64).ravel()
         if self._solver() == "newton":
+            from .pairs import count_pairs
+
             self.n_pairs_ = int(count_pairs(data.y, data.offsets))
             fits = (self._newton(data, float(C)) for C in grid)
         else:
@@ -149,6 +153,9 @@ class RankSVM(Ranker):
 
     def _newton(self, data: TrainingData, C: float) -> tuple[np.ndarray, int]:
         """w and its Newton steps (liblinear-ranksvm's objective and stopping rule)."""
+        from .pair_squared_hinge import RankSVMObjective
+        from .trust_region import tron
+
         obj = RankSVMObjective(data.X, data.y, data.offsets, C)
         res = tron(obj, data.X.shape[1], float(self.tol), int(self.max_iter))
         return res.w, res.n_iter
