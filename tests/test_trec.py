@@ -344,3 +344,21 @@ def test_arrow_and_pandas_readers_agree(mq_run, tmp_path):
     assert [str(x) for x in a.qid.to_pylist()] == p.qid.astype(str).tolist()
     assert [str(x) for x in a.docid.to_pylist()] == p.docid.astype(str).tolist()
     np.testing.assert_array_equal(a.value, p.value)
+
+
+@pytest.mark.parametrize("text, ok", [
+    (b"1 Q0 d 1 2.5 t\n2 Q0 e 1 1.5 t\n", True),
+    (b"1 Q0 d 1 2.5 t\n2 Q0  e 1 1.5 t\n", False),  # two delimiters
+    (b"1 Q0 d 1 2.5 t \n", False),  # one at a line's end
+    (b"1 Q0 d 1 2.5 t\n 2 Q0 e 1 1.5 t\n", False),  # one at a line's start
+    (b" 1 Q0 d 1 2.5 t\n", False),
+    (b"1 Q0 d 1 2.5 t\r\n", False),  # other whitespace
+    (b"1 Q0 d\t1 2.5 t\n", False),
+])
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 1 << 20])
+def test_single_delimited_sees_pairs_across_blocks(text, ok, block):
+    """The fast reader's precondition, checked block by block, finds a pair of separators
+    wherever the block boundary falls."""
+    from ltrconv.data.trec import _single_delimited
+
+    assert _single_delimited(np.frombuffer(text, dtype=np.uint8), ord(" "), block) is ok

@@ -92,7 +92,8 @@ def _is_arrow(x: Any) -> bool:
 def _first_duplicate(key: np.ndarray) -> tuple[int, int] | None:
     """(first row, later row) of the first key that repeats, in row order; None if none."""
     order = np.argsort(key, kind="stable")
-    same = np.flatnonzero(key[order][1:] == key[order][:-1])
+    sk = key[order]
+    same = np.flatnonzero(sk[1:] == sk[:-1])
     if not len(same):
         return None
     later = order[same + 1]
@@ -196,8 +197,12 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
     out: dict[str, Evaluation] = {}
     for conv in convs:
         rows = _keep_rows(r_key, conv.duplicates, run)
-        rows = rows[in_qrels[r_q[rows]]]
-        rows = rows[np.argsort(r_q[rows], kind="stable")]
+        kept = in_qrels[r_q[rows]]
+        if not kept.all():
+            rows = rows[kept]
+        rq = r_q[rows]
+        if len(rq) and (rq[1:] < rq[:-1]).any():  # a run grouped by query is in order already
+            rows = rows[np.argsort(rq, kind="stable")]
         if conv.depth is not None and len(rows):  # before unjudged ones go, as trec_eval -M -J
             rows = rows[_top_depth(r_q[rows], run.value[rows], r_d[rows], conv, conv.depth)]
         if conv.unjudged == "drop":  # a negative grade is no judgment here (trec_eval -J)
