@@ -7,14 +7,15 @@ ties occur) and qrels (a fifth of each query's documents judged 0-2, plus judged
 the run misses), written to a temporary folder; then NDCG@10 under the ``trec_eval``
 convention end to end (reading both files) in a fresh process, the trec_eval binary
 (``-m ndcg_cut.10``) on the same files, and ranx ``Run.from_file`` + ``Qrels.from_file`` +
-``evaluate``. Prints wall seconds and peak resident memory (MB) of each, the ratios, and
-whether the means agree.
+``evaluate``. Prints wall and CPU seconds and peak resident memory (MB) of each, the ratios, and
+whether the means agree. Each tool runs ``--repeats`` times, interleaved; medians.
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -59,14 +60,18 @@ def write(folder: Path, lines: int, seed: int = 7) -> tuple[Path, Path]:
     return qrels, run
 
 
-def timed(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB) of the child, and its stdout's last line."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def timed(cmd: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of the command's own
+    process (``os.wait4``), and its stdout's last line."""
     t = time.perf_counter()
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = proc.stdout.read()
+    _, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024, out.strip().splitlines()[-1]
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{cmd[0]} exited with status {proc.returncode}")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, out.strip().splitlines()[-1]
 
 
 def main() -> None:
@@ -74,26 +79,32 @@ def main() -> None:
     ap.add_argument("--lines", type=int, nargs="+", default=[100_000, 1_000_000])
     ap.add_argument("--trec-eval", help="trec_eval binary")
     ap.add_argument("--ranx", action="store_true", help="also time ranx")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="runs of each tool, interleaved; medians are printed")
     args = ap.parse_args()
     for n in args.lines:
         with tempfile.TemporaryDirectory() as tmp:
             qrels, run = write(Path(tmp), n)
-            rows = {}
-            # each in its own process: peak memory per tool (ru_maxrss of children is the max
-            # over all children so far, hence the order smallest first)
+            cmds = {}
             if args.trec_eval:
-                rows["trec_eval"] = timed([args.trec_eval, "-m", "ndcg_cut.10", str(qrels),
-                                           str(run)])
-            rows["ltrconv"] = timed([sys.executable, "-c", OURS, str(qrels), str(run)])
+                cmds["trec_eval"] = [args.trec_eval, "-m", "ndcg_cut.10", str(qrels), str(run)]
+            cmds["ltrconv"] = [sys.executable, "-c", OURS, str(qrels), str(run)]
             if args.ranx:
-                rows["ranx"] = timed([sys.executable, "-c", RANX, str(qrels), str(run)])
-            for name, (wall, mb, out) in rows.items():
-                print(f"{n:>9} lines  {name:10s} {wall:7.2f} s  peak {mb:7.0f} MB  -> "
-                      f"{out.split()[-1]}")
-            base = rows["ltrconv"][0]
-            for name, (wall, _, _) in rows.items():
+                cmds["ranx"] = [sys.executable, "-c", RANX, str(qrels), str(run)]
+            runs = {name: [] for name in cmds}
+            for _ in range(args.repeats):  # interleaved: load on the machine hits each alike
+                for name, cmd in cmds.items():
+                    runs[name].append(timed(cmd))
+            med = {name: [statistics.median(r[i] for r in rs) for i in range(3)] + [rs[-1][3]]
+                   for name, rs in runs.items()}
+            for name, (wall, cpu, mb, out) in med.items():
+                print(f"{n:>9} lines  {name:10s} wall {wall:7.2f} s  CPU {cpu:7.2f} s  "
+                      f"peak {mb:7.0f} MB  -> {out.split()[-1]}")
+            base = med["ltrconv"]
+            for name, (wall, cpu, _, _) in med.items():
                 if name != "ltrconv":
-                    print(f"{n:>9} lines  {name} / ltrconv = {wall / base:.2f}")
+                    print(f"{n:>9} lines  {name} / ltrconv: wall {wall / base[0]:.2f}, "
+                          f"CPU {cpu / base[1]:.2f}  (medians of {args.repeats})")
         sys.stdout.flush()
 
 
