@@ -1,5 +1,8 @@
 """Conventions are validated value objects whose canonical string round-trips."""
 
+import os
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -408,3 +411,15 @@ def test_two_sets_give_one_name_two_definitions(tmp_path):
         scorer = NDCGScorer(va.y, va.offsets, "house", 10, conventions=cset)
         assert m.val_score_ == pytest.approx(scorer.mean(m.predict(va.X)))
     assert a.ranker_metric("ndcg@10:ranklib") == "ndcg@10:ranklib"  # built-in: as it always was
+
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero"])
+def test_a_conventions_file_must_be_a_regular_file(tmp_path, special):
+    # a FIFO blocked the command; /dev/zero was read until the memory ran out
+    path = tmp_path / "c.yaml"
+    if special == "fifo":
+        os.mkfifo(path)
+    else:
+        path = Path(special)
+    with pytest.raises(C.ConventionError, match=rf"{path}: cannot read conventions: is a "):
+        load_conventions(path)

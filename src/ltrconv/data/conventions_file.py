@@ -21,8 +21,16 @@ def load_conventions(path: str | Path, base: ConventionSet = BUILTINS) -> Conven
 
     from ..evaluation import safe_yaml
 
+    from ..errors import InputError
+    from .fileio import check_regular
+
     path = Path(path)
     name = printable(path)
+    try:
+        check_regular(path)  # a FIFO would block, /dev/zero would fill the memory
+    except InputError as exc:
+        raise ConventionError(f"{name}: cannot read conventions: "
+                              f"{str(exc).removeprefix(name + ': ')}") from None
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
