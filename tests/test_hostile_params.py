@@ -71,3 +71,24 @@ def test_ranknet_layers_are_bounded(algorithm):
     with pytest.raises(ParamError, match=r"architectures must be .*integers in 1\.\.4096"):
         make(algorithm, architectures=[[100_000_000]])
     make(algorithm, architectures=[[4096], [10, 10]])
+
+
+@pytest.mark.parametrize("text, value", [
+    # YAML 1.1 reads a leading zero as octal and colons as base 60: n_rounds=010 trained 8
+    # rounds, max_epochs=1:30 ninety epochs
+    ("010", 10), ("0o10", 8), ("-007", -7), ("1_000", 1000), ("0x1F", 31),
+    ("1:30", "1:30"), ("1:30.5", "1:30.5"), ("1e3", 1000.0), ("010.5", 10.5),
+])
+def test_yaml_numbers_are_read_as_written(text, value):
+    got = safe_yaml.load(text)
+    assert got == value and type(got) is type(value)
+
+
+def test_a_huge_integer_parameter_is_one_line():
+    from ltrconv.cli.train import parse_params
+
+    # was Python's ValueError "Exceeds the limit (4300 digits)" as a traceback
+    with pytest.raises(LtrconvError, match=r"n_rounds=9999.*: cannot parse the value: an "
+                                           r"integer of 5,000 digits \(at most 4,300\)"):
+        parse_params(["n_rounds=" + "9" * 5000])
+    assert parse_params(["n_rounds=" + "9" * 40])["n_rounds"] == 10**40 - 1
