@@ -23,10 +23,36 @@ def test_training_cutoff_is_bounded(text):
     ("lambdamart", {"num_leaves": 100_000_000}, "num_leaves must be an integer in"),
     ("lambdamart", {"n_thresholds": 10**9}, "n_thresholds must be an integer in"),
     ("rankboost", {"n_thresholds": 10**9}, "n_thresholds must be an integer in"),
+    # OverflowError / MemoryError tracebacks in the fit
+    ("coordinate_ascent", {"n_restarts": 10**26}, r"n_restarts must be an integer in \[1, 100000\]"),
+    ("coordinate_ascent", {"n_steps": 10**26}, r"n_steps must be an integer in \[1, 1000\]"),
+    ("lambdamart", {"min_data_in_leaf": 10**26}, r"min_data_in_leaf must be an integer in \[1, 2147483647\]"),
+    # the step doubles n_steps times: 1100 steps or step_base 1e308 made the weights nan
+    ("coordinate_ascent", {"n_steps": 1100}, r"n_steps must be an integer in \[1, 1000\]"),
+    ("coordinate_ascent", {"step_base": 1e308}, r"step_base must be a finite number >= 0 and <= 1e\+06"),
+    # LightGBM reads C ints: LightGBMError or SystemError tracebacks, or a fit that never ended
+    ("lambdamart_lightgbm", {"num_leaves": 200_000}, r"num_leaves must be an integer in \[2, 131072\]"),
+    ("lambdamart_lightgbm", {"n_estimators": 10**26}, "n_estimators must be an integer in"),
+    ("lambdamart_lightgbm", {"early_stopping_rounds": 10**26}, "early_stopping_rounds must be an"),
+    ("lambdamart_lightgbm", {"min_data_in_leaf": 10**26}, "min_data_in_leaf must be an integer in"),
+    ("lambdamart_lightgbm", {"max_bin": 10**26}, "max_bin must be an integer in"),
+    ("lambdamart_lightgbm", {"num_threads": 10**26}, r"num_threads must be an integer in \[1, 1024\]"),
+    # sigma^2 overflowed LightGBM's float32 Hessians
+    ("lambdamart_lightgbm", {"sigma": 1e308}, r"sigma must be a finite number > 0 and <= 1e\+06"),
 ])
 def test_parameters_have_upper_bounds(algorithm, params, match):
     with pytest.raises(ParamError, match=match):
         make(algorithm, **params)
+
+
+@pytest.mark.parametrize("algorithm,params", [
+    ("coordinate_ascent", {"n_steps": 1000, "step_base": 1e6, "n_restarts": 2}),
+    ("lambdamart_lightgbm", {"sigma": 1e6, "n_estimators": 5}),
+])
+def test_the_largest_accepted_values_fit_finite_models(algorithm, params):
+    d = make_letor(n_queries=6, n_features=4, seed=0)
+    m = make(algorithm, **params).fit(d.X, d.y, d.qid, X_val=d.X, y_val=d.y, qid_val=d.qid)
+    assert np.all(np.isfinite(m.predict(d.X))) and np.isfinite(m.val_score_)
 
 
 def test_lambdamart_tree_memory_is_checked_against_the_data():
