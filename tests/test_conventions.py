@@ -423,3 +423,16 @@ def test_a_conventions_file_must_be_a_regular_file(tmp_path, special):
         path = Path(special)
     with pytest.raises(C.ConventionError, match=rf"{path}: cannot read conventions: is a "):
         load_conventions(path)
+
+
+@pytest.mark.parametrize("text", [
+    "conventions:\n  x: {base: y}\n  y: {base: ranklib, empty: 1}\n",
+    "conventions:\n  x: {base: y}\n  y: {base: x}\n",  # each the other's base
+])
+def test_a_base_defined_below_is_named_as_such(tmp_path, text):
+    # was "unknown convention 'y'; known: ranklib, ..." while y stood two lines below
+    f = tmp_path / "c.yaml"
+    f.write_text(text)
+    with pytest.raises(C.ConventionError, match=r"conventions.x: base 'y' is defined further "
+                                                r"down the file"):
+        load_conventions(f)
