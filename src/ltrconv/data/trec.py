@@ -79,7 +79,7 @@ def read(path: str | Path, kind: str) -> Located:
 
 
 def _read_trec(data: bytes, source: str, kind: str) -> Located:
-    if not data.strip():
+    if not data or data.isspace():
         if data:
             _explain(data, source, kind)
         empty = np.zeros(0, dtype=object)
