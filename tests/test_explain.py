@@ -122,3 +122,15 @@ def test_values_kept_are_bounded(monkeypatch):
     monkeypatch.undo()
     e1, e2 = explain(a, b, ev, [1, 2])
     assert e1.difference == 0 and all(c.queries == 0 for c in e2.causes)
+
+
+def test_plot_panels_are_bounded_before_the_work(tmp_path, capsys):
+    # --cutoffs 1-300 --plot drew a 700 x 78,000-pixel PNG for minutes
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.7 r\n")
+    assert main(["explain", "--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"),
+                 "--from", "trec_eval", "--to", "ranx", "--cutoffs", "1-51",
+                 "--plot", str(tmp_path / "w.png")]) == 2
+    assert "--plot draws a waterfall per cutoff, at most 50; --cutoffs 1-51 gives 51" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "w.png").exists()
