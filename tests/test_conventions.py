@@ -436,3 +436,13 @@ def test_a_base_defined_below_is_named_as_such(tmp_path, text):
     with pytest.raises(C.ConventionError, match=r"conventions.x: base 'y' is defined further "
                                                 r"down the file"):
         load_conventions(f)
+
+
+def test_a_conventions_file_is_bounded_by_its_size(tmp_path):
+    # PyYAML's nodes take over 100 times the text: 100,000 definitions (3.8 MB) held 510 MB
+    f = tmp_path / "c.yaml"
+    f.write_text("conventions:\n" + "".join(f"  c{i}: {{base: ranklib, empty: 0.5}}\n"
+                                            for i in range(40_000)))
+    with pytest.raises(C.ConventionError, match=r"c.yaml: cannot read conventions: 1,[0-9,]+ "
+                                                r"bytes, more than the 1,048,576"):
+        load_conventions(f)
