@@ -1,5 +1,8 @@
 """Conventions are validated value objects whose canonical string round-trips."""
 
+import os
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -408,3 +411,38 @@ def test_two_sets_give_one_name_two_definitions(tmp_path):
         scorer = NDCGScorer(va.y, va.offsets, "house", 10, conventions=cset)
         assert m.val_score_ == pytest.approx(scorer.mean(m.predict(va.X)))
     assert a.ranker_metric("ndcg@10:ranklib") == "ndcg@10:ranklib"  # built-in: as it always was
+
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero"])
+def test_a_conventions_file_must_be_a_regular_file(tmp_path, special):
+    # a FIFO blocked the command; /dev/zero was read until the memory ran out
+    path = tmp_path / "c.yaml"
+    if special == "fifo":
+        os.mkfifo(path)
+    else:
+        path = Path(special)
+    with pytest.raises(C.ConventionError, match=rf"{path}: cannot read conventions: is a "):
+        load_conventions(path)
+
+
+@pytest.mark.parametrize("text", [
+    "conventions:\n  x: {base: y}\n  y: {base: ranklib, empty: 1}\n",
+    "conventions:\n  x: {base: y}\n  y: {base: x}\n",  # each the other's base
+])
+def test_a_base_defined_below_is_named_as_such(tmp_path, text):
+    # was "unknown convention 'y'; known: ranklib, ..." while y stood two lines below
+    f = tmp_path / "c.yaml"
+    f.write_text(text)
+    with pytest.raises(C.ConventionError, match=r"conventions.x: base 'y' is defined further "
+                                                r"down the file"):
+        load_conventions(f)
+
+
+def test_a_conventions_file_is_bounded_by_its_size(tmp_path):
+    # PyYAML's nodes take over 100 times the text: 100,000 definitions (3.8 MB) held 510 MB
+    f = tmp_path / "c.yaml"
+    f.write_text("conventions:\n" + "".join(f"  c{i}: {{base: ranklib, empty: 0.5}}\n"
+                                            for i in range(40_000)))
+    with pytest.raises(C.ConventionError, match=r"c.yaml: cannot read conventions: 1,[0-9,]+ "
+                                                r"bytes, more than the 1,048,576"):
+        load_conventions(f)

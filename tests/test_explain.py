@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from ltrconv.cli import main
+from ltrconv.errors import LtrconvError
 from ltrconv.evaluation import conventions as C
 from ltrconv.evaluation.explain import differing_causes, explain
 from ltrconv.evaluation.metrics import Evaluation, evaluate
@@ -73,3 +74,63 @@ def test_command_json_and_plot(tmp_path, capsys):
     assert main(["explain", "--qrels", str(tmp_path / "q"), "--from", "trec_eval", "--to",
                  "ranx"]) == 2
     assert "explain needs DATA and SCORES, or --qrels and --run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("plot, output, message", [
+    # matplotlib refused the format with a traceback once the work was done
+    ("w.docx", None, "--plot {d}/w.docx: cannot draw a .docx file; name one ending in"),
+    ("w.png", "w.png", "--plot and --output both name {d}/w.png"),
+])
+def test_plot_is_checked_before_the_work(tmp_path, capsys, plot, output, message):
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.7 r\n")
+    args = ["explain", "--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"),
+            "--from", "trec_eval", "--to", "ranx", "--plot", str(tmp_path / plot)]
+    assert main(args + (["-o", str(tmp_path / output)] if output else [])) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message.format(d=tmp_path) in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q", "r"]
+
+
+def test_a_plot_name_without_suffix_is_png(tmp_path, capsys):
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.7 r\n")
+    (tmp_path / "a.b").mkdir()  # the dot of a directory is no suffix
+    assert main(["explain", "--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"),
+                 "--from", "trec_eval", "--to", "ranx", "--plot", str(tmp_path / "a.b/w")]) == 0
+    assert (tmp_path / "a.b" / "w").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_values_kept_are_bounded(monkeypatch):
+    # every convention mix's per-query values are kept to the end: 2^causes x queries x
+    # cutoffs; 8 causes, 10,000 queries and 1,000 cutoffs would be 2.6e9 values (20 GB)
+    from ltrconv.evaluation import explain as X
+
+    a, b = C.Convention(), C.Convention(gain="linear", disc="position")
+    qids = np.array([f"q{i}" for i in range(3000)])
+    calls = []
+
+    def ev(conv):
+        calls.append(conv)
+        return Evaluation(conv, qids, ("NDCG@1", "NDCG@2"), np.zeros((3000, 2)))
+
+    with pytest.raises(LtrconvError, match=r"4 convention mixes x 3000 queries x 2 cutoffs = "
+                                           r"24,000 values, more than 20,000"):
+        monkeypatch.setattr(X, "MAX_VALUES", 20_000)
+        explain(a, b, ev, [1, 2])
+    assert len(calls) == 1  # refused after the first evaluation
+    monkeypatch.undo()
+    e1, e2 = explain(a, b, ev, [1, 2])
+    assert e1.difference == 0 and all(c.queries == 0 for c in e2.causes)
+
+
+def test_plot_panels_are_bounded_before_the_work(tmp_path, capsys):
+    # --cutoffs 1-300 --plot drew a 700 x 78,000-pixel PNG for minutes
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.5 r\n1 Q0 b 2 0.7 r\n")
+    assert main(["explain", "--qrels", str(tmp_path / "q"), "--run", str(tmp_path / "r"),
+                 "--from", "trec_eval", "--to", "ranx", "--cutoffs", "1-51",
+                 "--plot", str(tmp_path / "w.png")]) == 2
+    assert "--plot draws a waterfall per cutoff, at most 50; --cutoffs 1-51 gives 51" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "w.png").exists()

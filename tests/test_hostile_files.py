@@ -48,6 +48,17 @@ def test_truncated_gzip_names_the_file(letor_file, tmp_path):
         read_letor(packed)
 
 
+@pytest.mark.parametrize("pack", [gzip.compress, bz2.compress, lzma.compress])
+def test_compressed_zeros_stop_at_the_first_block(tmp_path, pack):
+    # a few hundred kilobytes that decompress to gigabytes of NUL bytes were decompressed
+    # whole (2.1 GB for 4.6 MB of gzip) before the parser refused the first line
+    bomb = tmp_path / "bomb.txt.gz"
+    bomb.write_bytes(pack(b"0 qid:1 1:0.5\n" + bytes(40_000_000)))
+    with pytest.raises(InputError, match=r"bomb.txt.gz: not a text file: a NUL byte at byte "
+                                         r"14 of its decompressed content"):
+        read_letor(bomb)
+
+
 @pytest.mark.parametrize("reader", [read_letor, read_scores, Dataset.load])
 def test_fifo_is_refused_without_waiting(tmp_path, reader):
     fifo = tmp_path / "pipe.txt"

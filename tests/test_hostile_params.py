@@ -23,10 +23,36 @@ def test_training_cutoff_is_bounded(text):
     ("lambdamart", {"num_leaves": 100_000_000}, "num_leaves must be an integer in"),
     ("lambdamart", {"n_thresholds": 10**9}, "n_thresholds must be an integer in"),
     ("rankboost", {"n_thresholds": 10**9}, "n_thresholds must be an integer in"),
+    # OverflowError / MemoryError tracebacks in the fit
+    ("coordinate_ascent", {"n_restarts": 10**26}, r"n_restarts must be an integer in \[1, 100000\]"),
+    ("coordinate_ascent", {"n_steps": 10**26}, r"n_steps must be an integer in \[1, 1000\]"),
+    ("lambdamart", {"min_data_in_leaf": 10**26}, r"min_data_in_leaf must be an integer in \[1, 2147483647\]"),
+    # the step doubles n_steps times: 1100 steps or step_base 1e308 made the weights nan
+    ("coordinate_ascent", {"n_steps": 1100}, r"n_steps must be an integer in \[1, 1000\]"),
+    ("coordinate_ascent", {"step_base": 1e308}, r"step_base must be a finite number >= 0 and <= 1e\+06"),
+    # LightGBM reads C ints: LightGBMError or SystemError tracebacks, or a fit that never ended
+    ("lambdamart_lightgbm", {"num_leaves": 200_000}, r"num_leaves must be an integer in \[2, 131072\]"),
+    ("lambdamart_lightgbm", {"n_estimators": 10**26}, "n_estimators must be an integer in"),
+    ("lambdamart_lightgbm", {"early_stopping_rounds": 10**26}, "early_stopping_rounds must be an"),
+    ("lambdamart_lightgbm", {"min_data_in_leaf": 10**26}, "min_data_in_leaf must be an integer in"),
+    ("lambdamart_lightgbm", {"max_bin": 10**26}, "max_bin must be an integer in"),
+    ("lambdamart_lightgbm", {"num_threads": 10**26}, r"num_threads must be an integer in \[1, 1024\]"),
+    # sigma^2 overflowed LightGBM's float32 Hessians
+    ("lambdamart_lightgbm", {"sigma": 1e308}, r"sigma must be a finite number > 0 and <= 1e\+06"),
 ])
 def test_parameters_have_upper_bounds(algorithm, params, match):
     with pytest.raises(ParamError, match=match):
         make(algorithm, **params)
+
+
+@pytest.mark.parametrize("algorithm,params", [
+    ("coordinate_ascent", {"n_steps": 1000, "step_base": 1e6, "n_restarts": 2}),
+    ("lambdamart_lightgbm", {"sigma": 1e6, "n_estimators": 5}),
+])
+def test_the_largest_accepted_values_fit_finite_models(algorithm, params):
+    d = make_letor(n_queries=6, n_features=4, seed=0)
+    m = make(algorithm, **params).fit(d.X, d.y, d.qid, X_val=d.X, y_val=d.y, qid_val=d.qid)
+    assert np.all(np.isfinite(m.predict(d.X))) and np.isfinite(m.val_score_)
 
 
 def test_lambdamart_tree_memory_is_checked_against_the_data():
@@ -71,3 +97,24 @@ def test_ranknet_layers_are_bounded(algorithm):
     with pytest.raises(ParamError, match=r"architectures must be .*integers in 1\.\.4096"):
         make(algorithm, architectures=[[100_000_000]])
     make(algorithm, architectures=[[4096], [10, 10]])
+
+
+@pytest.mark.parametrize("text, value", [
+    # YAML 1.1 reads a leading zero as octal and colons as base 60: n_rounds=010 trained 8
+    # rounds, max_epochs=1:30 ninety epochs
+    ("010", 10), ("0o10", 8), ("-007", -7), ("1_000", 1000), ("0x1F", 31),
+    ("1:30", "1:30"), ("1:30.5", "1:30.5"), ("1e3", 1000.0), ("010.5", 10.5),
+])
+def test_yaml_numbers_are_read_as_written(text, value):
+    got = safe_yaml.load(text)
+    assert got == value and type(got) is type(value)
+
+
+def test_a_huge_integer_parameter_is_one_line():
+    from ltrconv.cli.train import parse_params
+
+    # was Python's ValueError "Exceeds the limit (4300 digits)" as a traceback
+    with pytest.raises(LtrconvError, match=r"n_rounds=9999.*: cannot parse the value: an "
+                                           r"integer of 5,000 digits \(at most 4,300\)"):
+        parse_params(["n_rounds=" + "9" * 5000])
+    assert parse_params(["n_rounds=" + "9" * 40])["n_rounds"] == 10**40 - 1

@@ -244,3 +244,13 @@ def test_a_model_trained_under_a_files_convention_holds_it(data, tmp_path, capsy
                                               qid_val=va.qid)
     assert builtin.metric == "ndcg@10:ranklib"
     assert b"MetricSpec" not in pickle.dumps(builtin) and b"MetricSpec" in out.read_bytes()
+
+
+def test_a_fifo_or_a_device_is_refused_without_waiting(tmp_path):
+    # open() on a FIFO waits for a writer: predict hung until it was killed
+    fifo = tmp_path / "model.pkl"
+    os.mkfifo(fifo)
+    with pytest.raises(ModelFileError, match=r"model.pkl: is a FIFO \(named pipe\)"):
+        read_model(fifo)
+    with pytest.raises(ModelFileError, match=r"/dev/zero: is a device"):
+        read_model("/dev/zero")

@@ -197,6 +197,16 @@ def _variant(**spec):
      "datasets.MQ2008.layout.fold_dir", "must name a file or directory inside its directory"),
     ({"datasets": {"MQ2008": {"layout": {"vali": "train.txt"}}}}, "datasets.MQ2008.layout",
      "the files of a fold must differ"),
+    # a format spec made a 99,999-character directory name, a conversion passed unnoticed
+    ({"datasets": {"MQ2008": {"layout": {"fold_dir": "Fold{k:>99999}"}}}},
+     "datasets.MQ2008.layout.fold_dir", "has '{k:>99999}': a placeholder takes no conversion "
+                                        "or format (write {k})"),
+    ({"datasets": {"MQ2008": {"layout": {"test": "t{k!r}.txt"}}}},
+     "datasets.MQ2008.layout.test", "has '{k!r}'"),
+    ({"datasets": {"MQ2008": {"search": ["data/{dataset:.3}"]}}}, "datasets.MQ2008.search",
+     "has '{dataset:.3}'"),
+    ({"datasets": {"MQ2008": {"layout": {"train": "tr\x00ain.txt"}}}},
+     "datasets.MQ2008.layout.train", "holds a NUL character"),
     ({"datasets": {"MQ2008": {"search": ["{datasett}"]}}}, "datasets.MQ2008.search",
      "entry 0 '{datasett}' has the unknown placeholder(s)"),
     ({"datasets": {"MQ2008": {"n_features": 200000}}}, "datasets.MQ2008.n_features",
@@ -253,6 +263,18 @@ def test_schema_errors_name_the_key():
     assert any(line.strip().startswith("config key 'folds.0': 1.0 is not of type 'integer'")
                for line in lines)
     assert any("config key 'seeds': " in line and "non-unique elements" in line for line in lines)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+def test_a_number_that_is_not_finite_is_refused_anywhere(value):
+    # nan passes every JSON Schema bound (each comparison with it is false): vali_fraction
+    # .nan reached the prepare job's round() as a traceback
+    novali = {"layout": {"vali": None}, "vali_fraction": value}
+    for overlay, key in (({"datasets": {"MQ2008": novali}}, "datasets.MQ2008.vali_fraction"),
+                         ({"download": {"timeout": value}}, "download.timeout")):
+        with pytest.raises(ConfigError) as info:
+            merged(overlay)
+        assert f"config key '{key}': {value} is not a finite number" in str(info.value)
 
 
 def test_conventions_file_and_its_gains(tmp_path):

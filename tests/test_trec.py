@@ -5,7 +5,9 @@ own test collection is read from the ``test`` folder beside the binary)."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import math
 import os
 import subprocess
@@ -147,9 +149,19 @@ def test_every_input_form_gives_the_same_values(files, tmp_path):
     ("1 Q0 a 1 0.5 t x\n", "r:1: expected 6 fields"),
     ("1 Q0 a 1 0.5 t\n1 Q0 a 2 0.4 t\n", "r:2: docid 'a' of query '1' is retrieved again"),
     ("9 Q0 a 1 0.5 t\n", "r: no query in common with the qrels"),
+    ("9 Q0 a 1 0.5 t\n", "(run queries e.g. '9', qrels queries e.g. '1')"),
+    # Python's float() reads 1_000 as 1000; pandas refused it with a message naming no line
+    ("1 Q0 a 1 0.5 t\n1 Q0 b 2 1_000 t\n", "r:2: score '1_000' is not a finite number"),
+    ("", "r: the run is empty"),
+    (b"1 Q0 a 1 0.5 t\n1 Q0 \xe9 2 0.4 t\n", "r:2: not UTF-8 text (byte 6 of the line)"),
+    # one line of 3 million fields: refused by its length, not tokenized (gigabytes)
+    pytest.param("1 Q0 a 1 0.5 t" + " x" * 3_000_000 + "\n",
+                 "r:1: line longer than 1,048,576 bytes", id="long-line"),
+    pytest.param(gzip.compress(bytes(50_000_000)), "r: not a text file: a NUL byte at byte 0 "
+                 "of its decompressed content (gzip)", id="gzip-of-zeros"),
 ])
 def test_bad_run_is_one_line_exit_2_nothing_written(files, capsys, run, message):
-    (files / "r").write_text(run)
+    (files / "r").write_bytes(run if isinstance(run, bytes) else run.encode())
     out = files / "out.json"
     assert main(["eval", "--qrels", str(files / "q"), "--run", str(files / "r"), "-c",
                  "trec_eval", "-o", str(out)]) == 2
@@ -167,6 +179,64 @@ def test_bad_qrels_and_frames(files):
     with pytest.raises(InputError, match="no score column: expected one of score; have "
                                          "query_id, doc_id"):
         ltrconv.evaluate_run(files / "q", pd.DataFrame({"query_id": ["1"], "doc_id": ["a"]}))
+
+
+def test_qrels_grades_are_refused_at_their_line(files):
+    (files / "q").write_text("1 0 a 2\n1 0 b 1e9\n")
+    with pytest.raises(InputError, match=r"q:2: grade 1e\+09 is beyond \+-1000"):
+        ltrconv.evaluate_run(files / "q", files / "r")
+    (files / "q").write_text("1 0 a 2\n1 0 b 0.5\n")
+    with pytest.raises(InputError, match=r"q:2: label 0.5 \(qid 1\) is not an integer"):
+        ltrconv.evaluate_run(files / "q", files / "r")
+
+
+RUN_FRAME = {"query_id": ["1", "1", "3"], "doc_id": ["a", "b", "y"], "score": [0.5, 0.4, 1.0]}
+
+
+@pytest.mark.parametrize("column, values, message", [
+    # NaN qids were a numpy traceback; None/NaN docids became the docid 'None' or 'nan'
+    ("query_id", [1.0, np.nan, 3.0], r"run DataFrame:2: no query id \(got nan\)"),
+    ("doc_id", ["a", None, "y"], r"run DataFrame:2: no docid"),
+    ("doc_id", ["a", "", "y"], r"run DataFrame:2: no docid \(got ''\)"),
+    # complex scores lost their imaginary part, dates ranked by their nanoseconds
+    ("score", [0.5, 1 + 2j, 1.0], "column 'score' holds complex128 values"),
+    ("score", ["2020-01-01"] * 3, "column 'score' holds datetime64"),
+])
+def test_frames_refuse_missing_ids_and_non_real_values(files, column, values, message):
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(RUN_FRAME)
+    df[column] = pd.to_datetime(values) if column == "score" and isinstance(values[0], str) \
+        else values
+    with pytest.raises(InputError, match=message):
+        ltrconv.evaluate_run(files / "q", df)
+
+
+def test_a_series_or_a_repeated_column_is_refused(files):
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(InputError, match="cannot read run from a Series"):
+        ltrconv.evaluate_run(files / "q", pd.DataFrame(RUN_FRAME)["score"])
+    (files / "r.tsv").write_text("query_id\tdoc_id\tscore\tscore\n1\ta\t0.5\t0.9\n")
+    with pytest.raises(InputError, match=r"r.tsv:1: column 'score' appears 2 times"):
+        ltrconv.evaluate_run(files / "q", files / "r.tsv")
+
+
+def test_table_lines_must_have_the_header_fields(files):
+    # a trailing tab on every row made pandas take the first column as the index and shift
+    # the others: query ids read from the docids, scores from nothing
+    pytest.importorskip("pandas")
+    (files / "r.tsv").write_text("query_id\tdoc_id\tscore\n1\ta\t0.5\t\n1\tb\t0.4\t\n")
+    with pytest.raises(InputError, match=r"r.tsv:2: 4 fields, the header has 3"):
+        ltrconv.evaluate_run(files / "q", files / "r.tsv")
+
+
+@pytest.mark.parametrize("pack", [gzip.compress, bz2.compress, lzma.compress])
+def test_compressed_runs_by_their_bytes(files, pack):
+    (files / "r.tsv.gz").write_bytes(pack(b"query_id\tdoc_id\tscore\n1\ta\t0.5\n"))
+    (files / "run").write_bytes(pack(RUN.encode()))
+    want = ltrconv.evaluate_run(files / "q", files / "r")["trec_eval"]
+    got = ltrconv.evaluate_run(files / "q", files / "run")["trec_eval"]
+    np.testing.assert_array_equal(got.values, want.values)
+    assert ltrconv.evaluate_run(files / "q", files / "r.tsv.gz")["trec_eval"].qids.tolist() == ["1"]
 
 
 def test_eval_command_outputs(files, capsys):
@@ -336,11 +406,11 @@ def test_numpy_dcg_path_equals_the_engine(mq_run):
 def test_arrow_and_pandas_readers_agree(mq_run, tmp_path):
     from ltrconv.data.trec import _read_trec_arrow, _read_trec_pandas
 
-    text = (mq_run / "run").read_text()
-    (tmp_path / "spaced").write_text(text.replace(" Q0 ", "  Q0\t"))  # pandas reads this one
-    a = _read_trec_arrow(mq_run / "run", "run")
-    assert a is not None and _read_trec_arrow(tmp_path / "spaced", "run") is None
-    p = _read_trec_pandas(tmp_path / "spaced", "run")
+    data = (mq_run / "run").read_bytes()
+    spaced = data.replace(b" Q0 ", b"  Q0\t")  # pandas reads this one
+    a = _read_trec_arrow(data, "run", "run")
+    assert a is not None and _read_trec_arrow(spaced, "spaced", "run") is None
+    p = _read_trec_pandas(spaced, "spaced", "run")
     assert [str(x) for x in a.qid.to_pylist()] == p.qid.astype(str).tolist()
     assert [str(x) for x in a.docid.to_pylist()] == p.docid.astype(str).tolist()
     np.testing.assert_array_equal(a.value, p.value)

@@ -2,13 +2,17 @@
 magic bytes (the name does not matter), errors naming the file.
 
 A FIFO, a character device (``/dev/zero``) or a directory is refused before it is opened, so
-that reading never blocks on a writer that does not come or runs without end.
+that reading never blocks on a writer that does not come or runs without end. A compressed
+file is decompressed block by block, and a block holding a NUL byte (no text file does) stops
+it: a few megabytes of compressed zeros would otherwise fill gigabytes before any parser sees
+them.
 """
 
 from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import os
 import stat
@@ -19,6 +23,9 @@ from ..errors import InputError
 
 COMPRESSIONS = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz"}
 """Magic bytes at the start of a file -> the compression it is read with."""
+
+_OPENERS = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
+_BLOCK = 1 << 24
 
 
 def check_regular(path: str | Path) -> None:
@@ -46,26 +53,34 @@ def compression(head: bytes) -> str | None:
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """The content of the regular file ``path``, decompressed when it is gzip, bzip2 or xz."""
+    """The content of the regular file ``path``, decompressed when it is gzip, bzip2 or xz
+    (then refused at the first decompressed block that holds a NUL byte)."""
     check_regular(path)
     where = str(path)
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            kind = compression(fh.read(6))
+            if kind is None:
+                fh.seek(0)
+                return fh.read()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", where) from None
-    kind = compression(raw[:6])
-    if kind is None:
-        return raw
+    out = io.BytesIO()
     try:
-        if kind == "gzip":
-            return gzip.decompress(raw)
-        if kind == "bzip2":
-            return bz2.decompress(raw)
-        return lzma.decompress(raw)
+        with _OPENERS[kind](path, "rb") as fh:
+            while block := fh.read(_BLOCK):
+                nul = block.find(b"\0")
+                if nul >= 0:
+                    raise InputError(f"not a text file: a NUL byte at byte {out.tell() + nul:,} "
+                                     f"of its decompressed content ({kind})", where)
+                out.write(block)
+    except InputError:
+        raise
     except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
         raise InputError(f"cannot decompress ({kind}): {exc}", where) from None
     except MemoryError:
         raise InputError(f"not enough memory to decompress ({kind})", where) from None
+    return out.getvalue()
 
 
 def read_text(path: str | Path) -> str:

@@ -32,14 +32,15 @@ _VALUE_FIELD = {"qrels": 3, "run": 4}
 _VALUE_NAME = {"qrels": "grade", "run": "score"}
 
 
-def _gzipped(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        return fh.read(2) == b"\x1f\x8b"
+MAX_LINE = 1 << 20
+"""Longest line of a TREC, TSV or CSV file accepted, in bytes: a line holds a few short fields
+(a docid of a few hundred bytes at most in public collections), and a line of millions of
+fields would take gigabytes to tokenize before it could be refused."""
 
 
 def _table_kind(path: Path) -> str:
     suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] == ".gz":
+    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz"):
         suffixes = suffixes[:-1]
     last = suffixes[-1] if suffixes else ""
     return {".parquet": "parquet", ".pq": "parquet", ".tsv": "tsv", ".csv": "csv"}.get(last,
@@ -47,35 +48,78 @@ def _table_kind(path: Path) -> str:
 
 
 def read(path: str | Path, kind: str) -> Located:
-    """Qrels (``kind="qrels"``) or a run (``"run"``) from a file, by its name's suffix."""
+    """Qrels (``kind="qrels"``) or a run (``"run"``) from a file, by its name's suffix; text
+    files may be gzip, bzip2 or xz compressed (recognised by their first bytes)."""
+    from .fileio import check_regular, read_bytes
+
     path = Path(path)
     name = str(path)
-    if not path.is_file():
-        raise InputError("no such file" if not path.exists() else "not a regular file", name)
+    if not path.exists():
+        raise InputError("no such file", name)
     fmt = _table_kind(path)
     try:
         if fmt == "parquet":
             import pandas as pd
 
+            check_regular(path)
             return from_frame(pd.read_parquet(path), kind, name)
+        data = read_bytes(path)
         if fmt in ("tsv", "csv"):
-            return _read_table(path, kind, "\t" if fmt == "tsv" else ",")
-        return _read_trec(path, kind)
+            return _read_table(data, name, kind, "\t" if fmt == "tsv" else ",")
+        return _read_trec(data, name, kind)
     except InputError:
         raise
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
+    except MemoryError:
+        raise InputError(f"not enough memory to read the {kind}", name) from None
+    except (OSError, EOFError) as exc:
         raise InputError(f"cannot read {kind}: {getattr(exc, 'strerror', None) or exc}",
                          name) from None
     except Exception as exc:  # pandas/pyarrow parser errors: one line
         raise InputError(f"cannot read {kind}: {' '.join(str(exc).split())}", name) from None
 
 
-def _read_trec(path: Path, kind: str) -> Located:
-    fast = _read_trec_arrow(path, kind)
-    return fast if fast is not None else _read_trec_pandas(path, kind)
+def _read_trec(data: bytes, source: str, kind: str) -> Located:
+    if not data or data.isspace():
+        if data:
+            _explain(data, source, kind)
+        empty = np.zeros(0, dtype=object)
+        return Located(empty, empty, np.zeros(0), source)
+    fast = _read_trec_arrow(data, source, kind)
+    if fast is not None:
+        return fast
+    _check_text(data, source)
+    return _read_trec_pandas(data, source, kind)
 
 
-def _read_trec_arrow(path: Path, kind: str) -> Located | None:
+def _check_text(data: bytes, source: str) -> None:
+    """Refuse a line longer than :data:`MAX_LINE` bytes, or bytes that are not UTF-8, naming
+    the line; found without splitting the data into lines."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    start, lineno = 0, 1
+    for lo in range(0, len(arr), 1 << 24):
+        ends = np.flatnonzero(arr[lo:lo + (1 << 24)] == 10) + lo
+        starts = np.concatenate(([start], ends[:-1] + 1))
+        long = np.flatnonzero(ends - starts > MAX_LINE)
+        if len(long):
+            _too_long(lineno + int(long[0]), source)
+        lineno += len(ends)
+        start = int(ends[-1]) + 1 if len(ends) else start
+    if len(arr) - start > MAX_LINE:
+        _too_long(lineno, source)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        raise InputError(f"not UTF-8 text (byte {column} of the line)", source,
+                         data.count(b"\n", 0, exc.start) + 1) from None
+
+
+def _too_long(lineno: int, source: str) -> None:
+    raise InputError(f"line longer than {MAX_LINE:,} bytes (a line is a few short fields)",
+                     source, lineno)
+
+
+def _read_trec_arrow(data: bytes, source: str, kind: str) -> Located | None:
     """pyarrow's CSV reader, for files whose fields are separated by one space or one tab
     throughout; None (the pandas reader then reads or explains) for anything else."""
     try:
@@ -84,16 +128,7 @@ def _read_trec_arrow(path: Path, kind: str) -> Located | None:
     except ImportError:
         return None
     n, v = len(TREC_FIELDS[kind]), _VALUE_FIELD[kind]
-    if _gzipped(path):
-        with pa.input_stream(str(path), compression="gzip") as fh:
-            data = fh.read_buffer()
-    else:  # mapped, not copied: the checks below and the reader share the file's pages
-        with pa.memory_map(str(path)) as fh:
-            data = fh.read_buffer()
-    if not data.size:
-        return None
-    head = data.slice(0, min(4096, data.size)).to_pybytes()
-    delim = b"\t" if b"\t" in head.split(b"\n", 1)[0] else b" "
+    delim = b"\t" if b"\t" in data[:4096].split(b"\n", 1)[0] else b" "
     if not _single_delimited(np.frombuffer(data, dtype=np.uint8), ord(delim)):
         return None
     delim = delim.decode()
@@ -118,7 +153,7 @@ def _read_trec_arrow(path: Path, kind: str) -> Located | None:
     value = arrow_numbers(value)
     if not np.all(np.isfinite(value)):
         return None
-    return Located(table["f0"], table["f2"], value, str(path))
+    return Located(table["f0"], table["f2"], value, source)
 
 
 _WHITESPACE = np.zeros(256, dtype=bool)
@@ -145,20 +180,21 @@ def _single_delimited(data: np.ndarray, delim: int, block: int = 1 << 20) -> boo
     return True
 
 
-def _read_trec_pandas(path: Path, kind: str) -> Located:
+def _read_trec_pandas(data: bytes, source: str, kind: str) -> Located:
+    import io
+
     import pandas as pd
 
     n = len(TREC_FIELDS[kind])
     v = _VALUE_FIELD[kind]
-    comp = "gzip" if _gzipped(path) else None
     dtypes: dict[int, Any] = {i: str for i in range(n + 1)}
     dtypes[v] = np.float64
     try:
-        df = pd.read_csv(path, sep=r"\s+", header=None, names=range(n + 1), dtype=dtypes,
-                         keep_default_na=False, na_values={v: []}, skip_blank_lines=False,
-                         compression=comp, engine="c", usecols=None)
-    except ValueError:  # a value that is not a number: find its line
-        _explain(path, kind, comp)
+        df = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=range(n + 1),
+                         dtype=dtypes, keep_default_na=False, na_values={v: []},
+                         skip_blank_lines=False, engine="c", usecols=None)
+    except ValueError:  # a value that is not a number, a line of more fields: find its line
+        _explain(data, source, kind)
         raise
     extra = df[n].to_numpy() != ""
     short = (df[n - 1].to_numpy() == "") if kind == "run" else \
@@ -166,40 +202,79 @@ def _read_trec_pandas(path: Path, kind: str) -> Located:
     value = df[v].to_numpy(dtype=np.float64)
     bad = extra | short | ~np.isfinite(value)
     if bad.any():
-        _explain(path, kind, comp)
+        _explain(data, source, kind)
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"expected {n} fields ({' '.join(TREC_FIELDS[kind])})", str(path), i + 1)
-    return Located(df[0], df[2], value, str(path))  # pandas string columns: factorized later
+        raise InputError(f"expected {n} fields ({' '.join(TREC_FIELDS[kind])})", source, i + 1)
+    return Located(df[0], df[2], value, source)  # pandas string columns: factorized later
 
 
-def _explain(path: Path, kind: str, comp: str | None) -> None:
-    """Raise an InputError for the first bad line of a TREC file (the slow path, taken only
-    once the fast reader has found something wrong)."""
-    import gzip
+def _explain(data: bytes, source: str, kind: str) -> None:
+    """Raise an InputError for the first bad line of a TREC text (the slow path, taken only
+    once the fast reader has found something wrong): a wrong number of fields, or a value
+    that is not a finite number as the TREC tools write one (no ``1_000``, ``0x10``)."""
+    import io
+
+    from .lines import parse_number
 
     n = len(TREC_FIELDS[kind])
     v = _VALUE_FIELD[kind]
-    opener = gzip.open if comp == "gzip" else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+    with io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace") as fh:
         for lineno, line in enumerate(fh, 1):
-            parts = line.split()
+            parts = line.split(None, n)  # at most n + 1 parts, however long the line
             if len(parts) != n:
+                got = len(line.split()) if len(line) < 1 << 16 else f"more than {n}"
                 raise InputError(f"expected {n} fields ({' '.join(TREC_FIELDS[kind])}), got "
-                                 f"{len(parts)}: {shown(line.rstrip())}", str(path), lineno)
-            try:
-                x = float(parts[v])
-            except ValueError:
-                x = None
+                                 f"{got}: {shown(line.rstrip())}", source, lineno)
+            x = parse_number(parts[v])
             if x is None or not np.isfinite(x):
                 raise InputError(f"{_VALUE_NAME[kind]} {shown(parts[v])} is not a finite "
-                                 "number", str(path), lineno)
+                                 "number", source, lineno)
 
 
-def _read_table(path: Path, kind: str, sep: str) -> Located:
+def _read_table(data: bytes, source: str, kind: str, sep: str) -> Located:
+    """A TSV/CSV text with a header line; every line must have the header's fields."""
+    import io
+    import warnings
+
     import pandas as pd
 
-    df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, compression="infer")
-    return from_frame(df, kind, str(path), header_lines=1)
+    _check_text(data, source)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(io.BytesIO(data), sep=sep, dtype=str, keep_default_na=False,
+                             index_col=False)
+    except pd.errors.EmptyDataError:
+        raise InputError(f"empty {kind} table: expected a header line naming its columns",
+                         source) from None
+    except (ValueError, pd.errors.ParserWarning):  # a line of another number of fields
+        _count_fields(data, source, sep)
+        raise
+    header = data.split(b"\n", 1)[0].decode("utf-8").strip("\r\ufeff")
+    names = [c.strip('"') for c in header.split(sep)]
+    for c in QID_COLUMNS + DOC_COLUMNS + VALUE_COLUMNS[kind]:
+        if names.count(c) > 1:
+            raise InputError(f"column {c!r} appears {names.count(c)} times in the header",
+                             source, 1)
+    return from_frame(df, kind, source, header_lines=1)
+
+
+def _count_fields(data: bytes, source: str, sep: str) -> None:
+    """Raise an InputError at the first line whose number of fields differs from the
+    header's."""
+    import csv
+    import io
+
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", errors="replace",
+                            newline="")
+    rows = csv.reader(text, delimiter=sep)
+    width = None
+    for row in rows:
+        if width is None:
+            width = len(row)
+        elif row and len(row) != width:
+            raise InputError(f"{len(row)} fields, the header has {width}", source,
+                             rows.line_num)
 
 
 def _column(df, names: tuple[str, ...], what: str, source: str) -> str:
@@ -207,13 +282,38 @@ def _column(df, names: tuple[str, ...], what: str, source: str) -> str:
     if col is None:
         raise InputError(f"no {what} column: expected one of {', '.join(names)}; have "
                          f"{', '.join(map(str, df.columns)) or 'none'}", source)
+    if list(df.columns).count(col) > 1:
+        raise InputError(f"column {col!r} appears {list(df.columns).count(col)} times", source)
     return col
+
+
+def _item(x: Any) -> Any:
+    """A numpy or pandas scalar as the Python value it stands for (for messages)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _ids(df, cols: tuple[str, str], source: str, header_lines: int) -> list[np.ndarray]:
+    """The query and docid columns as strings; a missing (None, NaN, NA) or empty id is
+    refused at the first row that has one."""
+    out, bad = [], np.zeros(len(df), dtype=bool)
+    for col in cols:
+        ids = df[col].astype(str).to_numpy(dtype=object)
+        bad |= df[col].isna().to_numpy() | (ids == "")
+        out.append(ids)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        col = next(c for c in cols if df[c].isna().iloc[i] or str(df[c].iloc[i]) == "")
+        what = "query id" if col == cols[0] else "docid"
+        raise InputError(f"no {what} (got {shown(_item(df[col].iloc[i]))}) in column {col!r}",
+                         source, i + 1 + header_lines)
+    return out
 
 
 def from_frame(df, kind: str, source: str | None = None, header_lines: int = 0) -> Located:
     """A pandas DataFrame in ir_measures' (``query_id``, ``doc_id``, ``relevance``/``score``)
     or ranx's (``q_id``, ``doc_id``, ``score``) columns; rows numbered from 1 (plus
-    ``header_lines``) in messages."""
+    ``header_lines``) in messages. Ids are read as strings (a missing or empty one is
+    refused); values must be real numbers (dates, durations and complex numbers are not)."""
     import pandas as pd
 
     source = source or f"{kind} DataFrame"
@@ -221,15 +321,23 @@ def from_frame(df, kind: str, source: str | None = None, header_lines: int = 0) 
     d = _column(df, DOC_COLUMNS, "document", source)
     c = _column(df, VALUE_COLUMNS[kind], _VALUE_NAME[kind], source)
     raw = df[c]
-    value = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
+    kind_of = getattr(getattr(raw.dtype, "categories", raw), "dtype", raw.dtype).kind
+    if kind_of in "mMc":
+        raise InputError(f"column {c!r} holds {raw.dtype} values; {_VALUE_NAME[kind]}s must "
+                         "be real numbers", source)
+    numbers = pd.to_numeric(raw, errors="coerce")
+    if np.asarray(numbers).dtype.kind == "c":
+        raise InputError(f"column {c!r} holds complex numbers; {_VALUE_NAME[kind]}s must be "
+                         "real numbers", source)
+    value = np.asarray(numbers, dtype=np.float64)
     bad = ~np.isfinite(value)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{_VALUE_NAME[kind]} {shown(raw.iloc[i])} in column {c!r} is not a "
-                         "finite number", source, i + 1 + header_lines)
+        raise InputError(f"{_VALUE_NAME[kind]} {shown(_item(raw.iloc[i]))} in column {c!r} is "
+                         "not a finite number", source, i + 1 + header_lines)
     lines = np.arange(1 + header_lines, len(df) + 1 + header_lines)
-    return Located(df[q].astype(str).to_numpy(dtype=object),
-                   df[d].astype(str).to_numpy(dtype=object), value, source, lines)
+    qid, docid = _ids(df, (q, d), source, header_lines)
+    return Located(qid, docid, value, source, lines)
 
 
 def from_dict(mapping: Any, kind: str) -> Located:
@@ -272,7 +380,7 @@ def coerce(obj: Any, kind: str) -> Located:
     if isinstance(obj, (str, Path)):
         return read(obj, kind)
     mod = type(obj).__module__ or ""
-    if mod.startswith("pandas"):
+    if mod.startswith("pandas") and hasattr(obj, "columns"):
         return from_frame(obj, kind)
     if mod.startswith("ranx") and hasattr(obj, "to_dict"):
         return from_dict({q: dict(d) for q, d in obj.to_dict().items()}, kind)

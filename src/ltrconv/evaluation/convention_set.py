@@ -119,6 +119,10 @@ class ConventionSet(Mapping):
             if any(not isinstance(k, str) for k in params):
                 raise ConventionError(f"{at}: keys must be names, got "
                                       f"{shown(sorted(map(repr, params)))}")
+            base = params.get("base")
+            if isinstance(base, str) and base not in out and base in conventions:
+                raise ConventionError(f"{at}: base {shown(base)} is defined further down the "
+                                      "file; a convention's base must be defined above it")
             out[name] = from_mapping(params, where=at, conventions=ConventionSet(out)).with_(
                 name=name)
         return ConventionSet(out)

@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..errors import LtrconvError
 from .conventions import Convention, ConventionError
 from .metrics import Evaluation
 
@@ -67,42 +68,69 @@ def hybrid(a: Convention, b: Convention, causes: Sequence[str]) -> Convention:
         return a.with_(**changes, scores=b.scores)
 
 
+MAX_VALUES = 50_000_000
+"""Most per-query values :func:`explain` keeps (convention mixes x queries x cutoffs, 8 bytes
+each): every mix's values are needed until the end to count the queries each cause moves."""
+
+
 def explain(a: Convention, b: Convention, evaluate: Callable[[Convention], Evaluation],
             cutoffs: Sequence[int]) -> list[Explanation]:
     """Shapley split of mean NDCG@k under ``b`` minus under ``a`` for each cutoff k.
 
-    ``evaluate(convention)`` gives the per-query values (NDCG@k columns) on the same input."""
+    ``evaluate(convention)`` gives the per-query values (NDCG@k columns) on the same input.
+    A query not counted (skipped, or absent) under a mix has no value there; a cause moves a
+    query when adding it changes the query's value or whether it has one."""
     players = differing_causes(a, b)
     n = len(players)
-    values: dict[frozenset, dict[int, tuple[float, dict]]] = {}
+    ks = list(cutoffs)
+    index: dict[str, int] = {}  # query id -> row, over every mix
+    means: dict[frozenset, np.ndarray] = {}
+    rows: dict[frozenset, tuple[np.ndarray, np.ndarray]] = {}
     for size in range(n + 1):
         for subset in itertools.combinations(players, size):
             ev = evaluate(hybrid(a, b, subset))
-            means = ev.mean()
+            if not means:
+                _check_size(2 ** n, len(ev.qids), len(ks))
+            mean = ev.mean()
             counted = np.ones(len(ev.qids), bool) if ev.skipped is None else ~ev.skipped
-            per = {}
-            for k in cutoffs:
-                col = ev[f"NDCG@{k}"]
-                per[k] = (float(means[f"NDCG@{k}"]),
-                          {str(q): (float(v) if c and not math.isnan(v) else None)
-                           for q, v, c in zip(ev.qids, col, counted)})
-            values[frozenset(subset)] = per
-    out = []
-    for k in cutoffs:
-        causes = []
-        for p in players:
-            others = [q for q in players if q != p]
-            phi, moved = 0.0, set()
-            for size in range(n):
-                weight = math.factorial(size) * math.factorial(n - size - 1) / math.factorial(n)
-                for subset in itertools.combinations(others, size):
-                    s, t = values[frozenset(subset)][k], values[frozenset(subset) | {p}][k]
-                    phi += weight * (t[0] - s[0])
-                    moved |= {q for q in set(s[1]) | set(t[1]) if s[1].get(q) != t[1].get(q)}
-            causes.append(Cause(p, phi, len(moved)))
-        out.append(Explanation(int(k), values[frozenset()][k][0],
-                               values[frozenset(players)][k][0], tuple(causes)))
-    return out
+            vals = np.stack([np.asarray(ev[f"NDCG@{k}"], dtype=np.float64) for k in ks], axis=1)
+            vals[~counted] = np.nan
+            at = np.array([index.setdefault(str(q), len(index)) for q in ev.qids], dtype=np.int64)
+            means[frozenset(subset)] = np.array([float(mean[f"NDCG@{k}"]) for k in ks])
+            rows[frozenset(subset)] = (at, vals)
+    total = len(index)
+
+    def full(subset: frozenset) -> np.ndarray:
+        at, vals = rows[subset]
+        out = np.full((total, len(ks)), np.nan)
+        out[at] = vals
+        return out
+
+    phi = np.zeros((n, len(ks)))
+    moved = np.zeros((n, total, len(ks)), dtype=bool)
+    for i, p in enumerate(players):
+        others = [q for q in players if q != p]
+        for size in range(n):
+            weight = math.factorial(size) * math.factorial(n - size - 1) / math.factorial(n)
+            for subset in itertools.combinations(others, size):
+                s, t = frozenset(subset), frozenset(subset) | {p}
+                phi[i] += weight * (means[t] - means[s])
+                fs, ft = full(s), full(t)
+                moved[i] |= ~((fs == ft) | (np.isnan(fs) & np.isnan(ft)))
+    start, end = means[frozenset()], means[frozenset(players)]
+    return [Explanation(int(k), float(start[j]), float(end[j]),
+                        tuple(Cause(p, float(phi[i, j]), int(moved[i, :, j].sum()))
+                              for i, p in enumerate(players)))
+            for j, k in enumerate(ks)]
+
+
+def _check_size(mixes: int, queries: int, cutoffs: int) -> None:
+    cells = mixes * queries * cutoffs
+    if cells > MAX_VALUES:
+        raise LtrconvError(f"explain would keep {mixes} convention mixes x {queries} queries x "
+                           f"{cutoffs} cutoffs = {cells:,} values, more than {MAX_VALUES:,}; "
+                           "give fewer cutoffs (--cutoffs), or conventions that differ in fewer "
+                           "causes")
 
 
 def as_json(explanations: Sequence[Explanation]) -> dict:

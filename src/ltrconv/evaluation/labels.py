@@ -16,17 +16,21 @@ from ..errors import InputError
 from .conventions import Convention
 
 
-def convention_labels(y: np.ndarray, conv: Convention, qid, source: str | None) -> np.ndarray:
+def convention_labels(y: np.ndarray, conv: Convention, qid, source: str | None,
+                      lines: np.ndarray | None = None) -> np.ndarray:
     """The labels as ``conv`` reads them (float64), or an :class:`InputError` naming the first
     label it does not accept: a non-integer under ``labels=int``, a negative one under
     ``negative=refuse``, one above ``max_label``. ``trunc`` truncates toward zero,
-    ``negative=zero`` counts negative labels as 0."""
+    ``negative=zero`` counts negative labels as 0. With ``lines`` (each label's line in
+    ``source``) the message names the line instead of the document's position."""
     lab = y.astype(np.float64)
 
     def refuse(mask: np.ndarray, why: str) -> None:
         i = int(np.flatnonzero(mask)[0])
-        where = f"document {i + 1}" + (f" (qid {qid[i]})" if qid is not None else "")
-        raise InputError(f"label {_format_label(y[i])} of {where} {why}", source)
+        where = f" of document {i + 1}" if lines is None else ""
+        where += f" (qid {qid[i]})" if qid is not None else ""
+        raise InputError(f"label {_format_label(y[i])}{where} {why}", source,
+                         None if lines is None else int(lines[i]))
 
     if conv.labels == "int" and not np.all(lab == np.floor(lab)):
         refuse(lab != np.floor(lab), f"is not an integer; convention {conv} takes integer labels "

@@ -23,6 +23,7 @@ from .conventions import Convention, get
 from .labels import convention_labels
 from .metrics import (METRICS, Evaluation, evaluate, metric_names, parse_cutoffs,
                       warn_float32_range)
+from .queries import MAX_LABEL
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,14 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
     if not np.all(np.isfinite(qrels.value)):
         bad = int(np.flatnonzero(~np.isfinite(qrels.value))[0])
         raise InputError(f"grade {qrels.value[bad]} is not finite", *qrels.where(bad))
+    if np.any(np.abs(qrels.value) > MAX_LABEL):
+        bad = int(np.flatnonzero(np.abs(qrels.value) > MAX_LABEL)[0])
+        raise InputError(f"grade {qrels.value[bad]:g} is beyond +-{MAX_LABEL}, the largest "
+                         "accepted (gains are tabulated per label)", *qrels.where(bad))
+    for what, located in (("qrels", qrels), ("run", run)):
+        if not len(located.qid):
+            raise InputError(f"the {what} {'are' if what == 'qrels' else 'is'} empty (no "
+                             "line to evaluate)", located.source)
     nr = len(run.qid)
     qcode, quniq = _joint_codes(run.qid, qrels.qid)
     dcode, _ = _joint_codes(run.docid, qrels.docid, sort=True)
@@ -189,8 +198,8 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
     in_qrels[q_q] = True
     if not in_qrels[r_q].any():
         raise InputError(f"no query in common with the qrels {printable_name(qrels.source)} "
-                         f"(run queries e.g. {shown(_at(run.qid, 0)) if nr else 'none'})",
-                         run.source)
+                         f"(run queries e.g. {shown(_at(run.qid, 0))}, qrels queries e.g. "
+                         f"{shown(_at(qrels.qid, 0))})", run.source)
     judged_at = _index_of(q_key, r_key)  # -1: unjudged
     names = tuple(m for m in metrics)
     need = tuple(dict.fromkeys(names + ("NDCG", "DCG")))
@@ -209,7 +218,9 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
             j = judged_at[rows]
             rows = rows[(j >= 0) & (qrels.value[np.maximum(j, 0)] >= 0)]
         grade_q = convention_labels(np.asarray(qrels.value, dtype=np.float64), conv,
-                                    quniq[q_q], qrels.source)
+                                    quniq[q_q], qrels.source,
+                                    np.arange(1, len(q_q) + 1) if qrels.lines is None
+                                    else qrels.lines)
         j = judged_at[rows]
         y = np.where(j >= 0, grade_q[np.maximum(j, 0)], 0.0)
         ev = _evaluate_list(conv, y, run.value[rows], r_q[rows], r_d[rows], ks, need, engine)

@@ -1,8 +1,10 @@
 """YAML as ltrconv reads it (conventions files, ``--param`` values): PyYAML's safe subset, plus
 two refusals that ``yaml.safe_load`` does not make.
 
-* Numbers in exponent form without a dot (``1e-9``) are floats, as YAML 1.2 reads them
-  (YAML 1.1 makes them strings).
+* Numbers are read as YAML 1.2 reads them, which is what a person writing them means:
+  ``1e-9`` is a float (YAML 1.1 makes it a string), ``010`` is ten (YAML 1.1: eight; ``0o10``
+  is octal), ``1:30`` is a string (YAML 1.1: the base-60 number 90). An integer of more than
+  :data:`MAX_DIGITS` digits is refused.
 * A mapping that repeats a key is refused: ``safe_load`` keeps the last value silently, so a
   convention defined twice would quietly be the second one. Keys brought in by a merge
   (``<<: *base``) may be overridden, as YAML intends.
@@ -25,6 +27,9 @@ from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from ..errors import printable, shown
+
+MAX_DIGITS = 4300
+"""Most digits of an integer (Python's own limit on converting text to int)."""
 
 MAX_NODES = 10_000
 """Largest number of YAML nodes (scalars, sequences, mappings) that aliases may add to a
@@ -59,11 +64,36 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-# YAML 1.1 (PyYAML) reads 1e-9 and 1E+3 as strings: its floats need a dot. A person writing
-# tol=1e-9 means a number, as YAML 1.2 reads it.
-_Loader.add_implicit_resolver("tag:yaml.org,2002:float",
-                              re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
-                              list("-+.0123456789"))
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+# YAML 1.1 (PyYAML) reads 010 as octal 8 and 1:30 as base-60 90, and 1e-9 as a string; the
+# resolvers below are YAML 1.2's core schema (plus 1.1's underscores and 0b binary).
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT, _FLOAT)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(
+    _INT, re.compile(r"^[-+]?(?:0b[01_]+|0o[0-7_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*)$"),
+    list("-+0123456789"))
+_Loader.add_implicit_resolver(
+    _FLOAT, re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?"
+                       r"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+"
+                       r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    list("-+.0123456789"))
+
+
+def _construct_int(loader: _Loader, node: Node) -> int:
+    text = loader.construct_scalar(node).replace("_", "")
+    sign = -1 if text[0] == "-" else 1
+    text = text.lstrip("+-")
+    base = {"0b": 2, "0o": 8, "0x": 16}.get(text[:2], 10)
+    digits = text[2:] if base != 10 else text
+    if len(digits) > MAX_DIGITS:
+        raise ConstructorError(None, None, f"an integer of {len(digits):,} digits (at most "
+                               f"{MAX_DIGITS:,})", node.start_mark)
+    return sign * int(digits, base)
+
+
+_Loader.add_constructor(_INT, _construct_int)
 
 
 def _refuse(problem: str, node: Node) -> ConstructorError:

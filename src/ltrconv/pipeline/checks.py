@@ -45,6 +45,8 @@ def check_directory(key: str, value: str) -> None:
 
 def _relative_path_error(path: str) -> str | None:
     """Why ``path`` is not a relative path that stays inside its directory, or None."""
+    if "\x00" in path:
+        return "holds a NUL character, which no file name can"
     if path.startswith("/"):
         return "is an absolute path"
     if any(part in ("", ".", "..") for part in path.split("/")):
@@ -55,9 +57,15 @@ def _relative_path_error(path: str) -> str | None:
 def _template_error(template: str, placeholders) -> str | None:
     """Why ``template`` is not a str.format template of ``placeholders`` only, or None."""
     try:
-        fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+        parsed = [p for p in string.Formatter().parse(template) if p[1] is not None]
     except ValueError as exc:
         return f"is not a template ({exc})"
+    fields = {name for _, name, _, _ in parsed}
+    odd = [(name, f"{{{name}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}")
+           for _, name, spec, conv in parsed if spec or conv]
+    if odd:
+        return (f"has {odd[0][1]!r}: a placeholder takes no conversion or format (write "
+                f"{{{odd[0][0]}}})")
     unknown = sorted(fields - set(placeholders))
     if unknown:
         allowed = ", ".join(f"{{{p}}}" for p in placeholders) or "none"

@@ -9,6 +9,7 @@ workflow/schemas/config.schema.yaml and fills in its defaults, as :func:`schema_
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 
 import jsonschema
@@ -55,14 +56,29 @@ def _merge_into(target: dict, overlay: dict) -> None:
 
 
 def schema_errors(cfg: dict, schema: dict) -> list[str]:
-    """One line per schema violation, naming the config key and what it should be."""
-    lines = []
+    """One line per schema violation, naming the config key and what it should be; a number
+    that is not finite (YAML's .nan, .inf) is one anywhere: JSON Schema's bounds let nan
+    through, as every comparison with it is false."""
+    lines = [f"config key '{key}': {value} is not a finite number"
+             for key, value in _non_finite(cfg, "")]
     for err in sorted(_Validator(schema).iter_errors(cfg),
                       key=lambda e: [str(p) for p in e.absolute_path]):
         key = ".".join(str(p) for p in err.absolute_path) or "(top level)"
         desc = err.schema.get("description") if isinstance(err.schema, dict) else None
         lines.append(f"config key '{key}': {err.message}" + (f" -- {desc}" if desc else ""))
     return lines
+
+
+def _non_finite(value, key: str):
+    """(key, value) of every float in ``value`` that is nan or infinite."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield key or "(top level)", value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _non_finite(v, f"{key}.{k}" if key else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _non_finite(v, f"{key}.{i}")
 
 
 def _set_defaults(validator, properties, instance, schema):

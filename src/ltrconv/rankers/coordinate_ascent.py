@@ -193,6 +193,15 @@ class _Queries:
         return self.mean()
 
 
+MAX_RESTARTS = 100_000
+"""Largest ``n_restarts`` (RankLib 2.x: 5; each restart is a whole coordinate ascent)."""
+MAX_STEPS = 1000
+MAX_STEP_BASE = 1e6
+"""Largest ``n_steps`` and ``step_base`` (RankLib 2.x: 25 and 0.05): the step doubles at each
+trial, so the last is max(0.001, 0.002 step_base) 2^(n_steps - 1) <= 2000 x 2^999 = 1.1e304,
+still finite (with n_steps 1100 the weights became nan and the model was saved)."""
+
+
 def direction_steps(orig: float, sign: int, step_base: float, n_steps: int):
     """One direction of RankLib's line search: the increments added to the cached scores trial
     by trial, the total step of each trial, and the total RankLib undoes afterwards.
@@ -294,10 +303,10 @@ class CoordinateAscent(UnitRanker):
     name = "coordinate_ascent"
     _parameter_constraints = {
         "metric": [Metric()],
-        "n_restarts": [Integer(1)],
-        "n_steps": [Integer(1)],
+        "n_restarts": [Integer(1, MAX_RESTARTS)],
+        "n_steps": [Integer(1, MAX_STEPS)],
         "tolerance": [Number(0)],
-        "step_base": [Number(0)],
+        "step_base": [Number(0, MAX_STEP_BASE)],
         "reg": [None, Number(0)],
         "init": [Options(*INITS)],
         "max_sweeps": [None, Integer(1)],

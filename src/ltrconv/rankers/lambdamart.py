@@ -45,7 +45,7 @@ from ..evaluation.scorer import PARALLEL_MIN_DOCS, NDCGScorer, ideal_dcg, rank_o
 from ..evaluation.ties import AVERAGE, INPUT_ORDER
 from . import regression_tree as RT
 from .base import Ranker, TrainingData
-from .params import Integer, Metric, Number, ParamError
+from .params import COUNT_MAX, Integer, Metric, Number, ParamError
 
 _NO_BEST = 2**31 - 3  # RankLib's initial best round (Integer.MAX_VALUE - 2): never stops early
 # documents x trees up to which predict walks the trees with NumPy: loading the compiled kernel
@@ -188,7 +188,7 @@ class LambdaMART(Ranker):
         "learning_rate": [Number(0, 1, lo_open=True)],
         "num_leaves": [Integer(2, MAX_LEAVES)],
         "n_thresholds": [Integer(1, MAX_THRESHOLDS)],
-        "min_data_in_leaf": [Integer(1)],
+        "min_data_in_leaf": [Integer(1, COUNT_MAX)],
         "early_stopping_rounds": [Integer(1)],
     }
     _removed_params = {

@@ -32,7 +32,16 @@ from numba import njit, prange
 
 from ..evaluation.scorer import NDCGScorer, rank_discounts, swap_delta
 from .base import Ranker, TrainingData
-from .params import Integer, Metric, Number, RandomState
+from .params import COUNT_MAX, Integer, Metric, Number, RandomState
+
+MAX_LEAVES = 131_072
+"""LightGBM 4.x's own bound on ``num_leaves`` (its parameter check: 1 < num_leaves <= 131072)."""
+MAX_SIGMA = 1e6
+"""Largest ``sigma``: the Hessian grows as sigma^2 and LightGBM keeps it in float32 (at most
+3.4e38); 1e6 (sigma^2 = 1e12) leaves ample room, against 1 in RankLib and LightGBM."""
+MAX_THREADS = 1024
+"""Largest ``num_threads`` (LightGBM's OpenMP threads; with 10^26 a fit on six queries had not
+finished after 15 s)."""
 
 
 @njit(cache=True)
@@ -91,16 +100,16 @@ class LambdaMARTLightGBM(Ranker):
     name = "lambdamart_lightgbm"
     _parameter_constraints = {
         "metric": [Metric()],
-        "n_estimators": [Integer(1)],
+        "n_estimators": [Integer(1, COUNT_MAX)],
         "learning_rate": [Number(0, 1, lo_open=True)],
-        "num_leaves": [Integer(2)],
-        "min_data_in_leaf": [Integer(1)],
+        "num_leaves": [Integer(2, MAX_LEAVES)],
+        "min_data_in_leaf": [Integer(1, COUNT_MAX)],
         "min_sum_hessian_in_leaf": [Number(0)],
-        "early_stopping_rounds": [Integer(1)],
-        "sigma": [Number(0, lo_open=True)],
+        "early_stopping_rounds": [Integer(1, COUNT_MAX)],
+        "sigma": [Number(0, MAX_SIGMA, lo_open=True)],
         "hess_floor": [Number(0, 1, lo_open=True, hi_open=True)],
-        "max_bin": [Integer(2)],
-        "num_threads": [Integer(1)],
+        "max_bin": [Integer(2, COUNT_MAX)],
+        "num_threads": [Integer(1, MAX_THREADS)],
         "random_state": [None, RandomState()],
     }
     _selects = "the number of trees (early stopping)"

@@ -39,7 +39,7 @@ import pickle
 import re
 
 from .._version import __version__
-from ..errors import InputError, LtrconvError, shown
+from ..errors import InputError, LtrconvError, printable, shown
 from ..outputs import atomic_path
 from .registry import KNOWN as ALGORITHMS
 from .registry import get as get_entry
@@ -99,7 +99,13 @@ def _as_ranker(model):
 
 def read_model(path: str | os.PathLike):
     """The ranker stored at ``path``; :class:`ModelFileError` if the file fails any check."""
+    from ..data.fileio import check_regular
+
     where = os.fspath(path)
+    try:
+        check_regular(path)  # a FIFO would block until a writer comes
+    except InputError as exc:
+        raise ModelFileError(str(exc).removeprefix(f"{printable(where)}: "), where) from None
     try:
         with open(path, "rb") as fh:
             head, fields = _read_header(fh, where)

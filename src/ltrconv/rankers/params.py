@@ -20,6 +20,12 @@ from ..evaluation.spec import MetricSpec
 from .estimator import InvalidParameterError
 
 
+COUNT_MAX = 2**31 - 1
+"""Largest count (rounds, trees, leaf sizes, bins) a ranker accepts: LightGBM reads its integer
+parameters as C ``int`` (a larger one wraps to a negative number), and no data set has more
+rows than this."""
+
+
 class ParamError(LtrconvError, InvalidParameterError):
     """A bad hyperparameter value or name; ``param`` is the parameter's name.
 
