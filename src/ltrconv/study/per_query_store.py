@@ -182,13 +182,31 @@ def _may_hold(pf, i, column, allowed) -> bool:
     return any(lo <= v <= hi for v in allowed)
 
 
+def _kept(table: pa.Table, filters: dict) -> pa.Table:
+    """The rows of ``table`` whose columns in ``filters`` hold one of the allowed values."""
+    if not filters:
+        return table
+    mask = None
+    for c, vals in filters.items():
+        col = table[c]
+        if pa.types.is_dictionary(col.type):
+            col = col.cast(col.type.value_type)
+        try:
+            allowed = pa.array(vals).cast(col.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+            allowed = pa.array([], type=col.type)  # no value of another type matches
+        hit = pc.is_in(col, value_set=allowed)
+        mask = hit if mask is None else pc.and_(mask, hit)
+    return table.filter(mask)
+
+
 def chunks(path, by, filters: dict | None = None, columns=None, budget: int = BUDGET):
     """Yield ``(keys, frame)``: ``keys`` distinct values of the columns ``by`` (a subset of
     :data:`UNIT`), consecutive in sorted order, with at most ``budget`` rows in all (or one key);
     ``frame`` the rows of the per-query table at ``path`` with those keys whose columns in ``filters`` (column -> allowed values) hold allowed values, in file
     order, with ``columns`` (default: all) and names as strings, as ``pd.read_parquet`` gives
-    them. Reads the row groups of each key only (any row group whose statistics do not name a
-    single key is read for every key)."""
+    them. Reads the row groups of each key only, one at a time, each filtered before it joins the
+    frame (any row group whose statistics do not name a single key is read for every key)."""
     filters = {c: [v for v in vals] for c, vals in (filters or {}).items()}
     try:
         pf = pq.ParquetFile(path)
@@ -222,18 +240,22 @@ def chunks(path, by, filters: dict | None = None, columns=None, budget: int = BU
         else:
             batches.append([key])
             size = n
+    kept = {c: vals for c, vals in filters.items() if c in present}
     for keys in batches:
         rgs = sorted(set().union(*(groups[k] for k in keys)) | set(mixed))
-        frame = pf.read_row_groups(rgs, columns=read_cols).to_pandas()
         if mixed:
+            frame = pf.read_row_groups(rgs, columns=read_cols).to_pandas()
             wanted = pd.MultiIndex.from_tuples(keys, names=list(by))
             mask = pd.MultiIndex.from_frame(frame[list(by)].astype(object)).isin(wanted)
-        else:
-            mask = np.ones(len(frame), dtype=bool)
-        for c, vals in filters.items():
-            if c in frame.columns:
+            for c, vals in kept.items():
                 mask &= frame[c].isin(vals).to_numpy(dtype=bool)
-        frame = frame.loc[mask, want].reset_index(drop=True)
+            frame = frame.loc[mask, want].reset_index(drop=True)
+        else:  # one row group at a time, filtered before it becomes a frame
+            parts = [_kept(pf.read_row_group(i, columns=read_cols), kept).select(want)
+                     for i in rgs]
+            frame = (pa.concat_tables(parts) if parts else
+                     pf.schema_arrow.empty_table().select(want)).to_pandas()
+            del parts
         for c in want:
             if isinstance(frame[c].dtype, pd.CategoricalDtype):  # a table written so
                 frame[c] = frame[c].astype(str)
