@@ -13,7 +13,8 @@ its workflow script runs) in a child process, which reports its own peak RSS
 
 ``--jobs per_query_former aggregate_former`` adds the former jobs (the whole table in memory)
 as a peer. Prints one row per (scale, job): rows of the per-query table, peak RSS (MB), wall time (s), and
-the growth of each from the first scale.
+the growth of each from the first scale (rows_x, rss_x, s_x: growth is at most linear when rss_x
+and s_x stay at or below rows_x).
 """
 
 from __future__ import annotations
@@ -166,7 +167,8 @@ def main() -> None:
         return
     top = args.workdir or Path(tempfile.mkdtemp(prefix="bench_study_memory."))
     print(f"config {args.config}; work under {top}", flush=True)
-    print("scale\tqueries\trows\tjob\tmax_rss_mb\ts", flush=True)
+    print("scale\tqueries\trows\tjob\tmax_rss_mb\ts\trows_x\trss_x\ts_x", flush=True)
+    first: dict[str, tuple] = {}  # job: (rows, max_rss_mb, s) at the first scale
     jobs = ["per_query"] + [j for j in args.jobs if j != "per_query"]
     if "aggregate_former" in jobs and "per_query_former" not in jobs:
         jobs.insert(jobs.index("aggregate_former"), "per_query_former")
@@ -187,8 +189,11 @@ def main() -> None:
             fig = json.loads(proc.stdout.strip().splitlines()[-1])
             if job == "per_query":
                 rows = fig["out_rows"]
+            base = first.setdefault(job, (rows, fig["max_rss_mb"], fig["s"]))
             print(f"{scale:g}\t{int(round(MQ2008_QUERIES * scale))}\t{rows}\t{job}\t"
-                  f"{fig['max_rss_mb']:.0f}\t{fig['s']:.1f}", flush=True)
+                  f"{fig['max_rss_mb']:.0f}\t{fig['s']:.1f}\t{rows / base[0]:.2f}\t"
+                  f"{fig['max_rss_mb'] / base[1]:.2f}\t{fig['s'] / max(base[2], 1e-9):.2f}",
+                  flush=True)
 
 
 if __name__ == "__main__":

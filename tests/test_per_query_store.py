@@ -121,3 +121,36 @@ def test_damaged_or_incomplete_tables_fail_with_one_line(tmp_path, written):
     path, whole, _ = written
     with pytest.raises(LtrconvError, match=r"no NDCG@7 under"):
         store.tie_table(path, k=7)
+
+
+
+def test_writer_budget_and_piece_order_do_not_change_the_file(written, tmp_path):
+    """Pieces read a few rows at a time, spilled in many row groups, in another order, give
+    the same bytes; the spill files are gone."""
+    path, _, rows = written
+    paths = sorted(p for p in path.parent.glob("*.parquet")
+                   if p.name not in ("per_query.parquet", "former.parquet"))
+    assert len(paths) == 4 * 3 * sum(len(s) for s in SEEDS.values())
+    small = tmp_path / "small.parquet"
+    assert store.write(paths[::-1], small, budget=37) == rows
+    assert small.read_bytes() == path.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["small.parquet"]
+
+
+def test_writer_keeps_missing_values_and_rejects_damaged_pieces(tmp_path):
+    frame = pd.DataFrame({"dataset": "toy", "fold": [1, 1, 1], "seed": 0, "algorithm": "a",
+                          "train_convention": "ranklib", "eval_convention": "letor",
+                          "metric": "NDCG", "k": [1, 2, 3], "qid": ["9", "9", "9"],
+                          "value": [0.5, np.nan, 0.0]})
+    frame.to_parquet(tmp_path / "a.parquet", index=False)
+    out = tmp_path / "out" / "per_query.parquet"
+    out.parent.mkdir()
+    assert store.write([tmp_path / "a.parquet"], out) == 3
+    back = pd.read_parquet(out)
+    same(back, frame.astype({"value": "float64"})[tables.PER_QUERY_COLUMNS])
+    assert pq.read_table(out)["value"].null_count == 1  # stored as missing, read as NaN
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1 not really")
+    with pytest.raises(LtrconvError, match="bad.parquet: not a readable Parquet file"):
+        store.write([tmp_path / "a.parquet", bad], tmp_path / "out" / "again.parquet")
+    assert sorted(p.name for p in out.parent.iterdir()) == ["per_query.parquet"]

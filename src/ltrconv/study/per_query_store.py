@@ -16,11 +16,13 @@ deviation and test the same to the last bit.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import LtrconvError
@@ -46,13 +48,6 @@ class UnreadableTable(LtrconvError):
         super().__init__(f"{path}: {self.why}")
 
 
-def _read(path, **kwargs) -> pa.Table:
-    try:
-        return pq.read_table(path, **kwargs)
-    except Exception as exc:  # pyarrow's errors have no common base
-        raise UnreadableTable(path, exc) from None
-
-
 def _as_schema(table: pa.Table) -> pa.Table:
     """``table`` with :data:`SCHEMA`'s types (a table without ``seed`` is seed 0)."""
     if "seed" not in table.column_names:
@@ -71,45 +66,97 @@ def _as_schema(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(cols, schema=SCHEMA)
 
 
-BUDGET = 1_000_000  # rows a reader or the writer holds at once (a unit larger than this alone)
+BUDGET = 1_000_000  # rows a reader holds at once (a unit larger than this alone)
+SORT = [(c, "ascending") for c in ORDER[len(UNIT):]]
 
 
 def write(pieces, path, budget: int = BUDGET) -> int:
     """Write the per-query table from ``pieces`` (the per-model tables of the evaluation, any
     order) to ``path`` in :data:`ORDER`, one row group per :data:`UNIT`; returns the row count.
 
-    Memory: about ``budget`` rows at a time, or one algorithm's rows under one evaluation
-    convention when those are more."""
-    models: dict[tuple, list] = {}
-    evals: dict[tuple, set] = {}
-    rows_of: dict[tuple, int] = {}
-    for piece in pieces:
-        t = _read(piece, columns=["dataset", "algorithm", "eval_convention"])
-        keys = pd.DataFrame({c: t[c].to_pandas().astype(object) for c in t.column_names})
-        for (d, a), grp in keys.groupby(["dataset", "algorithm"], sort=False):
-            models.setdefault((d, a), []).append(piece)
-            evals.setdefault((d, a), set()).update(grp["eval_convention"])
-            rows_of[d, a] = rows_of.get((d, a), 0) + len(grp)
-    rows = 0
-    with pq.ParquetWriter(path, SCHEMA, use_dictionary=list(NAMES)) as writer:
-        for d, a in sorted(models):
-            names = sorted(evals[d, a])
-            step = max(1, int(budget // max(rows_of[d, a] / len(names), 1)))
-            for i in range(0, len(names), step):
-                batch = names[i:i + step]
-                filters = [("dataset", "==", d), ("algorithm", "==", a)]
-                if len(batch) < len(names):
-                    filters.append(("eval_convention", "in", batch))
-                parts = [_read(p, filters=filters) for p in models[d, a]]
-                frame = pd.concat([_as_schema(t).to_pandas() for t in parts], ignore_index=True)
+    Two passes through spill files beside ``path``: each piece, ``budget`` rows at a time, is
+    split into its units (one spill file per piece, one row group per unit and batch); then each
+    unit's row groups, in the order of ``pieces``, are stable-sorted by the rest of
+    :data:`ORDER` and written. Memory: ``budget`` rows, or one unit when larger."""
+    with tempfile.TemporaryDirectory(dir=Path(path).parent, prefix=".per_query.") as tmp:
+        spills, where = [], {}
+        for piece in pieces:
+            spills.append(Path(tmp) / f"{len(spills)}.parquet")
+            for key, group in _spill(piece, spills[-1], budget):
+                where.setdefault(key, []).append((len(spills) - 1, group))
+        rows, opened, last = 0, {}, ()
+        with pq.ParquetWriter(path, SCHEMA, use_dictionary=list(NAMES)) as writer:
+            for key in sorted(where):
+                if key[:2] != last[:2]:
+                    opened.clear()  # the spill files of the algorithm before
+                last = key
+                parts = []
+                for f, group in where[key]:
+                    if f not in opened:
+                        opened[f] = pq.ParquetFile(spills[f])
+                    parts.append(opened[f].read_row_group(group))
+                unit = pa.concat_tables(parts)
                 del parts
                 # stable: each group keeps the order in which the evaluation listed its queries
-                frame = frame.sort_values(ORDER, kind="stable", ignore_index=True)
-                for _, unit in frame.groupby(["eval_convention", "metric"], sort=True):
-                    table = _as_schema(pa.Table.from_pandas(unit, preserve_index=False))
-                    writer.write_table(table, row_group_size=max(len(table), 1))
-                    rows += len(table)
+                unit = unit.take(pc.sort_indices(unit, sort_keys=SORT))
+                writer.write_table(unit, row_group_size=max(len(unit), 1))
+                rows += len(unit)
+                del unit
+        opened.clear()
     return rows
+
+
+def _batches(piece, budget: int):
+    """The rows of ``piece`` with :data:`SCHEMA`'s types, at most ``budget`` at a time; a
+    missing value (NaN) is null, as it always was in the table."""
+    try:
+        f = pq.ParquetFile(piece)
+        for batch in f.iter_batches(batch_size=max(int(budget), 1)):
+            table = _as_schema(pa.Table.from_batches([batch]))
+            value = table["value"]
+            nan = pc.fill_null(pc.is_nan(value), False)
+            if pc.any(nan).as_py():
+                table = table.set_column(table.schema.get_field_index("value"), "value",
+                                         pc.if_else(nan, pa.scalar(None, pa.float64()), value))
+            yield table
+    except LtrconvError:
+        raise
+    except Exception as exc:  # pyarrow's errors have no common base
+        raise UnreadableTable(piece, exc) from None
+
+
+def _spill(piece, spill, budget: int):
+    """Write ``piece``'s rows to ``spill``, one row group per batch and :data:`UNIT` (rows in
+    piece order); yields ``(unit, row group)`` in order."""
+    groups = 0
+    with pq.ParquetWriter(spill, SCHEMA, use_dictionary=list(NAMES),
+                          write_statistics=False) as out:
+        for table in _batches(piece, budget):
+            for key, rows in _units(table, piece):
+                out.write_table(rows, row_group_size=len(rows))
+                yield key, groups
+                groups += 1
+
+
+def _units(table: pa.Table, piece):
+    """``(key, rows)`` per distinct :data:`UNIT` key of ``table``, rows in table order."""
+    code = np.zeros(len(table), np.int64)
+    levels, index = [], []
+    for c in UNIT:
+        col = table[c].combine_chunks()
+        if col.null_count:
+            raise LtrconvError(f"{piece}: column {c} has missing values")
+        enc = pc.dictionary_encode(col)
+        idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        code = code * len(enc.dictionary) + idx
+        levels.append(enc.dictionary.to_pylist())
+        index.append(idx)
+    order = np.argsort(code, kind="stable")
+    bounds = np.flatnonzero(np.diff(code[order])) + 1
+    for rows in np.split(order, bounds) if len(order) else []:
+        first = rows[0]
+        yield (tuple(lv[ix[first]] for lv, ix in zip(levels, index)),
+               table.take(pa.array(rows)))
 
 
 def _stat_values(pf: pq.ParquetFile, i: int, column: str):
@@ -135,13 +182,31 @@ def _may_hold(pf, i, column, allowed) -> bool:
     return any(lo <= v <= hi for v in allowed)
 
 
+def _kept(table: pa.Table, filters: dict) -> pa.Table:
+    """The rows of ``table`` whose columns in ``filters`` hold one of the allowed values."""
+    if not filters:
+        return table
+    mask = None
+    for c, vals in filters.items():
+        col = table[c]
+        if pa.types.is_dictionary(col.type):
+            col = col.cast(col.type.value_type)
+        try:
+            allowed = pa.array(vals).cast(col.type)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+            allowed = pa.array([], type=col.type)  # no value of another type matches
+        hit = pc.is_in(col, value_set=allowed)
+        mask = hit if mask is None else pc.and_(mask, hit)
+    return table.filter(mask)
+
+
 def chunks(path, by, filters: dict | None = None, columns=None, budget: int = BUDGET):
     """Yield ``(keys, frame)``: ``keys`` distinct values of the columns ``by`` (a subset of
     :data:`UNIT`), consecutive in sorted order, with at most ``budget`` rows in all (or one key);
     ``frame`` the rows of the per-query table at ``path`` with those keys whose columns in ``filters`` (column -> allowed values) hold allowed values, in file
     order, with ``columns`` (default: all) and names as strings, as ``pd.read_parquet`` gives
-    them. Reads the row groups of each key only (any row group whose statistics do not name a
-    single key is read for every key)."""
+    them. Reads the row groups of each key only, one at a time, each filtered before it joins the
+    frame (any row group whose statistics do not name a single key is read for every key)."""
     filters = {c: [v for v in vals] for c, vals in (filters or {}).items()}
     try:
         pf = pq.ParquetFile(path)
@@ -175,18 +240,22 @@ def chunks(path, by, filters: dict | None = None, columns=None, budget: int = BU
         else:
             batches.append([key])
             size = n
+    kept = {c: vals for c, vals in filters.items() if c in present}
     for keys in batches:
         rgs = sorted(set().union(*(groups[k] for k in keys)) | set(mixed))
-        frame = pf.read_row_groups(rgs, columns=read_cols).to_pandas()
         if mixed:
+            frame = pf.read_row_groups(rgs, columns=read_cols).to_pandas()
             wanted = pd.MultiIndex.from_tuples(keys, names=list(by))
             mask = pd.MultiIndex.from_frame(frame[list(by)].astype(object)).isin(wanted)
-        else:
-            mask = np.ones(len(frame), dtype=bool)
-        for c, vals in filters.items():
-            if c in frame.columns:
+            for c, vals in kept.items():
                 mask &= frame[c].isin(vals).to_numpy(dtype=bool)
-        frame = frame.loc[mask, want].reset_index(drop=True)
+            frame = frame.loc[mask, want].reset_index(drop=True)
+        else:  # one row group at a time, filtered before it becomes a frame
+            parts = [_kept(pf.read_row_group(i, columns=read_cols), kept).select(want)
+                     for i in rgs]
+            frame = (pa.concat_tables(parts) if parts else
+                     pf.schema_arrow.empty_table().select(want)).to_pandas()
+            del parts
         for c in want:
             if isinstance(frame[c].dtype, pd.CategoricalDtype):  # a table written so
                 frame[c] = frame[c].astype(str)
