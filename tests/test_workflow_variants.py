@@ -98,7 +98,7 @@ def test_the_users_omp_wait_policy_is_kept(tmp_path):
     ({**LGB, "params": {"n_thresholds": 32}}, "variants.lgb.params",
      "lambdamart_lightgbm: unknown parameter(s) ['n_thresholds']"),
     ({**LGB, "params": {"max_bin": 1}}, "variants.lgb.params.max_bin",
-     "lambdamart_lightgbm: max_bin must be an integer >= 2, got 1"),
+     "lambdamart_lightgbm: max_bin must be an integer in [2, 2147483647], got 1"),
     ({**LGB, "ranker": "lightgbm"}, "variants.lgb.ranker",
      "unknown ranker 'lightgbm'; known: adarank, coordinate_ascent, lambdamart, "),
     ({"of": "lambdamart"}, "variants.lgb.params",

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import reprlib
+import stat
+from pathlib import Path
 
 ECHO_LIMIT = 80
 """Characters of a user value a message echoes at most (the rest becomes an ellipsis)."""
@@ -72,3 +74,19 @@ class AcquireError(LtrconvError):
 
 class ExtractorMissing(AcquireError):
     """This machine cannot unpack the archive (no extractor); the archive itself may be fine."""
+
+
+def check_regular(path: str | Path) -> None:
+    """Raise :class:`InputError` unless ``path`` is (a link to) a regular file."""
+    where = str(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", where) from None
+    if stat.S_ISDIR(mode):
+        raise InputError("is a directory, not a file", where)
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+                "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        raise InputError(f"is {kind}; give a regular file", where)

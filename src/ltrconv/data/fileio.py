@@ -19,29 +19,13 @@ import stat
 import zlib
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, check_regular  # noqa: F401  (re-exported)
 
 COMPRESSIONS = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ\x00": "xz"}
 """Magic bytes at the start of a file -> the compression it is read with."""
 
 _OPENERS = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}
 _BLOCK = 1 << 24
-
-
-def check_regular(path: str | Path) -> None:
-    """Raise :class:`InputError` unless ``path`` is (a link to) a regular file."""
-    where = str(path)
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", where) from None
-    if stat.S_ISDIR(mode):
-        raise InputError("is a directory, not a file", where)
-    if not stat.S_ISREG(mode):
-        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
-                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
-                "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
-        raise InputError(f"is {kind}; give a regular file", where)
 
 
 def compression(head: bytes) -> str | None:

@@ -39,7 +39,7 @@ import pickle
 import re
 
 from .._version import __version__
-from ..errors import InputError, LtrconvError, printable, shown
+from ..errors import InputError, LtrconvError, check_regular, printable, shown
 from ..outputs import atomic_path
 from .registry import KNOWN as ALGORITHMS
 from .registry import get as get_entry
@@ -99,8 +99,6 @@ def _as_ranker(model):
 
 def read_model(path: str | os.PathLike):
     """The ranker stored at ``path``; :class:`ModelFileError` if the file fails any check."""
-    from ..data.fileio import check_regular
-
     where = os.fspath(path)
     try:
         check_regular(path)  # a FIFO would block until a writer comes
