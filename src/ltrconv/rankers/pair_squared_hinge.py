@@ -23,7 +23,7 @@ every difference unchanged and keeps the expanded squares from cancelling.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..jit import njit
 
 
 @njit(nogil=True, cache=True)
