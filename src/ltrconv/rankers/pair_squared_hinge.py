@@ -252,8 +252,8 @@ def _xtv(X, v, out):
 
 
 @njit(nogil=True, cache=True)
-def _tree_query(xv, size, key, nonleaves, larger, want_size):
-    """Sum (and count) over the levels above (``larger``) or below ``key``."""
+def _tree_query(xv, size, key, nonleaves, larger):
+    """Sum and count over the levels above (``larger``) or below ``key``."""
     tot = 0.0
     cnt = 0
     key += nonleaves
@@ -269,6 +269,20 @@ def _tree_query(xv, size, key, nonleaves, larger, want_size):
 
 
 @njit(nogil=True, cache=True)
+def _tree_sum(xv, key, nonleaves, larger):
+    """:func:`_tree_query`'s sum alone."""
+    tot = 0.0
+    key += nonleaves
+    while key > 1:
+        if larger and key % 2 == 0:
+            tot += xv[key + 1]
+        elif not larger and key % 2 == 1:
+            tot += xv[key - 1]
+        key //= 2
+    return tot
+
+
+@njit(nogil=True, cache=True)
 def _tree_insert(xv, size, key, nonleaves, value):
     key += nonleaves
     while key > 0:
@@ -278,53 +292,98 @@ def _tree_insert(xv, size, key, nonleaves, value):
 
 
 @njit(nogil=True, cache=True)
-def _sweeps(z, vals, ylev, nlev, offsets, order, out_l, out_g, hess, xv, size):
-    """The two sweeps of ``fun`` (``hess``: False; counts and sums of z) or ``Hv`` (True; sums of
-    ``vals``) over each query sorted by z ascending (``order``, stable; sorted here unless hess).
-    ``xv`` and ``size`` hold the trees (:func:`_tree_length` entries at least)."""
+def _tree_add(xv, key, nonleaves, value):
+    key += nonleaves
+    while key > 0:
+        xv[key] += value
+        key //= 2
+
+
+@njit(nogil=True, cache=True)
+def _tree_shape(k):
+    """Inner nodes above ``k`` leaves, ``2^ceil(log2 k) - 1``."""
+    inner = 1
+    while inner < k:
+        inner *= 2
+    return inner - 1
+
+
+@njit(nogil=True, cache=True)
+def _sweeps(z, ylev, nlev, offsets, order, out_l, out_g, fwd, bwd, xv, size):
+    """The two sweeps of ``fun`` over each query sorted by z ascending (``order``, stable):
+    counts and sums of z over the active pairs, the first sweep's into ``out_g[:n]`` and
+    ``out_l[:n]``, the second's after them. ``fwd``/``bwd`` record where each sweep's insertion
+    pointer stood, for :func:`_hess_sweeps`. ``xv`` and ``size`` hold the trees
+    (:func:`_tree_length` entries at least)."""
     for q in range(len(offsets) - 1):
         a, b = offsets[q], offsets[q + 1]
         n = b - a
         if n == 0:
             continue
-        if not hess:
-            order[a:b] = a + np.argsort(z[a:b], kind="mergesort")
+        order[a:b] = a + np.argsort(z[a:b], kind="mergesort")
         k = nlev[q]
-        inner = 1
-        while inner < k:
-            inner *= 2
-        nonleaves = inner - 1
-        xv[:inner + k] = 0.0
-        size[:inner + k] = 0
+        nonleaves = _tree_shape(k)
+        xv[:nonleaves + 1 + k] = 0.0
+        size[:nonleaves + 1 + k] = 0
         j = 0
         for i in range(n):
             oi = order[a + i]
             while j < n and (1.0 - z[order[a + j]] + z[oi] > 0):
                 oj = order[a + j]
-                _tree_insert(xv, size, ylev[oj], nonleaves, vals[oj])
+                _tree_insert(xv, size, ylev[oj], nonleaves, z[oj])
                 j += 1
+            fwd[a + i] = j
             if ylev[oi] >= k:
                 out_g[oi], out_l[oi] = 0.0, 0
             else:
-                out_g[oi], out_l[oi] = _tree_query(xv, size, ylev[oi], nonleaves, True, True)
-        xv[:inner + k] = 0.0
-        size[:inner + k] = 0
+                out_g[oi], out_l[oi] = _tree_query(xv, size, ylev[oi], nonleaves, True)
+        xv[:nonleaves + 1 + k] = 0.0
+        size[:nonleaves + 1 + k] = 0
         j = n - 1
         for i in range(n - 1, -1, -1):
             oi = order[a + i]
             while j >= 0 and (1.0 - z[oi] + z[order[a + j]] > 0):
                 oj = order[a + j]
-                _tree_insert(xv, size, ylev[oj], nonleaves, vals[oj])
+                _tree_insert(xv, size, ylev[oj], nonleaves, z[oj])
                 j -= 1
+            bwd[a + i] = j
             if ylev[oi] <= 1:
                 g, c = 0.0, 0
             else:
-                g, c = _tree_query(xv, size, ylev[oi], nonleaves, False, True)
-            if hess:
-                out_g[oi] += g
-            else:
-                out_g[len(z) + oi] = g
-                out_l[len(z) + oi] = c
+                g, c = _tree_query(xv, size, ylev[oi], nonleaves, False)
+            out_g[len(z) + oi] = g
+            out_l[len(z) + oi] = c
+
+
+@njit(nogil=True, cache=True)
+def _hess_sweeps(vals, ylev, nlev, offsets, order, fwd, bwd, out_g, xv):
+    """The sweeps of ``Hv``: ``fun``'s two sweeps replayed (its order and pointers) summing
+    ``vals`` instead of z, both sweeps' sums added into ``out_g``."""
+    for q in range(len(offsets) - 1):
+        a, b = offsets[q], offsets[q + 1]
+        n = b - a
+        if n == 0:
+            continue
+        k = nlev[q]
+        nonleaves = _tree_shape(k)
+        xv[:nonleaves + 1 + k] = 0.0
+        j = 0
+        for i in range(n):
+            oi = order[a + i]
+            while j < fwd[a + i]:
+                oj = order[a + j]
+                _tree_add(xv, ylev[oj], nonleaves, vals[oj])
+                j += 1
+            out_g[oi] = 0.0 if ylev[oi] >= k else _tree_sum(xv, ylev[oi], nonleaves, True)
+        xv[:nonleaves + 1 + k] = 0.0
+        j = n - 1
+        for i in range(n - 1, -1, -1):
+            oi = order[a + i]
+            while j > bwd[a + i]:
+                oj = order[a + j]
+                _tree_add(xv, ylev[oj], nonleaves, vals[oj])
+                j -= 1
+            out_g[oi] += 0.0 if ylev[oi] <= 1 else _tree_sum(xv, ylev[oi], nonleaves, False)
 
 
 @njit(nogil=True, cache=True)
@@ -340,10 +399,10 @@ def _tree_length(nlev) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _hess_vec(X, v, z, ylev, nlev, offsets, order, lsum, C, wa, gpm, ldummy, xv, size, out):
+def _hess_vec(X, v, ylev, nlev, offsets, order, fwd, bwd, lsum, C, wa, gpm, xv, out):
     """``v + 2C X^T (l_i (Xv)_i - gamma_i)`` at the state of the last ``fun``."""
     _xv(X, v, wa)
-    _sweeps(z, wa, ylev, nlev, offsets, order, ldummy, gpm, True, xv, size)
+    _hess_sweeps(wa, ylev, nlev, offsets, order, fwd, bwd, gpm, xv)
     for i in range(len(wa)):
         wa[i] = wa[i] * lsum[i] - gpm[i]
     _xtv(X, wa, out)
@@ -372,15 +431,16 @@ class RankSVMObjective:
         self.lsum = np.empty(n)
         # work space of hess_vec
         self._wa, self._gpm = np.empty(n), np.empty(n)
-        self._ldummy = np.empty(n, dtype=np.int64)
+        self._fwd = np.empty(n, dtype=np.int64)
+        self._bwd = np.empty(n, dtype=np.int64)
         self._tree_sums = np.empty(_tree_length(self.nlev))
         self._tree_counts = np.empty(len(self._tree_sums), dtype=np.int64)
 
     def fun(self, w: np.ndarray) -> float:
         n = len(self.z)
         _xv(self.X, w, self.z)
-        _sweeps(self.z, self.z, self.lev, self.nlev, self.offsets, self.order, self.lcount,
-                self.gam, False, self._tree_sums, self._tree_counts)
+        _sweeps(self.z, self.lev, self.nlev, self.offsets, self.order, self.lcount, self.gam,
+                self._fwd, self._bwd, self._tree_sums, self._tree_counts)
         lp, lm = self.lcount[:n], self.lcount[n:]
         gp, gm = self.gam[:n], self.gam[n:]
         np.add(lp, lm, out=self.lsum, casting="unsafe")
@@ -392,9 +452,9 @@ class RankSVMObjective:
         return _plus_2c(w, g, self.C)
 
     def hess_vec(self, v: np.ndarray) -> np.ndarray:
-        return _hess_vec(self.X, v, self.z, self.lev, self.nlev, self.offsets, self.order,
-                         self.lsum, self.C, self._wa, self._gpm, self._ldummy, self._tree_sums,
-                         self._tree_counts, np.empty(self.nw))
+        return _hess_vec(self.X, v, self.lev, self.nlev, self.offsets, self.order, self._fwd,
+                         self._bwd, self.lsum, self.C, self._wa, self._gpm, self._tree_sums,
+                         np.empty(self.nw))
 
 
 @njit(nogil=True, cache=True)
