@@ -2,8 +2,9 @@
 
 The first time numba compiles or loads a function, its CPU target imports
 ``numba.np.arraymath``, which probes for BLAS by importing ``scipy.linalg.cython_blas`` (numba
-0.57-0.68). That loads all of ``scipy.linalg``, and with scipy 1.17 also ``numpy.f2py``: about
-0.3 s of CPU, a second of wall time on a busy machine, in every process that runs a kernel.
+0.68). That loads all of ``scipy.linalg``, and with scipy 1.17 also ``numpy.f2py``: about
+0.25 s of CPU (up to a second of wall time on a busy machine) in every process that runs a
+kernel.
 The probe's answer is read only when ``np.correlate`` or ``np.convolve`` is compiled; ``np.dot``
 and ``np.linalg`` import scipy themselves when compiled, and a cached kernel needs scipy only
 if it calls BLAS. Importing this module imports ``numba.np.arraymath`` with scipy's BLAS module
