@@ -190,3 +190,36 @@ def test_fit_predict_save_load_import_no_scikit_learn(tmp_path, algorithm):
     module, loaded = json.loads(proc.stdout)
     assert module.startswith("ltrconv.rankers.") and "sklearn" not in module
     assert "sklearn" not in loaded, loaded
+
+
+def test_ranksvm_training_loads_no_scipy(tmp_path):
+    """``ltrconv train`` of RankSVM runs numba kernels without loading scipy.linalg (nor
+    numpy.f2py, which scipy 1.17 pulls in): numba's BLAS probe is deferred by ltrconv.jit.
+    A kernel compiled afterwards that calls BLAS still gets it, and numba's answer to the probe
+    is the one it gives with scipy installed."""
+    train, vali = make_letor(n_queries=12, seed=1), make_letor(n_queries=8, seed=2)
+    write_letor(train, tmp_path / "train.txt")
+    write_letor(vali, tmp_path / "vali.txt")
+    argv = ["train", "--algorithm", "ranksvm", "--train", str(tmp_path / "train.txt"),
+            "--vali", str(tmp_path / "vali.txt"), "--out", str(tmp_path / "m.model"),
+            "--param", "C_grid=[0.1, 10.0]"]
+    slow = ("scipy.linalg", "numpy.f2py", "pandas", "pyarrow", "matplotlib", "sklearn")
+    code = ("import json, sys\nfrom ltrconv.cli import main\n"
+            f"rc = main({argv!r})\n"
+            f"after_train = [m for m in {slow!r} if m in sys.modules]\n"
+            "ran_kernels = 'numba.np.arraymath' in sys.modules\n"
+            "import numpy as np\nfrom ltrconv.jit import njit\n"
+            "@njit\ndef f(a, b):\n    return np.dot(a, b), np.convolve(a, b)\n"
+            "a, b = np.arange(1.0, 40.0), np.linspace(-1.0, 2.0, 39)\n"
+            "d, c = f(a, b)\n"
+            "import numba.np.arraymath as am\n"
+            "print(json.dumps([rc, after_train, ran_kernels, bool(d == np.dot(a, b)),"
+            " bool(np.allclose(c, np.convolve(a, b))), am._HAVE_BLAS,"
+            " 'scipy.linalg' in sys.modules]))")
+    proc = fresh(code)
+    assert proc.returncode == 0, proc.stderr
+    rc, after_train, ran_kernels, dot_ok, convolve_ok, have_blas, blas_loaded = \
+        json.loads(proc.stdout.strip().splitlines()[-1])
+    assert rc == 0 and ran_kernels
+    assert after_train == []
+    assert dot_ok and convolve_ok and have_blas and blas_loaded

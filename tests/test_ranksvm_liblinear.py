@@ -11,7 +11,8 @@ import pytest
 
 from ltrconv.data.letor import Dataset
 from ltrconv.data.synthetic import make_letor
-from ltrconv.rankers.pair_squared_hinge import PairwiseSquaredHinge, RankSVMObjective
+from ltrconv.rankers.pair_squared_hinge import (PairwiseSquaredHinge, RankSVMObjective, _tree_length,
+                                                _tree_shape, _xv)
 from ltrconv.rankers.pairs import crucial_pairs
 from ltrconv.rankers.ranksvm import DEFAULT_C_GRID, RankSVM
 from ltrconv.rankers.trust_region import _dot, _nrm2, tron
@@ -52,6 +53,32 @@ def test_blas_dot_and_norm():
     assert _dot(x, x) == pytest.approx(float(x @ x), rel=1e-15)
     assert _nrm2(x) == pytest.approx(np.linalg.norm(x), rel=1e-15)
     assert _nrm2(np.array([-2.5])) == 2.5 and _nrm2(np.zeros(3)) == 0.0
+
+
+def test_xv_sums_each_row_in_feature_order():
+    """X v row by row, features in order (the tool's sum), whatever the number of rows: the
+    kernel's four-row blocks and its tail give the same bits as a plain loop."""
+    rng = np.random.default_rng(3)
+    for n in range(1, 10):
+        X = rng.normal(size=(n, 7)) * 10.0 ** rng.integers(-8, 9, size=(n, 7))
+        v = rng.normal(size=7)
+        out = np.empty(n)
+        _xv(X, v, out)
+        for i in range(n):
+            acc = 0.0
+            for j in range(7):
+                acc += float(v[j]) * float(X[i, j])
+            assert out[i] == acc, (n, i)
+
+
+def test_tree_buffer_holds_the_largest_query():
+    """The selection trees' buffer (unchecked indexing in the kernels) covers the tree of the
+    query with the most label levels: 2^ceil(log2 k) - 1 inner nodes, then k leaves."""
+    for k in range(1, 70):
+        inner = 1 << (k - 1).bit_length()
+        assert _tree_shape(k) == inner - 1
+        assert _tree_length(np.array([1, k, 1])) == inner + k
+    assert _tree_length(np.array([], dtype=np.int64)) == 2
 
 
 @pytest.mark.parametrize("C", [1e-3, 1.0, 1e3])

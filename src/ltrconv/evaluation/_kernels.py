@@ -12,7 +12,7 @@ under ``DOCID_DESC`` (highest first), a document's place in a sort artefact's or
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from ..jit import njit, prange
 
 from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, KEYED, OPTIMISTIC, PESSIMISTIC
 

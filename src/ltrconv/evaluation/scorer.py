@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from ..jit import njit, prange
 
 from ..errors import InputError, LtrconvError
 from . import _kernels

@@ -23,7 +23,7 @@ every difference unchanged and keeps the expanded squares from cancelling.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..jit import njit
 
 
 @njit(nogil=True, cache=True)
@@ -222,11 +222,25 @@ class PairwiseSquaredHinge:
 
 @njit(nogil=True, cache=True)
 def _xv(X, v, out):
-    for i in range(X.shape[0]):
+    """``out = X v``, each row summed over the features in order; four rows at a time, so that
+    their independent sums overlap (each row's sum is the same as alone)."""
+    n, d = X.shape
+    i = 0
+    while i + 4 <= n:
+        a0 = a1 = a2 = a3 = 0.0
+        for j in range(d):
+            vj = v[j]
+            a0 += vj * X[i, j]
+            a1 += vj * X[i + 1, j]
+            a2 += vj * X[i + 2, j]
+            a3 += vj * X[i + 3, j]
+        out[i], out[i + 1], out[i + 2], out[i + 3] = a0, a1, a2, a3
+        i += 4
+    for r in range(i, n):
         acc = 0.0
-        for j in range(X.shape[1]):
-            acc += v[j] * X[i, j]
-        out[i] = acc
+        for j in range(d):
+            acc += v[j] * X[r, j]
+        out[r] = acc
 
 
 @njit(nogil=True, cache=True)
@@ -238,8 +252,8 @@ def _xtv(X, v, out):
 
 
 @njit(nogil=True, cache=True)
-def _tree_query(xv, size, key, nonleaves, larger, want_size):
-    """Sum (and count) over the levels above (``larger``) or below ``key``."""
+def _tree_query(xv, size, key, nonleaves, larger):
+    """Sum and count over the levels above (``larger``) or below ``key``."""
     tot = 0.0
     cnt = 0
     key += nonleaves
@@ -255,6 +269,20 @@ def _tree_query(xv, size, key, nonleaves, larger, want_size):
 
 
 @njit(nogil=True, cache=True)
+def _tree_sum(xv, key, nonleaves, larger):
+    """:func:`_tree_query`'s sum alone."""
+    tot = 0.0
+    key += nonleaves
+    while key > 1:
+        if larger and key % 2 == 0:
+            tot += xv[key + 1]
+        elif not larger and key % 2 == 1:
+            tot += xv[key - 1]
+        key //= 2
+    return tot
+
+
+@njit(nogil=True, cache=True)
 def _tree_insert(xv, size, key, nonleaves, value):
     key += nonleaves
     while key > 0:
@@ -264,58 +292,121 @@ def _tree_insert(xv, size, key, nonleaves, value):
 
 
 @njit(nogil=True, cache=True)
-def _sweeps(z, vals, ylev, nlev, offsets, order, out_l, out_g, hess):
-    """The two sweeps of ``fun`` (``hess``: False; counts and sums of z) or ``Hv`` (True; sums of
-    ``vals``) over each query sorted by z ascending (``order``, stable; sorted here unless hess)."""
+def _tree_add(xv, key, nonleaves, value):
+    key += nonleaves
+    while key > 0:
+        xv[key] += value
+        key //= 2
+
+
+@njit(nogil=True, cache=True)
+def _tree_shape(k):
+    """Inner nodes above ``k`` leaves, ``2^ceil(log2 k) - 1``."""
+    inner = 1
+    while inner < k:
+        inner *= 2
+    return inner - 1
+
+
+@njit(nogil=True, cache=True)
+def _sweeps(z, ylev, nlev, offsets, order, out_l, out_g, fwd, bwd, xv, size):
+    """The two sweeps of ``fun`` over each query sorted by z ascending (``order``, stable):
+    counts and sums of z over the active pairs, the first sweep's into ``out_g[:n]`` and
+    ``out_l[:n]``, the second's after them. ``fwd``/``bwd`` record where each sweep's insertion
+    pointer stood, for :func:`_hess_sweeps`. ``xv`` and ``size`` hold the trees
+    (:func:`_tree_length` entries at least)."""
     for q in range(len(offsets) - 1):
         a, b = offsets[q], offsets[q + 1]
         n = b - a
         if n == 0:
             continue
-        if not hess:
-            order[a:b] = a + np.argsort(z[a:b], kind="mergesort")
+        order[a:b] = a + np.argsort(z[a:b], kind="mergesort")
         k = nlev[q]
-        inner = 1
-        while inner < k:
-            inner *= 2
-        nonleaves = inner - 1
-        xv = np.zeros(inner + k)
-        size = np.zeros(inner + k, dtype=np.int64)
+        nonleaves = _tree_shape(k)
+        xv[:nonleaves + 1 + k] = 0.0
+        size[:nonleaves + 1 + k] = 0
         j = 0
         for i in range(n):
             oi = order[a + i]
             while j < n and (1.0 - z[order[a + j]] + z[oi] > 0):
                 oj = order[a + j]
-                _tree_insert(xv, size, ylev[oj], nonleaves, vals[oj])
+                _tree_insert(xv, size, ylev[oj], nonleaves, z[oj])
                 j += 1
+            fwd[a + i] = j
             if ylev[oi] >= k:
                 out_g[oi], out_l[oi] = 0.0, 0
             else:
-                out_g[oi], out_l[oi] = _tree_query(xv, size, ylev[oi], nonleaves, True, True)
-        xv[:] = 0.0
-        size[:] = 0
+                out_g[oi], out_l[oi] = _tree_query(xv, size, ylev[oi], nonleaves, True)
+        xv[:nonleaves + 1 + k] = 0.0
+        size[:nonleaves + 1 + k] = 0
         j = n - 1
         for i in range(n - 1, -1, -1):
             oi = order[a + i]
             while j >= 0 and (1.0 - z[oi] + z[order[a + j]] > 0):
                 oj = order[a + j]
-                _tree_insert(xv, size, ylev[oj], nonleaves, vals[oj])
+                _tree_insert(xv, size, ylev[oj], nonleaves, z[oj])
                 j -= 1
+            bwd[a + i] = j
             if ylev[oi] <= 1:
                 g, c = 0.0, 0
             else:
-                g, c = _tree_query(xv, size, ylev[oi], nonleaves, False, True)
-            if hess:
-                out_g[oi] += g
-            else:
-                out_g[len(z) + oi] = g
-                out_l[len(z) + oi] = c
+                g, c = _tree_query(xv, size, ylev[oi], nonleaves, False)
+            out_g[len(z) + oi] = g
+            out_l[len(z) + oi] = c
+
+
+@njit(nogil=True, cache=True)
+def _hess_sweeps(vals, ylev, nlev, offsets, order, fwd, bwd, out_g, xv):
+    """The sweeps of ``Hv``: ``fun``'s two sweeps replayed (its order and pointers) summing
+    ``vals`` instead of z, both sweeps' sums added into ``out_g``."""
+    for q in range(len(offsets) - 1):
+        a, b = offsets[q], offsets[q + 1]
+        n = b - a
+        if n == 0:
+            continue
+        k = nlev[q]
+        nonleaves = _tree_shape(k)
+        xv[:nonleaves + 1 + k] = 0.0
+        j = 0
+        for i in range(n):
+            oi = order[a + i]
+            while j < fwd[a + i]:
+                oj = order[a + j]
+                _tree_add(xv, ylev[oj], nonleaves, vals[oj])
+                j += 1
+            out_g[oi] = 0.0 if ylev[oi] >= k else _tree_sum(xv, ylev[oi], nonleaves, True)
+        xv[:nonleaves + 1 + k] = 0.0
+        j = n - 1
+        for i in range(n - 1, -1, -1):
+            oi = order[a + i]
+            while j > bwd[a + i]:
+                oj = order[a + j]
+                _tree_add(xv, ylev[oj], nonleaves, vals[oj])
+                j -= 1
+            out_g[oi] += 0.0 if ylev[oi] <= 1 else _tree_sum(xv, ylev[oi], nonleaves, False)
 
 
 @njit(nogil=True, cache=True)
 def _levels_from_1(y, offsets):
     lev, nlev = _label_levels(y, offsets)
     return lev + 1, nlev
+
+
+def _tree_length(nlev) -> int:
+    """Entries of the largest query's selection tree: ``2^ceil(log2 k) + k`` for k levels."""
+    k = int(nlev.max(initial=1))
+    return (1 << max(k - 1, 0).bit_length()) + k
+
+
+@njit(nogil=True, cache=True)
+def _hess_vec(X, v, ylev, nlev, offsets, order, fwd, bwd, lsum, C, wa, gpm, xv, out):
+    """``v + 2C X^T (l_i (Xv)_i - gamma_i)`` at the state of the last ``fun``."""
+    _xv(X, v, wa)
+    _hess_sweeps(wa, ylev, nlev, offsets, order, fwd, bwd, gpm, xv)
+    for i in range(len(wa)):
+        wa[i] = wa[i] * lsum[i] - gpm[i]
+    _xtv(X, wa, out)
+    return _plus_2c(v, out, C)
 
 
 class RankSVMObjective:
@@ -337,14 +428,22 @@ class RankSVMObjective:
         self.ataxw = np.empty(n)
         self.ate = np.empty(n)
         self.nw = self.X.shape[1]
+        self.lsum = np.empty(n)
+        # work space of hess_vec
+        self._wa, self._gpm = np.empty(n), np.empty(n)
+        self._fwd = np.empty(n, dtype=np.int64)
+        self._bwd = np.empty(n, dtype=np.int64)
+        self._tree_sums = np.empty(_tree_length(self.nlev))
+        self._tree_counts = np.empty(len(self._tree_sums), dtype=np.int64)
 
     def fun(self, w: np.ndarray) -> float:
         n = len(self.z)
         _xv(self.X, w, self.z)
-        _sweeps(self.z, self.z, self.lev, self.nlev, self.offsets, self.order, self.lcount,
-                self.gam, False)
+        _sweeps(self.z, self.lev, self.nlev, self.offsets, self.order, self.lcount, self.gam,
+                self._fwd, self._bwd, self._tree_sums, self._tree_counts)
         lp, lm = self.lcount[:n], self.lcount[n:]
         gp, gm = self.gam[:n], self.gam[n:]
+        np.add(lp, lm, out=self.lsum, casting="unsafe")
         return _fun_total(w, self.z, lp, lm, gp, gm, self.ataxw, self.ate, self.C)
 
     def grad(self, w: np.ndarray) -> np.ndarray:
@@ -353,17 +452,9 @@ class RankSVMObjective:
         return _plus_2c(w, g, self.C)
 
     def hess_vec(self, v: np.ndarray) -> np.ndarray:
-        n = len(self.z)
-        wa = np.empty(n)
-        _xv(self.X, v, wa)
-        gpm = np.empty(n)
-        dummy = np.empty(n, dtype=np.int64)
-        _sweeps(self.z, wa, self.lev, self.nlev, self.offsets, self.order, dummy, gpm, True)
-        lsum = (self.lcount[:n] + self.lcount[n:]).astype(np.float64)
-        wa = wa * lsum - gpm
-        out = np.empty(self.nw)
-        _xtv(self.X, wa, out)
-        return _plus_2c(v, out, self.C)
+        return _hess_vec(self.X, v, self.lev, self.nlev, self.offsets, self.order, self._fwd,
+                         self._bwd, self.lsum, self.C, self._wa, self._gpm, self._tree_sums,
+                         np.empty(self.nw))
 
 
 @njit(nogil=True, cache=True)
