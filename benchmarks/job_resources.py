@@ -7,9 +7,12 @@ number of jobs, the largest peak RSS, the longest wall time and CPU time, the re
 give, and the requests config/config.yaml gives now (``resources.measured``), marking rows that
 differ. ``--yaml`` prints instead the ``measured`` block to put under ``resources:`` in the
 config after a new run (its ``slurm_job`` figures, Snakemake's own share of a Slurm job, are
-carried over from the config: benchmark files do not hold them).
+carried over from the config: benchmark files do not hold them; so are the figures of rules the
+run did not have, such as a scattered run's ``fit_fold``, ``fit_unit`` and ``gather``).
+``--seconds cpu`` takes each job's CPU time as its seconds: the jobs are single-threaded, so on
+cores shared with other work the CPU time is the wall time the job would take alone.
 
-    python benchmarks/job_resources.py [--root CHECKOUT] [--dataset MQ2008] [--yaml]
+    python benchmarks/job_resources.py [--root CHECKOUT] [--dataset MQ2008] [--yaml] [--seconds cpu]
 """
 
 from __future__ import annotations
@@ -28,14 +31,15 @@ REPO = HERE.parents[1]
 from ltrconv.pipeline import resources as job_requests  # noqa: E402
 
 
-def measure(bench: Path) -> dict:
-    """rule -> figures, or rule -> algorithm -> figures for the rules run per algorithm."""
+def measure(bench: Path, seconds: str = "wall") -> dict:
+    """rule -> figures, or rule -> algorithm -> figures for the rules run per algorithm;
+    ``s`` is the longest wall time, or with ``seconds="cpu"`` the longest CPU time."""
     rows = []
     for path in sorted(bench.rglob("*.tsv")):
         parts = path.relative_to(bench).with_suffix("").parts
         table = pd.read_csv(path, sep="\t")
         rows.append(dict(rule=parts[0], algorithm=parts[1] if len(parts) > 2 else "",
-                         s=table["s"].max(), max_rss=table["max_rss"].max(),
+                         s=table["s" if seconds == "wall" else "cpu_time"].max(), max_rss=table["max_rss"].max(),
                          cpu_time=table["cpu_time"].max()))
     if not rows:
         sys.exit(f"job_resources: no benchmark files under {bench}")
@@ -63,6 +67,8 @@ def main(argv=None) -> int:
     ap.add_argument("--dataset", default="MQ2008")
     ap.add_argument("--config", type=Path, default=REPO / "config" / "config.yaml")
     ap.add_argument("--yaml", action="store_true", help="print the config block instead of the table")
+    ap.add_argument("--seconds", choices=("wall", "cpu"), default="wall",
+                    help="a job's seconds: its wall time, or its CPU time (a run on shared cores)")
     args = ap.parse_args(argv)
 
     cfg = yaml.safe_load(args.config.read_text())
@@ -74,7 +80,7 @@ def main(argv=None) -> int:
         sys.exit(f"job_resources: {bench}: no such directory (run the pipeline first)")
     if not stored.is_dir():
         sys.exit(f"job_resources: {stored}: no such directory (run the pipeline first)")
-    jobs = measure(bench)
+    jobs = measure(bench, args.seconds)
     rows = spec.get("expect", {}).get("rows") or spec.get("resources", {}).get("rows")
     if not rows:
         sys.exit(f"job_resources: config key 'datasets.{args.dataset}.expect.rows' is needed")
@@ -84,8 +90,14 @@ def main(argv=None) -> int:
         strip = lambda f: {"max_rss": f["max_rss"], "s": f["s"]}  # noqa: E731
         block = {r: ({a: strip(f) for a, f in v.items()} if r in job_requests.RULES_BY_ALGORITHM
                      else strip(v)) for r, v in jobs.items()}
-        measured = {"reference": on, "slurm_job": cfg.get("resources", {}).get("measured", {})
-                    .get("slurm_job", {}), "jobs": block}
+        before = cfg.get("resources", {}).get("measured", {})
+        for rule, figures in before.get("jobs", {}).items():
+            if rule not in block:
+                block[rule] = figures
+            elif rule in job_requests.RULES_BY_ALGORITHM:
+                block[rule] = {**figures, **block[rule]}
+        block = dict(sorted(block.items()))
+        measured = {"reference": on, "slurm_job": before.get("slurm_job", {}), "jobs": block}
         print(yaml.safe_dump({"measured": measured}, sort_keys=False,
                              default_flow_style=None, width=100), end="")
         return 0

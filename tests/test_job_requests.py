@@ -84,13 +84,20 @@ def test_script_derives_the_measured_block(tmp_path, capsys):
              "train/adarank/letor/fold2.tsv": (4.87, 292.59)}
     for name, (s, rss) in files.items():
         (bench / name).parent.mkdir(parents=True, exist_ok=True)
-        (bench / name).write_text(head + f"{s}\t0:00:04\t{rss}\t1\t1\t1\t1\t0\t50\t{s}\n")
+        (bench / name).write_text(head + f"{s}\t0:00:04\t{rss}\t1\t1\t1\t1\t0\t50\t{s / 2}\n")
     (tmp_path / "resources" / "MQ2008").mkdir(parents=True)
     (tmp_path / "resources" / "MQ2008" / "blob").write_bytes(b"x" * 3 * 2**20)
-    assert _script().main(["--root", str(tmp_path), "--yaml"]) == 0
-    block = yaml.safe_load(capsys.readouterr().out)["measured"]
-    assert block["jobs"] == {"acquire": {"max_rss": 105, "s": 1},
-                             "train": {"adarank": {"max_rss": 293, "s": 5}}}
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    before = config["resources"]["measured"]["jobs"]
+    for seconds, s_acquire, s_train in (("wall", 1, 5), ("cpu", 1, 3)):
+        assert _script().main(["--root", str(tmp_path), "--yaml", "--seconds", seconds]) == 0
+        block = yaml.safe_load(capsys.readouterr().out)["measured"]
+        assert block["jobs"]["acquire"] == {"max_rss": 105, "s": s_acquire}
+        assert block["jobs"]["train"]["adarank"] == {"max_rss": 293, "s": s_train}
+        # rules and algorithms the run did not have keep the config's figures
+        assert block["jobs"]["train"]["ranknet"] == before["train"]["ranknet"]
+        assert block["jobs"]["fit_unit"] == before["fit_unit"]
+        assert set(block["jobs"]) == set(before) | {"acquire", "train"}
     assert block["reference"]["rows"] == 15211 and block["reference"]["dataset_mb"] >= 3
     assert _script().main(["--root", str(tmp_path)]) == 0
     table = capsys.readouterr().out

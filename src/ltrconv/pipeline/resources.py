@@ -32,14 +32,18 @@ TRAINING = ("train", "fit_fold", "fit_unit")
 STANDS_IN = {"fit_fold": "train", "fit_unit": "train"}  # a rule without figures: whose to take
 # The study's jobs hold one chunk of the per-query table at a time (at most
 # ltrconv.study.per_query_store.BUDGET rows, or one algorithm's scores under one evaluation
-# convention and metric type when that is more): their peak grows with the dataset's queries,
-# not with its feature matrix. MB of peak per step of the measured dataset's rows:
-# (peak at 13x MQ2008's queries - peak at 1x) / (78.9 - 1), 78.9 being MSLR-WEB10K's rows over
-# MQ2008's (1,200,192 / 15,211) for its 12.8x queries; benchmarks/bench_study_memory.py,
-# extended configuration (13x: its largest algorithm, coordinate_ascent, alone). implementation
-# (not measured at 13x: its chunks stay within the budget there) takes aggregate's.
-STUDY_GROWTH_MB = {"per_query": 37.0, "aggregate": 6.0, "seed_tables": 9.0, "ties_table": 16.0,
-                   "implementation": 6.0, "claims": 3.0, "library_tables": 5.0}
+# convention and metric type when that is more), and the writer streams it: their peak grows
+# with the dataset's queries, not with its feature matrix. MB of peak per step of the measured
+# dataset's rows: (peak at 13x MQ2008's queries - peak at 1x) / (78.9 - 1), 78.9 being
+# MSLR-WEB10K's rows over MQ2008's (1,200,192 / 15,211) for its 12.8x queries; measured with
+# benchmarks/bench_study_memory.py on the extended configuration's table (19.4M rows at 1x,
+# 252M at 13x), rounded up: e.g. aggregate 782 -> 1,501 MB, seed_tables 781 -> 1,559 MB.
+STUDY_GROWTH_MB = {"per_query": 9.0, "aggregate": 10.0, "seed_tables": 10.0, "ties_table": 5.0,
+                   "implementation": 1.0, "claims": 6.0, "library_tables": 9.0,
+                   # tables and figures drawn from the aggregates (the benchmark's
+                   # library_order, winning and figure2: 177 -> 316 MB)
+                   "library_order": 2.0, "winning": 2.0, "figure1": 2.0, "figure2": 2.0,
+                   "library_figure": 2.0}
 
 
 def _ceil_100(x: float) -> int:
