@@ -148,7 +148,7 @@ def _read_trec_arrow(data: bytes, source: str, kind: str) -> Located | None:
     value = table[f"f{v}"]
     if value.null_count:
         return None
-    from ..evaluation.runs import arrow_numbers
+    from ..evaluation.run_ids import arrow_numbers
 
     value = arrow_numbers(value)
     if not np.all(np.isfinite(value)):
