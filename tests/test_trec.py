@@ -424,6 +424,9 @@ def test_arrow_and_pandas_readers_agree(mq_run, tmp_path):
     (b" 1 Q0 d 1 2.5 t\n", False),
     (b"1 Q0 d 1 2.5 t\r\n", False),  # other whitespace
     (b"1 Q0 d\t1 2.5 t\n", False),
+    (b"1 Q0 d 1 2.5 t\x0b\n", False),
+    (b"1 Q0 d 1 2.5 \x0ct\n", False),
+    (b"1\tQ0\td\t1\t2.5\tt\n", False),  # tabs where the delimiter is a space
 ])
 @pytest.mark.parametrize("block", [1, 2, 3, 7, 1 << 20])
 def test_single_delimited_sees_pairs_across_blocks(text, ok, block):
@@ -431,4 +434,4 @@ def test_single_delimited_sees_pairs_across_blocks(text, ok, block):
     wherever the block boundary falls."""
     from ltrconv.data.trec import _single_delimited
 
-    assert _single_delimited(np.frombuffer(text, dtype=np.uint8), ord(" "), block) is ok
+    assert _single_delimited(text, ord(" "), block) is ok
