@@ -239,6 +239,28 @@ def test_compressed_runs_by_their_bytes(files, pack):
     assert ltrconv.evaluate_run(files / "q", files / "r.tsv.gz")["trec_eval"].qids.tolist() == ["1"]
 
 
+def test_plain_runs_are_mapped_others_read(files, tmp_path):
+    import mmap
+
+    from ltrconv.data.fileio import map_bytes
+
+    data = map_bytes(files / "r")
+    assert isinstance(data, mmap.mmap) and data[:] == RUN.encode()
+    data.close()
+    (tmp_path / "r.gz").write_bytes(gzip.compress(RUN.encode()))
+    assert map_bytes(tmp_path / "r.gz") == RUN.encode()
+    (tmp_path / "empty").write_bytes(b"")
+    assert map_bytes(tmp_path / "empty") == b""
+    if os.path.exists("/proc/self/status"):  # size 0 to stat: read, not mapped
+        assert map_bytes("/proc/self/status").startswith(b"Name:")
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(InputError, match="fifo: is a FIFO"):
+        ltrconv.evaluate_run(files / "q", tmp_path / "fifo")
+    (tmp_path / "blank").write_bytes(b" \n" * 5000)  # blank beyond the first 4 KiB
+    with pytest.raises(InputError, match="blank:1: expected 6 fields"):
+        ltrconv.evaluate_run(files / "q", tmp_path / "blank")
+
+
 def test_eval_command_outputs(files, capsys):
     assert main(["eval", "--qrels", str(files / "q"), "--run", str(files / "r"), "-c",
                  "trec_eval", "--cutoffs", "3", "--per-query", "--format", "tsv"]) == 0

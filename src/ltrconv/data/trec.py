@@ -17,6 +17,8 @@ the file and line.
 
 from __future__ import annotations
 
+import contextlib
+import mmap
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +54,7 @@ def _table_kind(path: Path) -> str:
 def read(path: str | Path, kind: str) -> Located:
     """Qrels (``kind="qrels"``) or a run (``"run"``) from a file, by its name's suffix; text
     files may be gzip, bzip2 or xz compressed (recognised by their first bytes)."""
-    from .fileio import check_regular, read_bytes
+    from .fileio import check_regular, map_bytes, read_bytes
 
     path = Path(path)
     name = str(path)
@@ -65,10 +67,15 @@ def read(path: str | Path, kind: str) -> Located:
 
             check_regular(path)
             return from_frame(pd.read_parquet(path), kind, name)
-        data = read_bytes(path)
         if fmt in ("tsv", "csv"):
-            return _read_table(data, name, kind, "\t" if fmt == "tsv" else ",")
-        return _read_trec(data, name, kind)
+            return _read_table(read_bytes(path), name, kind, "\t" if fmt == "tsv" else ",")
+        data = map_bytes(path)
+        try:
+            return _read_trec(data, name, kind)
+        finally:
+            if not isinstance(data, bytes):
+                with contextlib.suppress(BufferError):  # a view still held: unmapped when freed
+                    data.close()
     except InputError:
         raise
     except MemoryError:
@@ -80,15 +87,17 @@ def read(path: str | Path, kind: str) -> Located:
         raise InputError(f"cannot read {kind}: {' '.join(str(exc).split())}", name) from None
 
 
-def _read_trec(data: bytes, source: str, kind: str) -> Located:
-    if not data or data.isspace():
+def _read_trec(data: bytes | mmap.mmap, source: str, kind: str) -> Located:
+    """A TREC text (the bytes of a file, or its mapping)."""
+    if not data or (data[:1 << 12].isspace() and bytes(data).isspace()):
         if data:
-            _explain(data, source, kind)
+            _explain(bytes(data), source, kind)
         empty = np.zeros(0, dtype=object)
         return Located(empty, empty, np.zeros(0), source)
     fast = _read_trec_arrow(data, source, kind)
     if fast is not None:
         return fast
+    data = bytes(data)  # the slow readers take bytes
     _check_text(data, source)
     return _read_trec_pandas(data, source, kind)
 
@@ -121,7 +130,7 @@ def _too_long(lineno: int, source: str) -> None:
                      source, lineno)
 
 
-def _read_trec_arrow(data: bytes, source: str, kind: str) -> Located | None:
+def _read_trec_arrow(data: bytes | mmap.mmap, source: str, kind: str) -> Located | None:
     """pyarrow's CSV reader, for files whose fields are separated by one space or one tab
     throughout; None (the pandas reader then reads or explains) for anything else."""
     try:
@@ -162,7 +171,7 @@ def _read_trec_arrow(data: bytes, source: str, kind: str) -> Located | None:
 _WHITESPACE = b" \t\r\x0b\x0c"
 
 
-def _single_delimited(data: bytes, delim: int, block: int = 1 << 18) -> bool:
+def _single_delimited(data: bytes | mmap.mmap, delim: int, block: int = 1 << 18) -> bool:
     """Whether the fields of every line are separated by exactly one ``delim`` and the bytes
     hold no other whitespace than ``delim`` and newlines, none at a line's ends: then a
     one-character-delimiter reader gives the whitespace-split fields. Other whitespace is
