@@ -20,9 +20,9 @@ import numpy as np
 MAX_WORDS = 8
 """Ids longer than 8 words (64 bytes) are encoded whole instead of hashed."""
 
-LOCAL_SHARE = 8
-"""Judgments and byte order are read from the words for at most 1/8 of the run's rows (the
-candidates for the top k); for more, every docid is encoded once."""
+LOCAL_SHARE, LOCAL_ROWS = 8, 1 << 16
+"""Judgments and byte order are read from the words for at most 65,536 rows or 1/8 of the
+run's (the candidates for the top k); for more, every docid is encoded once."""
 
 _M1, _M2, _M3 = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9),
                  np.uint64(0x94D049BB133111EB))
@@ -297,7 +297,8 @@ class HashedIds(ExactIds):
         return _mix(h)
 
     def _local(self, rows) -> bool:
-        return not isinstance(rows, slice) and len(rows) * LOCAL_SHARE <= self.nr
+        return not isinstance(rows, slice) and (len(rows) <= LOCAL_ROWS
+                                                or len(rows) * LOCAL_SHARE <= self.nr)
 
     def run_duplicate(self):
         if _repeats(np.sort(self.r_hash)):
