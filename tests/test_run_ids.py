@@ -32,6 +32,8 @@ def chunked(values: list[str], cuts: list[int], slice_first: bool = False):
 
 
 def random_case(rng, n_q=6, per=12, grouped=True, long_ids=False, dup=False):
+    """A run and its qrels; the qrels hold a docid longer than any in the run (ids hashed
+    over a different number of words, were each column's own width taken)."""
     names = ["d", "dé", "D", "d0", "d00", "ab", "abc\u00e9", "x" * 8, "x" * 9, "x" * 16,
              "y" * 15, "éé", "z", "zz", "é" * 5, "d\0", "x" * 8 + "\0"]
     if long_ids:
@@ -52,8 +54,8 @@ def random_case(rng, n_q=6, per=12, grouped=True, long_ids=False, dup=False):
     qs, ds = [qs[i] for i in order], [ds[i] for i in order]
     scores = np.asarray(scores)[order]
     judged = rng.random(len(qs)) < 0.5
-    jq = [q for q, j in zip(qs, judged) if j] + ["q1", "q99"]
-    jd = [d for d, j in zip(ds, judged) if j] + ["never-retrieved", "d"]
+    jq = [q for q, j in zip(qs, judged) if j] + ["q1", "q99", "q3"]
+    jd = [d for d, j in zip(ds, judged) if j] + ["never-retrieved", "d", "n" * 30]
     seen, keep = set(), []
     for i, pair in enumerate(zip(jq, jd)):
         if pair not in seen:
@@ -136,28 +138,24 @@ def test_long_docids_are_encoded_whole(monkeypatch):
 def test_colliding_hashes_are_settled_on_the_ids(seed, monkeypatch):
     """Every docid hashed alike: each equality the hashes suggest is refuted on the words."""
     qrels, run = random_case(np.random.default_rng(seed), dup=seed == 3)
-    monkeypatch.setattr(R._Strings, "hashes", lambda self: np.zeros(self.n, dtype=np.uint64))
+    monkeypatch.setattr(R, "_id_hash", lambda length, words, q: np.zeros(len(length), np.uint64))
     fast, exact, used = evaluate_both(qrels, run, monkeypatch)
     assert set(used) == {"HashedIds"}
     assert_same(fast, exact)
 
 
-@pytest.mark.parametrize("pair_hash", ["zero", "docid length, any query"])
+@pytest.mark.parametrize("pair_hash", ["query only", "docid length, any query"])
 def test_a_hash_shared_with_a_judged_docid_is_not_a_judgment(pair_hash, monkeypatch):
     """Run rows whose hash equals a judged row's are judged only when query and docid are
-    the same: hashes forced to zero (same words, other length: 'ab' and 'ab\\0'), or to the
-    docid's length whatever the query ('cd' of query 2 against 'cd' of query 1)."""
+    the same: hashes forced to the query code (same words, other length: 'ab' and 'ab\\0'),
+    or to the docid's length whatever the query ('cd' of query 2 against 'cd' of query 1)."""
     docs = ["ab", "cd", "ef", "a", "abc", "ab\0"]
     run = Located(chunked(["1"] * 6 + ["2"] * 6, [5]), chunked(docs * 2, [7]),
                   np.arange(12, dtype=float), "run")
     qrels = Located(pa.array(["1", "2"]), pa.array(["cd", "ab\0"]), np.array([2.0, 1.0]),
                     "qrels")
-    if pair_hash == "zero":
-        monkeypatch.setattr(R._Strings, "hashes", lambda self: np.zeros(self.n, np.uint64))
-    else:
-        monkeypatch.setattr(R._Strings, "hashes", lambda self: np.asarray(
-            self.words(np.arange(self.n))[0], dtype=np.uint64))
-        monkeypatch.setattr(R.HashedIds, "_pair_hash", staticmethod(lambda h, q: h))
+    monkeypatch.setattr(R, "_id_hash", lambda length, words, q: np.asarray(
+        q if pair_hash == "query only" else length, dtype=np.uint64))
     ids = R.run_ids(run, qrels)
     assert type(ids).__name__ == "HashedIds"
     assert ids.qrels_duplicate() is None

@@ -199,31 +199,28 @@ class _Strings:
             words.append(w)
         return length, words
 
-    def words(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def words(self, rows: np.ndarray, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(lengths, words as a (rows, width) array) of the rows at global positions
-        ``rows``."""
+        ``rows``; ``width`` words (default: the longest id's)."""
+        width = self.width if width is None else width
         length = np.zeros(len(rows), dtype=np.int64)
-        words = np.zeros((len(rows), self.width), dtype=np.uint64)
+        words = np.zeros((len(rows), width), dtype=np.uint64)
         part = np.searchsorted(self.bounds, rows, side="right") - 1
         for p in np.flatnonzero(np.bincount(part, minlength=len(self.parts))):
             at = np.flatnonzero(part == p)
-            ln, ws = self._words(int(p), rows[at] - self.bounds[p], self.width)
+            ln, ws = self._words(int(p), rows[at] - self.bounds[p], width)
             length[at] = ln
             for j, w in enumerate(ws):
                 words[at, j] = w
         return length, words
 
-    def hashes(self) -> np.ndarray:
-        """A 64-bit hash of every row's length and words."""
+    def hashes(self, q: np.ndarray, width: int) -> np.ndarray:
+        """:func:`_id_hash` of every row, its query code ``q``, over ``width`` words."""
         out = np.empty(self.n, dtype=np.uint64)
         for p in range(len(self.parts)):
-            length, ws = self._words(p, None, self.width)
-            h = out[self.bounds[p]:self.bounds[p + 1]]
-            h[:] = length
-            h *= _M1
-            for w in ws:
-                h ^= w
-                _mix(h)
+            a, b = self.bounds[p], self.bounds[p + 1]
+            length, ws = self._words(p, None, width)
+            out[a:b] = _id_hash(length, ws, q[a:b])
         return out
 
     def heads(self) -> np.ndarray:
@@ -247,6 +244,20 @@ class _Strings:
         raw = words.astype("<u8").tobytes()
         step = 8 * self.width
         return [raw[i * step:i * step + int(n)].decode("utf-8") for i, n in enumerate(length)]
+
+
+def _id_hash(length: np.ndarray, words, q: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of (query code, id length, id words): the same for the same query and
+    id whatever column the id comes from, given the same number of words."""
+    h = np.asarray(length).astype(np.uint64)
+    h *= _M1
+    for w in words:
+        h ^= w
+        _mix(h)
+    hq = q.astype(np.uint64)
+    hq *= _M2
+    h ^= hq
+    return _mix(h)
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
@@ -285,29 +296,27 @@ class HashedIds(ExactIds):
         codes = _segment_codes(qs) if max(c.width for c in qs) <= MAX_WORDS else None
         super().__init__(run, qrels, codes)
         self.r_doc, self.q_doc = r_doc, q_doc
-        self.r_hash = self._pair_hash(r_doc.hashes(), self.r_q)
-        self.q_hash = self._pair_hash(q_doc.hashes(), self.q_q)
+        self.width = max(r_doc.width, q_doc.width)  # one for both: equal ids, equal hashes
+        self._run_repeats: bool | None = None
         self._q_sorted: tuple[np.ndarray, np.ndarray] | None = None
-
-    @staticmethod
-    def _pair_hash(doc_hash: np.ndarray, q: np.ndarray) -> np.ndarray:
-        h = q.astype(np.uint64)
-        h *= _M2
-        h ^= doc_hash
-        return _mix(h)
 
     def _local(self, rows) -> bool:
         return not isinstance(rows, slice) and (len(rows) <= LOCAL_ROWS
                                                 or len(rows) * LOCAL_SHARE <= self.nr)
 
     def run_duplicate(self):
-        if _repeats(np.sort(self.r_hash)):
+        if self._run_repeats is None:  # the hashes are not kept: judgments rehash a few rows
+            h = self.r_doc.hashes(self.r_q, self.width)
+            h.sort()
+            self._run_repeats = _repeats(h)
+        if self._run_repeats:
             return super().run_duplicate()  # a repeat, or a collision: settled exactly
         return None
 
     def qrels_duplicate(self):
-        order = np.argsort(self.q_hash)
-        sk = self.q_hash[order]
+        h = self.q_doc.hashes(self.q_q, self.width)
+        order = np.argsort(h)
+        sk = h[order]
         if _repeats(sk):
             return super().qrels_duplicate()
         self._q_sorted = sk, order
@@ -317,17 +326,16 @@ class HashedIds(ExactIds):
         if self._q_sorted is None or not self._local(rows):
             return super().judged_at(rows)
         sk, order = self._q_sorted  # distinct: at most one qrels row shares a run row's hash
-        want = self.r_hash[rows]
+        length, words = self.r_doc.words(rows, self.width)
+        want = _id_hash(length, words.T, self.r_q[rows])
         pos = np.minimum(np.searchsorted(sk, want), len(sk) - 1)
         hit = np.flatnonzero(sk[pos] == want)
         at = np.full(len(rows), -1, dtype=np.int64)
         if len(hit):
-            r, q = rows[hit], order[pos[hit]]
-            same = self.r_q[r] == self.q_q[q]
-            rl, rw = self.r_doc.words(r)
-            ql, qw = self.q_doc.words(q)
-            width = min(rw.shape[1], qw.shape[1])
-            same &= (rl == ql) & (rw[:, :width] == qw[:, :width]).all(axis=1)
+            q = order[pos[hit]]
+            same = self.r_q[rows[hit]] == self.q_q[q]
+            ql, qw = self.q_doc.words(q, self.width)
+            same &= (length[hit] == ql) & (words[hit] == qw).all(axis=1)
             at[hit[same]] = q[same]  # a hash without the same id: that id is not judged
         return at
 

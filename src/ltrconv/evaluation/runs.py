@@ -287,7 +287,8 @@ def _top_candidates(q: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
     key = q.astype(np.uint64)
     key <<= np.uint64(32)
     key |= u
-    thresh = np.sort(key)[at]
+    del f, u, neg
+    thresh = np.sort(key)[at]  # the sorted copy freed at once
     return np.flatnonzero(key <= np.repeat(thresh, last - first))
 
 
