@@ -199,3 +199,30 @@ def test_doc_rank_is_byte_order():
     rank = ids.doc_rank(np.arange(len(docs)))
     want = sorted(range(len(docs)), key=lambda i: docs[i].encode())
     assert [docs[i] for i in np.argsort(rank, kind="stable")] == [docs[i] for i in want]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("by_score", [False, True])
+def test_top_candidates_are_the_rows_reaching_the_kth_float32_score(seed, by_score):
+    """With or without the sort (a run listing each query by score): the rows whose float32
+    score reaches their query's k-th highest, zeros of either sign, infinities and ties
+    included."""
+    from ltrconv.evaluation.runs import _ascending, _descending, _top_candidates
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 30, 12)
+    q = np.repeat(np.arange(len(sizes)), sizes)
+    pool = np.array([0.0, -0.0, 1.5, -1.5, 1e-45, -1e-45, 3.4e38, 1e39, -1e39, np.inf, -np.inf,
+                     0.1, 0.1 + 1e-12, -7.0, 2.0])
+    score = rng.choice(pool, len(q)) if seed % 2 else rng.normal(size=len(q)).round(1)
+    if by_score:
+        score = np.concatenate([np.sort(score[q == g])[::-1] for g in range(len(sizes))])
+    k = int(rng.integers(1, 12))
+    with np.errstate(over="ignore"):
+        f = score.astype(np.float32) + np.float32(0.0)
+        want = [i for i in range(len(q))
+                if f[i] >= np.sort(f[q == q[i]])[::-1][min(k, sizes[q[i]]) - 1]]
+        assert _top_candidates(q, score, k).tolist() == want
+        u = _descending(f.copy())
+        assert np.array_equal(np.argsort(u, kind="stable"), np.argsort(-f, kind="stable"))
+        np.testing.assert_array_equal(_ascending(u), f)

@@ -274,17 +274,22 @@ def _segment_codes(cols: list[_Strings], limit: float = 0.25):
     """Query codes by first appearance over the rows of ``cols`` in turn, from the runs of
     equal adjacent ids; None when the runs are more than ``limit`` of the rows (ids not
     grouped: encoded whole instead)."""
-    codes, index = [], {}
+    codes = np.zeros(sum(col.n for col in cols), dtype=np.intp)
+    index, at, prev = {}, 0, 0
     for col in cols:
         heads = col.heads()
         if len(heads) > limit * col.n + 16:
             return None
         head_code = np.array([index.setdefault(s, len(index)) for s in col.text(heads)],
                              dtype=np.intp)
-        codes.append(np.repeat(head_code, np.diff(np.append(heads, col.n))))
+        if len(heads):  # each run's first row holds the step from the code before
+            codes[at + heads] = np.diff(head_code, prepend=prev)
+            prev = head_code[-1]
+        at += col.n
+    np.cumsum(codes, out=codes)
     uniques = np.empty(len(index), dtype=object)
     uniques[:] = list(index)
-    return np.concatenate(codes), uniques
+    return codes, uniques
 
 
 class HashedIds(ExactIds):

@@ -268,28 +268,50 @@ def _dcg_only(conv, labels, score, q, doc_rank, ks) -> Evaluation:
 def _top_candidates(q: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
     """Rows whose float32 score reaches their query's k-th highest: a superset of each
     query's top k under ``docid-desc``. ``q`` is non-decreasing. A run listing each query's
-    documents by score (as TREC runs are written) gives them without a sort; otherwise one
-    sort of 64-bit keys (query, then score descending as an order-preserving integer)."""
+    documents by score (as TREC runs are written) gives the k-th highest without a sort;
+    otherwise one sort of 64-bit keys (query, then score descending as an order-preserving
+    integer)."""
     f = score.astype(np.float32)
     f += np.float32(0.0)  # no negative zero
     first = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
     last = np.append(first[1:], len(q))
     at = np.minimum(first + k, last) - 1
     down = f[1:] <= f[:-1]
-    down[first[1:] - 1] = True
-    if down.all():
-        return np.flatnonzero(f >= np.repeat(f[at], last - first))
+    down[first[1:] - 1] = True  # a query's first row may score above the one before
+    listed_by_score = down.all()
+    del down
+    if not listed_by_score:
+        u = _descending(f)  # f's memory, rewritten
+        key = q.astype(np.uint64)
+        key <<= np.uint64(32)
+        key |= u
+        del u, f
+        key.sort()
+        kth = _ascending(key[at].astype(np.uint32))
+        del key
+        f = score.astype(np.float32)
+        f += np.float32(0.0)
+    else:
+        kth = f[at]
+    return np.flatnonzero(f >= np.repeat(kth, last - first))
+
+
+def _descending(f: np.ndarray) -> np.ndarray:
+    """float32 values (no NaN, no negative zero) as uint32 that ascend as the values descend,
+    in ``f``'s memory."""
     np.negative(f, out=f)
     u = f.view(np.uint32)
-    neg = u >> np.uint32(31) != 0
-    np.invert(u, out=u, where=neg)  # ascending = score descending
-    np.bitwise_or(u, np.uint32(0x80000000), out=u, where=~neg)
-    key = q.astype(np.uint64)
-    key <<= np.uint64(32)
-    key |= u
-    del f, u, neg
-    thresh = np.sort(key)[at]  # the sorted copy freed at once
-    return np.flatnonzero(key <= np.repeat(thresh, last - first))
+    neg = u >= np.uint32(0x80000000)
+    u ^= np.uint32(0x80000000)  # the sign flipped, and all the other bits of a negative one
+    np.bitwise_xor(u, np.uint32(0x7FFFFFFF), out=u, where=neg)
+    return u
+
+
+def _ascending(u: np.ndarray) -> np.ndarray:
+    """The float32 values :func:`_descending` made ``u`` of."""
+    top = u >> np.uint32(31) != 0
+    b = np.where(top, u & np.uint32(0x7FFFFFFF), ~u)
+    return -(b.view(np.float32))
 
 
 def _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, r_q, labels) -> np.ndarray:
