@@ -130,9 +130,16 @@ def _too_long(lineno: int, source: str) -> None:
                      source, lineno)
 
 
+PIECE = 1 << 23
+"""Bytes of a TREC text checked and parsed at a time (cut after a newline): a mapped file's
+pages are let go once their piece is parsed, so that the file and its columns are not all in
+memory at once."""
+
+
 def _read_trec_arrow(data: bytes | mmap.mmap, source: str, kind: str) -> Located | None:
-    """pyarrow's CSV reader, for files whose fields are separated by one space or one tab
-    throughout; None (the pandas reader then reads or explains) for anything else."""
+    """pyarrow's CSV reader, piece by piece, for files whose fields are separated by one
+    space or one tab throughout; None (the pandas reader then reads or explains) for anything
+    else."""
     try:
         import pyarrow as pa
         import pyarrow.csv as pcsv
@@ -140,53 +147,84 @@ def _read_trec_arrow(data: bytes | mmap.mmap, source: str, kind: str) -> Located
         return None
     n, v = len(TREC_FIELDS[kind]), _VALUE_FIELD[kind]
     delim = b"\t" if b"\t" in data[:4096].split(b"\n", 1)[0] else b" "
-    if not _single_delimited(data, ord(delim)):
-        return None
-    delim = delim.decode()
     names = [f"f{i}" for i in range(n)]
     types = {c: pa.string() for c in names}
     types[f"f{v}"] = pa.float64()
-    try:
-        table = pcsv.read_csv(
-            pa.BufferReader(data),
-            read_options=pcsv.ReadOptions(column_names=names, use_threads=False),
-            parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False,
-                                            ignore_empty_lines=False),
-            convert_options=pcsv.ConvertOptions(column_types=types,
-                                                include_columns=["f0", "f2", f"f{v}"],
-                                                strings_can_be_null=False))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    value = table[f"f{v}"]
-    if value.null_count:
-        return None
+    options = dict(
+        read_options=pcsv.ReadOptions(column_names=names, use_threads=False),
+        parse_options=pcsv.ParseOptions(delimiter=delim.decode(), quote_char=False,
+                                        ignore_empty_lines=False),
+        convert_options=pcsv.ConvertOptions(column_types=types,
+                                            include_columns=["f0", "f2", f"f{v}"],
+                                            strings_can_be_null=False))
     from ..evaluation.run_ids import arrow_numbers
 
-    value = arrow_numbers(value)
+    view, columns, let_go = memoryview(data), {"f0": [], "f2": [], "value": []}, 0
+    for start, end in _pieces(data):
+        if not _single_delimited(data, delim[0], start=start, end=end):
+            return None
+        try:
+            table = pcsv.read_csv(pa.BufferReader(pa.py_buffer(view[start:end])), **options)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        value = table[f"f{v}"]
+        if value.null_count:
+            return None
+        columns["f0"] += table["f0"].chunks
+        columns["f2"] += table["f2"].chunks
+        columns["value"].append(arrow_numbers(value))
+        del table, value  # the parser's blocks and the scores' arrow copy
+        pa.default_memory_pool().release_unused()  # go back to the system
+        if isinstance(data, mmap.mmap):  # the piece's pages too (still in the page cache)
+            upto = end // mmap.PAGESIZE * mmap.PAGESIZE
+            if upto > let_go:
+                data.madvise(mmap.MADV_DONTNEED, let_go, upto - let_go)
+                let_go = upto
+    del view
+    value = np.concatenate(columns["value"])
     if not np.all(np.isfinite(value)):
         return None
-    qid, docid = table["f0"], table["f2"]
-    del table  # the parser's blocks and the scores' arrow copy go back to the system:
-    pa.default_memory_pool().release_unused()  # a tenth of the peak
-    return Located(qid, docid, value, source)
+    return Located(pa.chunked_array(columns["f0"], pa.string()),
+                   pa.chunked_array(columns["f2"], pa.string()), value, source)
+
+
+def _pieces(data: bytes | mmap.mmap, size: int | None = None):
+    """(start, end) of consecutive pieces of ``data`` of about ``size`` bytes (default
+    :data:`PIECE`), each but the last ending with a newline."""
+    size = size or PIECE
+    start, n = 0, len(data)
+    while start < n:
+        end = start + size
+        if end >= n:
+            end = n
+        else:
+            nl = data.rfind(b"\n", start, end)
+            nl = nl if nl >= 0 else data.find(b"\n", end)  # one line longer than a piece
+            end = n if nl < 0 else nl + 1
+        yield start, end
+        start = end
 
 
 _WHITESPACE = b" \t\r\x0b\x0c"
 
 
-def _single_delimited(data: bytes | mmap.mmap, delim: int, block: int = 1 << 18) -> bool:
-    """Whether the fields of every line are separated by exactly one ``delim`` and the bytes
-    hold no other whitespace than ``delim`` and newlines, none at a line's ends: then a
-    one-character-delimiter reader gives the whitespace-split fields. Other whitespace is
-    searched for byte by byte (memchr); pairs of separators with numpy, in blocks that stay
-    in cache."""
-    if data[0] == delim or data[-1] == delim:
+def _single_delimited(data: bytes | mmap.mmap, delim: int, block: int = 1 << 18,
+                      start: int = 0, end: int | None = None) -> bool:
+    """Whether, in ``data[start:end]``, the fields of every line are separated by exactly one
+    ``delim``, none at a line's ends, and the bytes hold no other whitespace than ``delim``
+    and newlines: then a one-character-delimiter reader gives the whitespace-split fields.
+    Other whitespace is searched for byte by byte (memchr); pairs of separators with numpy,
+    in blocks that stay in cache."""
+    end = len(data) if end is None else end
+    if end <= start:
+        return True
+    if data[start] == delim or data[end - 1] == delim:
         return False
-    if any(data.find(bytes([w])) >= 0 for w in _WHITESPACE if w != delim):
+    if any(data.find(bytes([w]), start, end) >= 0 for w in _WHITESPACE if w != delim):
         return False
     arr = np.frombuffer(data, dtype=np.uint8)
-    for start in range(0, len(arr), block):
-        chunk = arr[start:start + block + 1]  # one byte of overlap: pairs across blocks
+    for lo in range(start, end, block):
+        chunk = arr[lo:min(lo + block + 1, end)]  # one byte of overlap: pairs across blocks
         sep = chunk == delim
         near = chunk == 10
         near |= sep
