@@ -1,14 +1,18 @@
-"""Speed and memory of ``evaluate_run`` on TREC files against trec_eval and ranx.
+"""Speed and memory of ``ltrconv eval --qrels --run`` on TREC files against trec_eval and ranx.
 
-    python benchmarks/bench_trec.py --lines 100000 1000000 --trec-eval PATH [--ranx]
+    python benchmarks/bench_trec.py --lines 100000 1000000 --trec-eval PATH [--ranx] [--api]
 
 For each size: a synthetic run (1000 documents per query, scores rounded to 3 decimals so that
 ties occur) and qrels (a fifth of each query's documents judged 0-2, plus judged documents
 the run misses), written to a temporary folder; then NDCG@10 under the ``trec_eval``
-convention end to end (reading both files) in a fresh process, the trec_eval binary
-(``-m ndcg_cut.10``) on the same files, and ranx ``Run.from_file`` + ``Qrels.from_file`` +
-``evaluate``. Prints wall and CPU seconds and peak resident memory (MB) of each, the ratios, and
-whether the means agree. Each tool runs ``--repeats`` times, interleaved; medians.
+convention end to end (``python -m ltrconv.cli eval --qrels Q --run R -c trec_eval --cutoffs
+10 --metrics NDCG``, reading both files; with ``--api``, ``ltrconv.evaluate_run`` instead) in
+a fresh process, the trec_eval binary (``-m ndcg_cut.10``) on the same files, and ranx
+``Run.from_file`` + ``Qrels.from_file`` + ``evaluate``. Prints wall and CPU seconds (user +
+system, the process's own, from ``os.wait4``) and peak resident memory (MB) of each, the
+ratios, and each tool's mean (they must agree). Each tool runs ``--repeats`` times,
+interleaved, after one untimed run (Python's bytecode caches written, the files in the page
+cache, as for a tool in use); medians.
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-OURS = """
+API = """
 import sys, ltrconv
 ev = ltrconv.evaluate_run(sys.argv[1], sys.argv[2], conventions=["trec_eval"], cutoffs=10,
                           metrics=["NDCG"])["trec_eval"]
 print(ev.mean()["NDCG@10"])
 """
+CLI = ["-m", "ltrconv.cli", "eval", "-c", "trec_eval", "--cutoffs", "10", "--metrics", "NDCG",
+       "--format", "tsv"]
 RANX = """
 import sys
 from ranx import Qrels, Run, evaluate
@@ -60,11 +66,16 @@ def write(folder: Path, lines: int, seed: int = 7) -> tuple[Path, Path]:
     return qrels, run
 
 
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+"""The children's environment: bytecode caches written and used, as an installed tool's are."""
+
+
 def timed(cmd: list[str]) -> tuple[float, float, float, str]:
     """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of the command's own
     process (``os.wait4``), and its stdout's last line."""
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env=ENV)
     out = proc.stdout.read()
     _, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
@@ -79,18 +90,29 @@ def main() -> None:
     ap.add_argument("--lines", type=int, nargs="+", default=[100_000, 1_000_000])
     ap.add_argument("--trec-eval", help="trec_eval binary")
     ap.add_argument("--ranx", action="store_true", help="also time ranx")
-    ap.add_argument("--repeats", type=int, default=3,
+    ap.add_argument("--repeats", type=int, default=5,
                     help="runs of each tool, interleaved; medians are printed")
+    ap.add_argument("--api", action="store_true",
+                    help="time ltrconv.evaluate_run rather than the ltrconv command")
+    ap.add_argument("--write-to", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.write_to:  # the files, written by a child: the timed tools' peak memory is their
+        write(Path(args.write_to), args.lines[0])  # own (a child counts its parent's pages
+        return                                     # until it runs the tool)
     for n in args.lines:
         with tempfile.TemporaryDirectory() as tmp:
-            qrels, run = write(Path(tmp), n)
+            subprocess.run([sys.executable, __file__, "--lines", str(n), "--write-to", tmp],
+                           check=True)
+            qrels, run = Path(tmp) / "qrels", Path(tmp) / "run"
             cmds = {}
             if args.trec_eval:
                 cmds["trec_eval"] = [args.trec_eval, "-m", "ndcg_cut.10", str(qrels), str(run)]
-            cmds["ltrconv"] = [sys.executable, "-c", OURS, str(qrels), str(run)]
+            cmds["ltrconv"] = [sys.executable, "-c", API, str(qrels), str(run)] if args.api \
+                else [sys.executable, *CLI, "--qrels", str(qrels), "--run", str(run)]
             if args.ranx:
                 cmds["ranx"] = [sys.executable, "-c", RANX, str(qrels), str(run)]
+            for cmd in cmds.values():
+                timed(cmd)
             runs = {name: [] for name in cmds}
             for _ in range(args.repeats):  # interleaved: load on the machine hits each alike
                 for name, cmd in cmds.items():

@@ -65,6 +65,30 @@ def test_eval_end_to_end_without_heavy_packages(tmp_path):
         assert per_query == [round(v, 12) for v in ref[name]["MAP"]]
 
 
+def test_eval_on_a_run_loads_no_pyarrow_compute_and_one_blas_thread(tmp_path):
+    """NDCG of a TREC run: pyarrow's CSV reader but not its compute module (a twentieth of a
+    second to load), no numpy.ma (np.unique loads it), and OpenBLAS on one thread; the
+    ``ttest`` command keeps OpenBLAS's default."""
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 0\n2 0 c 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 0.5 t\n1 Q0 b 2 0.7 t\n2 Q0 c 1 0.1 t\n")
+    code = ("import os, sys\nfrom ltrconv.cli import main\ntry:\n    rc = main(sys.argv[1:])\n"
+            "except SystemExit as exc:\n    rc = exc.code\n"
+            "print([m for m in ('pyarrow.compute', 'numpy.ma', *{HEAVY!r}) if m in "
+            "sys.modules], os.environ.get('OPENBLAS_NUM_THREADS'), file=sys.stderr)\n"
+            "sys.exit(rc)").replace("{HEAVY!r}", repr(HEAVY))
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    run = [sys.executable, "-c", code, "eval", "--qrels", str(tmp_path / "q"), "--run",
+           str(tmp_path / "r"), "-c", "trec_eval", "--metrics", "NDCG"]
+    proc = subprocess.run(run, env=dict(env, PYTHONPATH=str(SRC)), capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "[] 1"
+    assert json.loads(proc.stdout)["conventions"]["trec_eval"]["queries"] == 2
+    proc = subprocess.run([*run[:3], "ttest", "--help"], env=dict(env, PYTHONPATH=str(SRC)),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.stderr.strip().splitlines()[-1] == "[] None"
+
+
 def test_per_query_tables_load_no_scipy():
     """Every evaluate job of the pipeline builds its table with ltrconv.study.tables; scipy (a
     second of start-up) is needed only by the significance tests."""

@@ -239,6 +239,63 @@ def test_compressed_runs_by_their_bytes(files, pack):
     assert ltrconv.evaluate_run(files / "q", files / "r.tsv.gz")["trec_eval"].qids.tolist() == ["1"]
 
 
+def test_plain_runs_are_mapped_others_read(files, tmp_path):
+    import mmap
+
+    from ltrconv.data.fileio import map_bytes
+
+    data = map_bytes(files / "r")
+    assert isinstance(data, mmap.mmap) and data[:] == RUN.encode()
+    data.close()
+    (tmp_path / "r.gz").write_bytes(gzip.compress(RUN.encode()))
+    assert map_bytes(tmp_path / "r.gz") == RUN.encode()
+    (tmp_path / "empty").write_bytes(b"")
+    assert map_bytes(tmp_path / "empty") == b""
+    if os.path.exists("/proc/self/status"):  # size 0 to stat: read, not mapped
+        assert map_bytes("/proc/self/status").startswith(b"Name:")
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(InputError, match="fifo: is a FIFO"):
+        ltrconv.evaluate_run(files / "q", tmp_path / "fifo")
+    (tmp_path / "blank").write_bytes(b" \n" * 5000)  # blank beyond the first 4 KiB
+    with pytest.raises(InputError, match="blank:1: expected 6 fields"):
+        ltrconv.evaluate_run(files / "q", tmp_path / "blank")
+
+
+@pytest.mark.parametrize("piece", [1, 7, 40, 5000])
+def test_runs_read_piece_by_piece(files, monkeypatch, piece):
+    """Pieces cut after a newline (a line longer than a piece is one piece) read as one,
+    pages let go as they are read; a bad line in a later piece is named as in the whole
+    file."""
+    from ltrconv.data import trec
+
+    def both(run):
+        monkeypatch.setattr(trec, "PIECE", 1 << 23)
+        want = ltrconv.evaluate_run(files / "q", run, conventions=["trec_eval"])["trec_eval"]
+        monkeypatch.setattr(trec, "PIECE", piece)
+        got = ltrconv.evaluate_run(files / "q", run, conventions=["trec_eval"])["trec_eval"]
+        assert got.qids.tolist() == want.qids.tolist()
+        np.testing.assert_array_equal(got.values, want.values)
+        return got
+
+    text = RUN.encode() * 3
+    spans = list(trec._pieces(text, piece))
+    assert b"".join(text[a:b] for a, b in spans) == text
+    assert all(text[b - 1:b] == b"\n" for _, b in spans)
+    other = RUN.encode().replace(b"1 Q0", b"2 Q0").replace(b"3 Q0", b"5 Q0")
+    (files / "r3").write_bytes(RUN.encode() + other.replace(b"4 Q0", b"6 Q0"))
+    assert both(files / "r3").qids.tolist() == ["1", "3", "2"]
+    if piece > 4096:  # 140 KB in 28 pieces: pages let go
+        big = "".join(f"{q} Q0 d{i} {i} {i % 7 / 3!r} r\n" for q in (1, 3) for i in range(3000))
+        (files / "big").write_text(big)
+        assert both(files / "big").qids.tolist() == ["1", "3"]
+    for bad, message in [(b"1 Q0  x 9 0.1 r\n", "r4:7: docid 'x' of query '1'"),
+                         (b"1 Q0 x 9 0.1\tr\n", "r4:7: docid 'x' of query '1'"),
+                         (b"1 Q0 x 9 0.1\n", "r4:7: expected 6 fields")]:
+        (files / "r4").write_bytes(RUN.encode() + b"1 Q0 x 8 0.2 r\n" + bad)
+        with pytest.raises(InputError, match=message):
+            ltrconv.evaluate_run(files / "q", files / "r4", conventions=["trec_eval"])
+
+
 def test_eval_command_outputs(files, capsys):
     assert main(["eval", "--qrels", str(files / "q"), "--run", str(files / "r"), "-c",
                  "trec_eval", "--cutoffs", "3", "--per-query", "--format", "tsv"]) == 0
@@ -424,6 +481,9 @@ def test_arrow_and_pandas_readers_agree(mq_run, tmp_path):
     (b" 1 Q0 d 1 2.5 t\n", False),
     (b"1 Q0 d 1 2.5 t\r\n", False),  # other whitespace
     (b"1 Q0 d\t1 2.5 t\n", False),
+    (b"1 Q0 d 1 2.5 t\x0b\n", False),
+    (b"1 Q0 d 1 2.5 \x0ct\n", False),
+    (b"1\tQ0\td\t1\t2.5\tt\n", False),  # tabs where the delimiter is a space
 ])
 @pytest.mark.parametrize("block", [1, 2, 3, 7, 1 << 20])
 def test_single_delimited_sees_pairs_across_blocks(text, ok, block):
@@ -431,4 +491,4 @@ def test_single_delimited_sees_pairs_across_blocks(text, ok, block):
     wherever the block boundary falls."""
     from ltrconv.data.trec import _single_delimited
 
-    assert _single_delimited(np.frombuffer(text, dtype=np.uint8), ord(" "), block) is ok
+    assert _single_delimited(text, ord(" "), block) is ok

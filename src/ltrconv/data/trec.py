@@ -8,13 +8,17 @@
   column (qrels: ``relevance``, ``score`` or ``rel``; runs: ``score``): ir_measures' and ranx's
   DataFrame columns.
 
-Reading is pandas' C parser on the whole file; a bad line (wrong number of fields, a
-non-numeric score or grade, a blank line) is an :class:`~ltrconv.errors.InputError` naming
+A TREC text whose fields are separated by one space (or one tab) throughout is read by
+pyarrow's CSV reader on one thread (a second thread cost more CPU time than it saved wall time
+on a 1M-line run); any other goes to pandas' C parser, and a bad line (wrong number of fields,
+a non-numeric score or grade, a blank line) is an :class:`~ltrconv.errors.InputError` naming
 the file and line.
 """
 
 from __future__ import annotations
 
+import contextlib
+import mmap
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +54,7 @@ def _table_kind(path: Path) -> str:
 def read(path: str | Path, kind: str) -> Located:
     """Qrels (``kind="qrels"``) or a run (``"run"``) from a file, by its name's suffix; text
     files may be gzip, bzip2 or xz compressed (recognised by their first bytes)."""
-    from .fileio import check_regular, read_bytes
+    from .fileio import check_regular, map_bytes, read_bytes
 
     path = Path(path)
     name = str(path)
@@ -63,10 +67,15 @@ def read(path: str | Path, kind: str) -> Located:
 
             check_regular(path)
             return from_frame(pd.read_parquet(path), kind, name)
-        data = read_bytes(path)
         if fmt in ("tsv", "csv"):
-            return _read_table(data, name, kind, "\t" if fmt == "tsv" else ",")
-        return _read_trec(data, name, kind)
+            return _read_table(read_bytes(path), name, kind, "\t" if fmt == "tsv" else ",")
+        data = map_bytes(path)
+        try:
+            return _read_trec(data, name, kind)
+        finally:
+            if not isinstance(data, bytes):
+                with contextlib.suppress(BufferError):  # a view still held: unmapped when freed
+                    data.close()
     except InputError:
         raise
     except MemoryError:
@@ -78,15 +87,17 @@ def read(path: str | Path, kind: str) -> Located:
         raise InputError(f"cannot read {kind}: {' '.join(str(exc).split())}", name) from None
 
 
-def _read_trec(data: bytes, source: str, kind: str) -> Located:
-    if not data or data.isspace():
+def _read_trec(data: bytes | mmap.mmap, source: str, kind: str) -> Located:
+    """A TREC text (the bytes of a file, or its mapping)."""
+    if not data or (data[:1 << 12].isspace() and bytes(data).isspace()):
         if data:
-            _explain(data, source, kind)
+            _explain(bytes(data), source, kind)
         empty = np.zeros(0, dtype=object)
         return Located(empty, empty, np.zeros(0), source)
     fast = _read_trec_arrow(data, source, kind)
     if fast is not None:
         return fast
+    data = bytes(data)  # the slow readers take bytes
     _check_text(data, source)
     return _read_trec_pandas(data, source, kind)
 
@@ -119,9 +130,16 @@ def _too_long(lineno: int, source: str) -> None:
                      source, lineno)
 
 
-def _read_trec_arrow(data: bytes, source: str, kind: str) -> Located | None:
-    """pyarrow's CSV reader, for files whose fields are separated by one space or one tab
-    throughout; None (the pandas reader then reads or explains) for anything else."""
+PIECE = 1 << 23
+"""Bytes of a TREC text checked and parsed at a time (cut after a newline): a mapped file's
+pages are let go once their piece is parsed, so that the file and its columns are not all in
+memory at once."""
+
+
+def _read_trec_arrow(data: bytes | mmap.mmap, source: str, kind: str) -> Located | None:
+    """pyarrow's CSV reader, piece by piece, for files whose fields are separated by one
+    space or one tab throughout; None (the pandas reader then reads or explains) for anything
+    else."""
     try:
         import pyarrow as pa
         import pyarrow.csv as pcsv
@@ -129,53 +147,90 @@ def _read_trec_arrow(data: bytes, source: str, kind: str) -> Located | None:
         return None
     n, v = len(TREC_FIELDS[kind]), _VALUE_FIELD[kind]
     delim = b"\t" if b"\t" in data[:4096].split(b"\n", 1)[0] else b" "
-    if not _single_delimited(np.frombuffer(data, dtype=np.uint8), ord(delim)):
-        return None
-    delim = delim.decode()
     names = [f"f{i}" for i in range(n)]
     types = {c: pa.string() for c in names}
     types[f"f{v}"] = pa.float64()
-    try:
-        table = pcsv.read_csv(
-            pa.BufferReader(data), read_options=pcsv.ReadOptions(column_names=names),
-            parse_options=pcsv.ParseOptions(delimiter=delim, quote_char=False,
-                                            ignore_empty_lines=False),
-            convert_options=pcsv.ConvertOptions(column_types=types,
-                                                include_columns=["f0", "f2", f"f{v}"],
-                                                strings_can_be_null=False))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    value = table[f"f{v}"]
-    if value.null_count:
-        return None
-    from ..evaluation.runs import arrow_numbers
+    options = dict(
+        read_options=pcsv.ReadOptions(column_names=names, use_threads=False),
+        parse_options=pcsv.ParseOptions(delimiter=delim.decode(), quote_char=False,
+                                        ignore_empty_lines=False),
+        convert_options=pcsv.ConvertOptions(column_types=types,
+                                            include_columns=["f0", "f2", f"f{v}"],
+                                            strings_can_be_null=False))
+    from ..evaluation.run_ids import arrow_numbers
 
-    value = arrow_numbers(value)
+    view, columns, let_go = memoryview(data), {"f0": [], "f2": [], "value": []}, 0
+    for start, end in _pieces(data):
+        if not _single_delimited(data, delim[0], start=start, end=end):
+            return None
+        try:
+            table = pcsv.read_csv(pa.BufferReader(pa.py_buffer(view[start:end])), **options)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        value = table[f"f{v}"]
+        if value.null_count:
+            return None
+        columns["f0"] += table["f0"].chunks
+        columns["f2"] += table["f2"].chunks
+        columns["value"].append(arrow_numbers(value))
+        del table, value  # the parser's blocks and the scores' arrow copy
+        pa.default_memory_pool().release_unused()  # go back to the system
+        if isinstance(data, mmap.mmap):  # the piece's pages too (still in the page cache)
+            upto = end // mmap.PAGESIZE * mmap.PAGESIZE
+            if upto > let_go:
+                data.madvise(mmap.MADV_DONTNEED, let_go, upto - let_go)
+                let_go = upto
+    del view
+    value = np.concatenate(columns["value"])
     if not np.all(np.isfinite(value)):
         return None
-    return Located(table["f0"], table["f2"], value, source)
+    return Located(pa.chunked_array(columns["f0"], pa.string()),
+                   pa.chunked_array(columns["f2"], pa.string()), value, source)
 
 
-_WHITESPACE = np.zeros(256, dtype=bool)
-_WHITESPACE[[ord(c) for c in " \t\r\v\f"]] = True
+def _pieces(data: bytes | mmap.mmap, size: int | None = None):
+    """(start, end) of consecutive pieces of ``data`` of about ``size`` bytes (default
+    :data:`PIECE`), each but the last ending with a newline."""
+    size = size or PIECE
+    start, n = 0, len(data)
+    while start < n:
+        end = start + size
+        if end >= n:
+            end = n
+        else:
+            nl = data.rfind(b"\n", start, end)
+            nl = nl if nl >= 0 else data.find(b"\n", end)  # one line longer than a piece
+            end = n if nl < 0 else nl + 1
+        yield start, end
+        start = end
 
 
-def _single_delimited(data: np.ndarray, delim: int, block: int = 1 << 20) -> bool:
-    """Whether the fields of every line are separated by exactly one ``delim`` and the bytes
-    hold no other whitespace than ``delim`` and newlines, none at a line's ends: then a
-    one-character-delimiter reader gives the whitespace-split fields. Checked in blocks that
-    stay in cache."""
-    if data[0] == delim or data[-1] == delim:
+_WHITESPACE = b" \t\r\x0b\x0c"
+
+
+def _single_delimited(data: bytes | mmap.mmap, delim: int, block: int = 1 << 18,
+                      start: int = 0, end: int | None = None) -> bool:
+    """Whether, in ``data[start:end]``, the fields of every line are separated by exactly one
+    ``delim``, none at a line's ends, and the bytes hold no other whitespace than ``delim``
+    and newlines: then a one-character-delimiter reader gives the whitespace-split fields.
+    Other whitespace is searched for byte by byte (memchr); pairs of separators with numpy,
+    in blocks that stay in cache."""
+    end = len(data) if end is None else end
+    if end <= start:
+        return True
+    if data[start] == delim or data[end - 1] == delim:
         return False
-    other = _WHITESPACE.copy()
-    other[delim] = False
-    for start in range(0, len(data), block):
-        chunk = data[start:start + block + 1]  # one byte of overlap: pairs across blocks
-        if other[chunk].any():
-            return False
+    if any(data.find(bytes([w]), start, end) >= 0 for w in _WHITESPACE if w != delim):
+        return False
+    arr = np.frombuffer(data, dtype=np.uint8)
+    for lo in range(start, end, block):
+        chunk = arr[lo:min(lo + block + 1, end)]  # one byte of overlap: pairs across blocks
         sep = chunk == delim
-        near = sep | (chunk == 10)
-        if (near[:-1] & near[1:] & (sep[:-1] | sep[1:])).any():
+        near = chunk == 10
+        near |= sep
+        pair = near[:-1] & near[1:]
+        pair &= sep[:-1] | sep[1:]
+        if pair.any():
             return False
     return True
 

@@ -24,6 +24,7 @@ from .labels import convention_labels
 from .metrics import (METRICS, Evaluation, evaluate, metric_names, parse_cutoffs,
                       warn_float32_range)
 from .queries import MAX_LABEL
+from .run_ids import ExactIds, run_ids
 
 
 @dataclass(frozen=True)
@@ -48,65 +49,12 @@ def _at(ids: Any, i: int) -> str:
     return str(item.as_py() if hasattr(item, "as_py") else item)
 
 
-def _joint_codes(first: Any, second: Any, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of ``first`` then ``second`` in one numbering (by first appearance, or by byte
-    order of the ids with ``sort``), and the distinct ids as strings. Arrow string columns
-    are encoded by pyarrow, anything else by pandas."""
-    if _is_arrow(first) and _is_arrow(second):
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        chunks = [c for col in (first, second)
-                  for c in (col.chunks if isinstance(col, pa.ChunkedArray) else [col])]
-        enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string())).combine_chunks()
-        codes = arrow_numbers(enc.indices).astype(np.int64)
-        uniques = np.array(enc.dictionary.to_pylist(), dtype=object)
-        if sort:  # arrow orders strings by bytes: the docid-desc key
-            order = arrow_numbers(pc.sort_indices(enc.dictionary)).astype(np.int64)
-            rank = np.empty(len(order), dtype=np.int64)
-            rank[order] = np.arange(len(order))
-            codes, uniques = rank[codes], uniques[order]
-        return codes, uniques
-    import pandas as pd
-
-    both = pd.concat([pd.Series(first, dtype="str").reset_index(drop=True),
-                      pd.Series(second, dtype="str").reset_index(drop=True)], ignore_index=True)
-    codes, uniques = pd.factorize(both, sort=sort)
-    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
-
-
-def arrow_numbers(arr: Any) -> np.ndarray:
-    """A null-free numeric arrow array (or chunked array) as numpy, read from its buffers:
-    pyarrow's own ``to_numpy`` loads pandas, a second of start-up."""
-    chunks = arr.chunks if hasattr(arr, "chunks") else [arr]
-    parts = []
-    for c in chunks:
-        dtype = np.dtype({"double": "float64", "float": "float32"}.get(str(c.type), str(c.type)))
-        parts.append(np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c) + c.offset)[c.offset:])
-    return np.concatenate(parts) if parts else np.zeros(0)
-
-
-def _is_arrow(x: Any) -> bool:
-    return type(x).__module__.startswith("pyarrow")
-
-
-def _first_duplicate(key: np.ndarray) -> tuple[int, int] | None:
-    """(first row, later row) of the first key that repeats, in row order; None if none."""
-    order = np.argsort(key, kind="stable")
-    sk = key[order]
-    same = np.flatnonzero(sk[1:] == sk[:-1])
-    if not len(same):
-        return None
-    later = order[same + 1]
-    j = int(np.argmin(later))
-    return int(order[same[j]]), int(later[j])
-
-
-def _keep_rows(key: np.ndarray, policy: str, run: Located) -> np.ndarray:
-    """Rows kept under ``duplicates=policy`` (refuse: an InputError at the first repeat)."""
-    dup = _first_duplicate(key)
+def _keep_rows(ids: ExactIds, policy: str, run: Located):
+    """Rows kept under ``duplicates=policy`` (refuse: an InputError at the first repeat);
+    ``slice(None)`` when every row is."""
+    dup = ids.run_duplicate()
     if dup is None:
-        return np.arange(len(key))
+        return ALL
     if policy == "refuse":
         first, later = dup
         src, line = run.where(later)
@@ -114,9 +62,21 @@ def _keep_rows(key: np.ndarray, policy: str, run: Located) -> np.ndarray:
                          f"{shown(_at(run.qid, later))} is retrieved again (first at line "
                          f"{run.where(first)[1]}); trec_eval refuses duplicate docs: remove it, "
                          "or evaluate under a convention with duplicates=first or last", src, line)
+    key = ids.run_key()
     if policy == "first":
         return np.sort(np.unique(key, return_index=True)[1])
     return np.sort(len(key) - 1 - np.unique(key[::-1], return_index=True)[1])
+
+
+ALL = slice(None)
+"""Every row, in order: indexing with it makes views, not copies."""
+
+
+def _subset(rows, sel: np.ndarray) -> np.ndarray:
+    """``rows[sel]`` (``sel`` positions or a mask), also for :data:`ALL`."""
+    if isinstance(rows, slice):
+        return np.flatnonzero(sel) if sel.dtype == bool else sel
+    return rows[sel]
 
 
 def _top_depth(qcode, score, dockey, conv: Convention, depth: int) -> np.ndarray:
@@ -181,14 +141,10 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         if not len(located.qid):
             raise InputError(f"the {what} {'are' if what == 'qrels' else 'is'} empty (no "
                              "line to evaluate)", located.source)
-    nr = len(run.qid)
-    qcode, quniq = _joint_codes(run.qid, qrels.qid)
-    dcode, _ = _joint_codes(run.docid, qrels.docid, sort=True)
-    r_q, q_q = qcode[:nr], qcode[nr:]
-    r_d, q_d = dcode[:nr], dcode[nr:]
-    nq, nd = len(quniq), int(dcode.max()) + 1 if len(dcode) else 1
-    q_key, r_key = q_q * nd + q_d, r_q * nd + r_d
-    dup = _first_duplicate(q_key)
+    ids = run_ids(run, qrels)
+    r_q, q_q, quniq = ids.r_q, ids.q_q, ids.quniq
+    nq = len(quniq)
+    dup = ids.qrels_duplicate()
     if dup is not None:
         src, line = qrels.where(dup[1])
         raise InputError(f"docid {shown(_at(qrels.docid, dup[1]))} of query "
@@ -200,38 +156,43 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         raise InputError(f"no query in common with the qrels {printable_name(qrels.source)} "
                          f"(run queries e.g. {shown(_at(run.qid, 0))}, qrels queries e.g. "
                          f"{shown(_at(qrels.qid, 0))})", run.source)
-    judged_at = _index_of(q_key, r_key)  # -1: unjudged
     names = tuple(m for m in metrics)
     need = tuple(dict.fromkeys(names + ("NDCG", "DCG")))
     out: dict[str, Evaluation] = {}
     for conv in convs:
-        rows = _keep_rows(r_key, conv.duplicates, run)
+        rows = _keep_rows(ids, conv.duplicates, run)
         kept = in_qrels[r_q[rows]]
         if not kept.all():
-            rows = rows[kept]
+            rows = _subset(rows, kept)
         rq = r_q[rows]
         if len(rq) and (rq[1:] < rq[:-1]).any():  # a run grouped by query is in order already
-            rows = rows[np.argsort(rq, kind="stable")]
-        if conv.depth is not None and len(rows):  # before unjudged ones go, as trec_eval -M -J
-            rows = rows[_top_depth(r_q[rows], run.value[rows], r_d[rows], conv, conv.depth)]
+            rows = _subset(rows, np.argsort(rq, kind="stable"))
+        if conv.depth is not None and len(r_q[rows]):  # before unjudged ones go, as trec_eval -M -J
+            rows = _subset(rows, _top_depth(r_q[rows], run.value[rows], ids.doc_rank(rows),
+                                            conv, conv.depth))
         if conv.unjudged == "drop":  # a negative grade is no judgment here (trec_eval -J)
-            j = judged_at[rows]
-            rows = rows[(j >= 0) & (qrels.value[np.maximum(j, 0)] >= 0)]
+            j = ids.judged_at(rows)
+            rows = _subset(rows, (j >= 0) & (qrels.value[np.maximum(j, 0)] >= 0))
         grade_q = convention_labels(np.asarray(qrels.value, dtype=np.float64), conv,
                                     quniq[q_q], qrels.source,
                                     np.arange(1, len(q_q) + 1) if qrels.lines is None
                                     else qrels.lines)
-        j = judged_at[rows]
-        y = np.where(j >= 0, grade_q[np.maximum(j, 0)], 0.0)
-        ev = _evaluate_list(conv, y, run.value[rows], r_q[rows], r_d[rows], ks, need, engine)
-        present = np.unique(r_q[rows])
+        rq = r_q[rows]
+
+        def labels(sel=ALL, rows=rows, grade_q=grade_q):
+            """The grades of the run rows ``rows[sel]`` (0 where unjudged)."""
+            j = ids.judged_at(_subset(rows, sel) if not isinstance(sel, slice) else rows)
+            return np.where(j >= 0, grade_q[np.maximum(j, 0)], 0.0)
+
+        ev = _evaluate_list(conv, labels, run.value[rows], rq, rows, ids, ks, need, engine)
+        present = np.flatnonzero(np.bincount(rq, minlength=nq))
         values = ev.values
         cols = list(ev.columns)
         if conv.ideal == "qrels":
-            values = _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, r_q[rows], y)
+            values = _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, rq, labels)
         qids_code = present
         if conv.missing == "zero":
-            absent = np.setdiff1d(np.unique(q_q), present)
+            absent = np.flatnonzero(in_qrels & (np.bincount(rq, minlength=nq) == 0))
             qids_code = np.concatenate([present, absent])
             values = np.vstack([values, np.zeros((len(absent), len(cols)))])
         keep = [cols.index(c) for c in metric_names(ks.tolist(), False, names)]
@@ -248,35 +209,29 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
     return out
 
 
-def _index_of(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Row of each wanted key among ``keys`` (distinct), -1 where absent."""
-    order = np.argsort(keys, kind="stable")
-    pos = np.minimum(np.searchsorted(keys[order], wanted), max(len(keys) - 1, 0))
-    found = len(keys) > 0 and keys[order[pos]] == wanted if len(keys) else \
-        np.zeros(len(wanted), bool)
-    return np.where(found, order[pos], -1)
-
-
 def printable_name(source: str) -> str:
     from ..errors import printable
 
     return printable(source)
 
 
-def _evaluate_list(conv, y, score, q, d, ks, need, engine) -> Evaluation:
-    """The engine on the ranked lists (ideal from the list, as for LETOR input)."""
+def _evaluate_list(conv, labels, score, q, rows, ids, ks, need, engine) -> Evaluation:
+    """The engine on the ranked lists (ideal from the list, as for LETOR input); ``labels(sel)``
+    gives the grades of the rows at positions ``sel``."""
     empty = 0.0 if conv.skips and conv.ideal == "qrels" else conv.empty  # skipped later
     base = conv.with_(ideal="list", unjudged="nonrel", missing="skip", duplicates="refuse",
                       depth=None, empty=empty)
-    if not len(y):
+    if not len(q):
         cols = tuple(metric_names(ks.tolist(), False, need))
         return Evaluation(base, np.zeros(0, dtype=np.int64), cols, np.zeros((0, len(cols))))
     if (engine == "auto" and conv.ideal == "qrels" and conv.ties in _ORDERED
             and set(need) <= {"NDCG", "DCG"}):
-        return _dcg_only(conv, y, score, q, d, ks)
-    labels = y.astype(np.int64) if np.all(y == np.floor(y)) else y
-    res = evaluate(labels, score, q, conventions=[base], cutoffs=ks, docid_rank=d,
-                   metrics=need, engine=engine)
+        return _dcg_only(conv, labels, score, q, lambda sel: ids.doc_rank(_subset(rows, sel)),
+                         ks)
+    y = labels()
+    labels_ = y.astype(np.int64) if np.all(y == np.floor(y)) else y
+    res = evaluate(labels_, score, q, conventions=[base], cutoffs=ks,
+                   docid_rank=ids.doc_rank(rows), metrics=need, engine=engine)
     return next(iter(res.values()))
 
 
@@ -284,45 +239,82 @@ _ORDERED = ("input-order", "docid-desc")
 """Tie policies that give one ranking, which :func:`_dcg_only` sorts out in numpy."""
 
 
-def _dcg_only(conv, y, score, q, d, ks) -> Evaluation:
+def _dcg_only(conv, labels, score, q, doc_rank, ks) -> Evaluation:
     """DCG@k of every query (NDCG@k left 0, for the qrels' ideal to fill), as the engine
-    computes it: the same order, gains and discounts, summed rank by rank."""
+    computes it: the same order, gains and discounts, summed rank by rank. ``q`` is grouped
+    (non-decreasing); grades and docid ranks are asked for the candidate rows only."""
+    k = int(ks.max())
     if conv.ties == "docid-desc":
-        cand = _top_candidates(q, score, int(ks.max()))
-        order = cand[np.lexsort((-d[cand], -score[cand].astype(np.float32), q[cand]))]
+        cand = _top_candidates(q, score, k)
+        order = cand[np.lexsort((-doc_rank(cand), -score[cand].astype(np.float32), q[cand]))]
     else:
         order = np.lexsort((np.arange(len(q)), -score, q))
     qs = q[order]
     rank = np.arange(len(qs)) - np.searchsorted(qs, qs, side="left")
-    top = rank < ks.max()
-    qs, rank, gains = qs[top], rank[top], conv.gains(y[order][top])
-    contrib = gains * conv.discounts(int(ks.max()))[rank]
-    present, qi = np.unique(qs, return_inverse=True)
-    dcg = [np.bincount(qi, weights=np.where(rank < k, contrib, 0.0), minlength=len(present))
-           for k in ks]
-    cols = tuple([f"NDCG@{k}" for k in ks] + [f"DCG@{k}" for k in ks])
+    top = rank < k
+    qs, rank, gains = qs[top], rank[top], conv.gains(labels(order[top]))
+    contrib = gains * conv.discounts(k)[rank]
+    new = np.empty(len(qs), dtype=bool)
+    new[:1] = True
+    np.not_equal(qs[1:], qs[:-1], out=new[1:])
+    present, qi = qs[new], np.cumsum(new) - 1
+    dcg = [np.bincount(qi, weights=np.where(rank < c, contrib, 0.0), minlength=len(present))
+           for c in ks]
+    cols = tuple([f"NDCG@{c}" for c in ks] + [f"DCG@{c}" for c in ks])
     values = np.hstack([np.zeros((len(present), len(ks))), np.stack(dcg, axis=1)])
     return Evaluation(conv, present, cols, values)
 
 
 def _top_candidates(q: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
     """Rows whose float32 score reaches their query's k-th highest: a superset of each
-    query's top k under ``docid-desc``, found with one sort of int64 keys (query, then score
-    descending as an order-preserving integer) instead of a sort of every row."""
-    f = (-(score.astype(np.float32) + np.float32(0.0))).view(np.uint32).astype(np.int64)
-    u = np.where(f >> 31, ~f & 0xFFFFFFFF, f | 0x80000000)  # ascending = score descending
-    key = (q.astype(np.int64) << 32) | u
-    sk = np.sort(key)
-    qs = sk >> 32
-    codes = np.unique(qs)
-    first = np.searchsorted(qs, codes, side="left")
-    last = np.searchsorted(qs, codes, side="right")
-    thresh = np.zeros(int(q.max()) + 1, dtype=np.int64)
-    thresh[codes] = sk[np.minimum(first + k, last) - 1]
-    return np.flatnonzero(key <= thresh[q])
+    query's top k under ``docid-desc``. ``q`` is non-decreasing. A run listing each query's
+    documents by score (as TREC runs are written) gives the k-th highest without a sort;
+    otherwise one sort of 64-bit keys (query, then score descending as an order-preserving
+    integer)."""
+    f = score.astype(np.float32)
+    f += np.float32(0.0)  # no negative zero
+    first = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))
+    last = np.append(first[1:], len(q))
+    at = np.minimum(first + k, last) - 1
+    down = f[1:] <= f[:-1]
+    down[first[1:] - 1] = True  # a query's first row may score above the one before
+    listed_by_score = down.all()
+    del down
+    if not listed_by_score:
+        u = _descending(f)  # f's memory, rewritten
+        key = q.astype(np.uint64)
+        key <<= np.uint64(32)
+        key |= u
+        del u, f
+        key.sort()
+        kth = _ascending(key[at].astype(np.uint32))
+        del key
+        f = score.astype(np.float32)
+        f += np.float32(0.0)
+    else:
+        kth = f[at]
+    return np.flatnonzero(f >= np.repeat(kth, last - first))
 
 
-def _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, r_q, y) -> np.ndarray:
+def _descending(f: np.ndarray) -> np.ndarray:
+    """float32 values (no NaN, no negative zero) as uint32 that ascend as the values descend,
+    in ``f``'s memory."""
+    np.negative(f, out=f)
+    u = f.view(np.uint32)
+    neg = u >= np.uint32(0x80000000)
+    u ^= np.uint32(0x80000000)  # the sign flipped, and all the other bits of a negative one
+    np.bitwise_xor(u, np.uint32(0x7FFFFFFF), out=u, where=neg)
+    return u
+
+
+def _ascending(u: np.ndarray) -> np.ndarray:
+    """The float32 values :func:`_descending` made ``u`` of."""
+    top = u >> np.uint32(31) != 0
+    b = np.where(top, u & np.uint32(0x7FFFFFFF), ~u)
+    return -(b.view(np.float32))
+
+
+def _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, r_q, labels) -> np.ndarray:
     """Replace NDCG@k and MAP with their values for the ideal ranking of the qrels."""
     values = values.copy()
     idcg = _ideal(q_q, conv.gains(grade_q), conv, nq, ks)[present]
@@ -337,7 +329,7 @@ def _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, r_q, y) -> n
         values[:, cols.index(f"NDCG@{k}")] = ndcg
     if "MAP" in cols:
         rel_q = np.bincount(q_q, weights=grade_q >= conv.rel, minlength=nq)[present]
-        rel_l = np.bincount(r_q, weights=y >= conv.rel, minlength=nq)[present]
+        rel_l = np.bincount(r_q, weights=labels() >= conv.rel, minlength=nq)[present]
         m = cols.index("MAP")
         with np.errstate(divide="ignore", invalid="ignore"):
             values[:, m] = np.where(rel_q > 0, values[:, m] * rel_l / np.maximum(rel_q, 1), 0.0)
