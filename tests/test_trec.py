@@ -439,12 +439,39 @@ def test_ranx_on_mq2008(mq_run):
     for k in ks:
         want = ranx.evaluate(Q, R, f"ndcg@{k}", return_mean=False)
         np.testing.assert_allclose(got[f"NDCG@{k}"][rows], want, rtol=0, atol=1e-12)
-    # a ranx Run object holds its documents already ranked: its ties are settled, and reading
-    # them back in that order agrees while ties do not reach past 15 documents
-    obj = ltrconv.evaluate_run(Q, R, conventions=["ranx-run"], cutoffs=[1, 3, 5])["ranx-run"]
-    for k in (1, 3, 5):
+    # a ranx Run object holds its documents already ranked, its ties settled: read in that order
+    obj = ltrconv.evaluate_run(Q, R, conventions=["ranx-run"], cutoffs=ks)["ranx-run"]
+    rows = [{q: i for i, q in enumerate(obj.qids.tolist())}[q] for q in R.keys()]
+    for k in ks:
         want = ranx.evaluate(Q, R, f"ndcg@{k}", return_mean=False)
-        np.testing.assert_allclose(obj[f"NDCG@{k}"], want, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(obj[f"NDCG@{k}"][rows], want, rtol=0, atol=1e-12)
+
+
+def test_ranx_run_object_keeps_its_order_past_15_tied_documents():
+    """ranx sorts a Run's documents once, when the Run is made (numba's quicksort, which leaves
+    ties in input order only up to 15 documents), and evaluates them in that order: sorting
+    them again would move ties of more than 15 documents."""
+    ranx = pytest.importorskip("ranx")
+    rng = np.random.default_rng(3)
+    run, qrels = {}, {}
+    for q in range(12):
+        n = int(rng.integers(20, 70))
+        scores = rng.integers(0, 3, n)  # tie groups of 7-40 documents
+        run[f"q{q}"] = {f"d{i}": float(scores[i]) for i in range(n)}
+        qrels[f"q{q}"] = {f"d{i}": int(rng.integers(0, 3)) for i in range(n)}
+    R, Q = ranx.Run(run), ranx.Qrels(qrels)
+    ks = [1, 5, 10, 20]
+    for qrels_in, run_in in ((Q, R), (qrels, run)):
+        got = ltrconv.evaluate_run(qrels_in, run_in, conventions=["ranx-run"],
+                                   cutoffs=ks)["ranx-run"]
+        rows = [{q: i for i, q in enumerate(got.qids.tolist())}[q] for q in R.keys()]
+        for k in ks:
+            want = ranx.evaluate(Q, R, f"ndcg@{k}", return_mean=False)
+            np.testing.assert_allclose(got[f"NDCG@{k}"][rows], want, rtol=0, atol=1e-12)
+    # the order matters here: the same documents sorted again score otherwise
+    again = ltrconv.evaluate_run(qrels, R.to_dict(), conventions=["ranx-run"],
+                                 cutoffs=[5])["ranx-run"]
+    assert not np.array_equal(again["NDCG@5"], got["NDCG@5"])
 
 
 def test_numpy_dcg_path_equals_the_engine(mq_run):

@@ -18,6 +18,7 @@ the file and line.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import mmap
 from pathlib import Path
 from typing import Any
@@ -438,7 +439,9 @@ def coerce(obj: Any, kind: str) -> Located:
     if mod.startswith("pandas") and hasattr(obj, "columns"):
         return from_frame(obj, kind)
     if mod.startswith("ranx") and hasattr(obj, "to_dict"):
-        return from_dict({q: dict(d) for q, d in obj.to_dict().items()}, kind)
+        located = from_dict({q: dict(d) for q, d in obj.to_dict().items()}, kind)
+        ranked = kind == "run" and getattr(obj, "sorted", False) is True
+        return dataclasses.replace(located, ranked=True) if ranked else located
     if isinstance(obj, dict):
         return from_dict(obj, kind)
     raise InputError(f"cannot read {kind} from a {type(obj).__name__}: expected a file path, a "

@@ -37,6 +37,9 @@ class Located:
     value: np.ndarray  # grade (qrels) or score (run), float64
     source: str
     lines: np.ndarray | None = None
+    # each query's rows already in the order its tool ranks them: a ranx Run sorts its
+    # documents once, when it is made (numba's quicksort), and evaluates them in that order
+    ranked: bool = False
 
     def where(self, row: int) -> tuple[str, int]:
         return self.source, int(self.lines[row]) if self.lines is not None else row + 1
@@ -184,7 +187,9 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
             j = ids.judged_at(_subset(rows, sel) if not isinstance(sel, slice) else rows)
             return np.where(j >= 0, grade_q[np.maximum(j, 0)], 0.0)
 
-        ev = _evaluate_list(conv, labels, run.value[rows], rq, rows, ids, ks, need, engine)
+        ranking = conv.with_(ties="input-order") if (
+            run.ranked and conv.ties == "numba-quicksort") else conv
+        ev = _evaluate_list(ranking, labels, run.value[rows], rq, rows, ids, ks, need, engine)
         present = np.flatnonzero(np.bincount(rq, minlength=nq))
         values = ev.values
         cols = list(ev.columns)
