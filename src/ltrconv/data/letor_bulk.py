@@ -1,0 +1,238 @@
+"""The LETOR reader's fast path: a well-formed file parsed in bulk with numpy byte operations.
+
+:func:`parse_bulk` accepts a file only when every line is blank, a comment, or
+``LABEL qid:QID INDEX:VALUE ... [# COMMENT]`` with
+
+* ASCII throughout, lines ending at LF (no CR), fields separated by spaces, tabs, VT or FF;
+* a label of one digit; a qid of 1 to 18 decimal digits without a leading zero;
+* feature tokens ``INDEX:VALUE``: an index of 1 to 9 digits, increasing along the line within
+  1..``limit``, and a value that :func:`~ltrconv.data.lines.parse_number` reads as a finite
+  number.
+
+It returns None for anything else, so that the line-by-line reader, which names the file and
+line at fault, reads the file; it reads what that reader reads. A value of at most 15 digits
+without exponent, ``[+-]d...d.d...d`` (m its digits as an integer, k of them after the
+point), is m / 10^k: both are exact doubles (m < 10^15 < 2^53, k <= 15), so the division, rounded
+once, is the double nearest the decimal, which is Python's ``float`` of it (Clinger 1990, the
+fast path of correctly rounded decimal conversion). Other values go through ``float``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+import numpy as np
+
+from .lines import parse_number
+
+CHUNK_BYTES = 1 << 22
+"""Bytes parsed at a time (cut at a line end): the arrays of one chunk take about 20 times its
+size, so the reader needs the dense matrix plus about 100 MB, whatever the file's size."""
+
+_SPACE = b" \t\x0b\x0c"
+_ALLOWED = b"0123456789.:+-eEqid\n" + _SPACE
+_TO_SPACE = bytes.maketrans(_SPACE, b" " * len(_SPACE))
+_DOCID = re.compile(rb"docid\s*=\s*(\S+)")  # bytes patterns: \s is ASCII whitespace
+_DIGITS = 15
+_POW10 = np.array([float(10**k) for k in range(_DIGITS + 1)])
+_WIDE = _DIGITS + 2  # sign, digits, point
+_PAD = b"\n" * (_WIDE + 1)
+
+
+class Bulk(NamedTuple):
+    """What :func:`parse_bulk` read: per data line its 1-based line number, label, qid and docid
+    (bytes); ``X`` the dense features, or None when they are not kept."""
+
+    linenos: np.ndarray
+    labels: np.ndarray
+    qids: np.ndarray
+    docids: list
+    X: np.ndarray | None
+
+
+def parse_bulk(raw: bytes, limit: int, width: int | None, keep: bool) -> Bulk | None:
+    """The data lines of ``raw``, or None unless it is well formed (module docstring).
+
+    ``limit`` is the largest feature index accepted; ``width`` fixes the columns of ``X``
+    (default: the largest index, at least 1); ``keep=False`` checks the features and keeps none.
+    """
+    if not raw.isascii() or b"\r" in raw:
+        return None
+    chunks = []
+    start, line0, rows = 0, 0, 0
+    X = None
+    cols = width or 1
+    while start < len(raw):
+        end = raw.find(b"\n", start + CHUNK_BYTES)
+        end = len(raw) if end < 0 else end + 1
+        part = _parse_chunk(raw[start:end], limit)
+        if part is None:
+            return None
+        lines, labels, qids, docids, feat_rows, index, values = part
+        if keep:
+            top = int(index.max(initial=0))
+            if X is None or top > cols:
+                cols = max(cols, top)
+                try:
+                    grown = np.zeros((raw.count(b"\n") + 1, cols))
+                except MemoryError:
+                    return None
+                if X is not None:
+                    grown[:rows, :X.shape[1]] = X[:rows]
+                X = grown
+            X.reshape(-1)[(feat_rows + rows) * cols + (index - 1)] = values
+        chunks.append((lines + line0 + 1, labels, qids, docids))
+        rows += len(labels)
+        line0 += raw.count(b"\n", start, end)
+        start = end
+    if rows == 0:
+        return None
+    linenos, labels, qids, docids = zip(*chunks)
+    if keep:
+        X = X[:rows] if X.shape[0] != rows else X
+    return Bulk(np.concatenate(linenos), np.concatenate(labels).astype(np.int64),
+                np.concatenate(qids), [d for part in docids for d in part], X)
+
+
+def _parse_chunk(chunk: bytes, limit: int):
+    """(line, label, qid, docid of each data line; row, index, value of each feature token) of
+    the whole lines ``chunk`` (lines counted from 0, rows from the chunk's first data line), or
+    None."""
+    if b"#" in chunk:
+        parts = [line.partition(b"#") for line in chunk.split(b"\n")]
+        body = b"\n".join([p[0] for p in parts])
+        comments = [p[2] for p in parts]
+    else:
+        body, comments = chunk, None
+    if body.translate(None, _ALLOWED):
+        return None
+    if b"\t" in body or b"\x0b" in body or b"\x0c" in body:
+        body = body.translate(_TO_SPACE)
+    b = np.frombuffer(b"\n" + body + b"\n" + _PAD, np.uint8)
+    core = b[:len(body) + 2]
+    sep = core <= 32  # the allowed bytes up to 32 are space and LF
+    edge = np.flatnonzero(sep[1:] != sep[:-1]) + 1
+    st, en = edge[0::2], edge[1::2]  # core starts and ends with LF: starts and ends alternate
+    nl = np.flatnonzero(core == 10)
+    first = np.searchsorted(st, nl)
+    ntok = np.diff(first)
+    lines = np.flatnonzero(ntok)
+    if len(lines) == 0:
+        return (lines, np.zeros(0, np.uint8), np.zeros(0, np.int64), [], np.zeros(0, np.int64),
+                np.zeros(0, np.int64), np.zeros(0))
+    per_line = ntok[lines]
+    if per_line.min() < 2:
+        return None
+    lab = first[lines]
+    labels = b[st[lab]] - 48
+    if (en[lab] - st[lab] != 1).any() or labels.max() > 9:
+        return None
+    qids = _qids(b, st[lab + 1], en[lab + 1])
+    if qids is None:
+        return None
+    feat = np.ones(len(st), dtype=bool)
+    feat[lab] = False
+    named = np.flatnonzero(feat)  # tokens with a colon: qids and features
+    feat[lab + 1] = False
+    colon = np.flatnonzero(core == 58)
+    if len(colon) != len(named) or (st[named] >= colon).any() or (colon >= en[named] - 1).any():
+        return None  # not exactly one colon inside each, with something on both sides
+    ft = np.flatnonzero(feat)
+    fcol = colon[feat[named]]
+    index = _index(b, st[ft], fcol - st[ft], limit)
+    if index is None:
+        return None
+    same_line = ft[1:] == ft[:-1] + 1
+    if (same_line & (index[1:] <= index[:-1])).any():
+        return None
+    values = _values(b, fcol + 1, en[ft] - fcol - 1)
+    if values is None:
+        return None
+    rows = np.repeat(np.arange(len(lines)), per_line - 2)
+    if comments is None:
+        docids = [b""] * len(lines)
+    else:
+        search = _DOCID.search
+        docids = [(m.group(1) if (m := search(comments[i])) else b"") for i in lines.tolist()]
+    return lines, labels, qids, docids, rows, index, values
+
+
+def _qids(b: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
+    """The numbers of the tokens ``qid:DIGITS`` at ``start:end`` (no leading zero), or None."""
+    length = end - start - 4
+    if length.min() < 1 or length.max() > 18:
+        return None
+    if not ((b[start] == 113) & (b[start + 1] == 105) & (b[start + 2] == 100)
+            & (b[start + 3] == 58)).all():
+        return None
+    digits = start + 4
+    if ((b[digits] == 48) & (length > 1)).any():
+        return None
+    q = np.zeros(len(start), dtype=np.int64)
+    for j in range(int(length.max())):
+        d = (b[digits + j] - 48).astype(np.int64)
+        on = length > j
+        if (on & (d > 9)).any():
+            return None
+        q = np.where(on, q * 10 + d, q)
+    return q
+
+
+def _index(b: np.ndarray, start: np.ndarray, length: np.ndarray, limit: int) -> np.ndarray | None:
+    """The feature indices at ``start`` (``length`` digits), or None unless all are in 1..limit."""
+    if len(start) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if length.max() > 9:
+        return None
+    i = np.zeros(len(start), dtype=np.int64)
+    for j in range(int(length.max())):
+        d = b[start + j] - 48
+        on = length > j
+        if (on & (d > 9)).any():
+            return None
+        i = np.where(on, i * 10 + d, i)
+    if i.min() < 1 or i.max() > limit:
+        return None
+    return i
+
+
+def _values(b: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray | None:
+    """The numbers at ``start`` (``length`` bytes each), or None unless all are finite numbers
+    of :func:`~ltrconv.data.lines.parse_number`; ``-0`` is read as ``+0.0``."""
+    n = len(start)
+    if n == 0:
+        return np.zeros(0)
+    width = min(int(length.max()), _WIDE)
+    m = np.zeros(n)
+    digits = np.zeros(n, dtype=np.uint8)
+    after = np.zeros(n, dtype=np.uint8)  # digits after the point
+    points = np.zeros(n, dtype=np.uint8)
+    odd = length > _WIDE  # read by float() instead
+    short = np.minimum(length, _WIDE + 1).astype(np.uint8)
+    negative = b[start] == 45
+    for j in range(width):
+        c = b[start + j]
+        on = short > j
+        d = c - 48
+        is_digit = (d < 10) & on
+        is_point = (c == 46) & on
+        other = on & ~is_digit & ~is_point
+        if j == 0:
+            other &= ~(negative | (c == 43))
+        odd |= other
+        m *= np.where(is_digit, 10.0, 1.0)
+        m += d * is_digit
+        digits += is_digit
+        after += is_digit & (points > 0)
+        points += is_point
+    odd |= (points > 1) | (digits == 0) | (digits > _DIGITS)
+    values = m / _POW10[np.minimum(after, _DIGITS)]
+    values = np.where(negative, -values, values)
+    for k in np.flatnonzero(odd).tolist():
+        token = b[start[k]:start[k] + length[k]].tobytes().decode("ascii")
+        v = parse_number(token)
+        if v is None or not np.isfinite(v):
+            return None
+        values[k] = v
+    return values + 0.0  # a written -0 is the absent feature
