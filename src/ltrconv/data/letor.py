@@ -308,7 +308,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     bulk = parse_bulk(raw, limit, n_features, features)
     if bulk is not None:  # a well-formed file, read in bulk
         linenos, labels, qids, X = bulk.linenos, bulk.labels, bulk.qids, bulk.X
-        docid_arr = np.array(bulk.docids, dtype=bytes).astype(str)
+        docid_arr = bulk.docids.astype(str)
         if X is None:
             X = np.zeros((len(labels), 0))
     else:

@@ -20,6 +20,7 @@ fast path of correctly rounded decimal conversion). Other values go through ``fl
 from __future__ import annotations
 
 import re
+import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -35,19 +36,19 @@ _ALLOWED = b"0123456789.:+-eEqid\n" + _SPACE
 _TO_SPACE = bytes.maketrans(_SPACE, b" " * len(_SPACE))
 _DOCID = re.compile(rb"docid\s*=\s*(\S+)")  # bytes patterns: \s is ASCII whitespace
 _DIGITS = 15
-_POW10 = np.array([float(10**k) for k in range(_DIGITS + 1)])
+POW10 = np.array([float(10**k) for k in range(_DIGITS + 1)])
 _WIDE = _DIGITS + 2  # sign, digits, point
 _PAD = b"\n" * (_WIDE + 1)
 
 
 class Bulk(NamedTuple):
     """What :func:`parse_bulk` read: per data line its 1-based line number, label, qid and docid
-    (bytes); ``X`` the dense features, or None when they are not kept."""
+    (bytes, empty without); ``X`` the dense features, or None when they are not kept."""
 
     linenos: np.ndarray
     labels: np.ndarray
     qids: np.ndarray
-    docids: list
+    docids: np.ndarray
     X: np.ndarray | None
 
 
@@ -59,17 +60,21 @@ def parse_bulk(raw: bytes, limit: int, width: int | None, keep: bool) -> Bulk | 
     """
     if not raw.isascii() or b"\r" in raw:
         return None
-    chunks = []
+    if "numba" in sys.modules:  # loaded already: the kernel costs nothing more to start
+        from .letor_kernel import parse_chunk
+    else:
+        parse_chunk = _parse_chunk
+    parts = []
     start, line0, rows = 0, 0, 0
     X = None
     cols = width or 1
     while start < len(raw):
         end = raw.find(b"\n", start + CHUNK_BYTES)
         end = len(raw) if end < 0 else end + 1
-        part = _parse_chunk(raw[start:end], limit)
+        part = parse_chunk(raw[start:end], limit)
         if part is None:
             return None
-        lines, labels, qids, docids, feat_rows, index, values = part
+        n_lines, lines, labels, qids, docids, feat_rows, index, values = part
         if keep:
             top = int(index.max(initial=0))
             if X is None or top > cols:
@@ -82,17 +87,16 @@ def parse_bulk(raw: bytes, limit: int, width: int | None, keep: bool) -> Bulk | 
                     grown[:rows, :X.shape[1]] = X[:rows]
                 X = grown
             X.reshape(-1)[(feat_rows + rows) * cols + (index - 1)] = values
-        chunks.append((lines + line0 + 1, labels, qids, docids))
+        parts.append((lines + line0 + 1, labels, qids, docids))
         rows += len(labels)
-        line0 += raw.count(b"\n", start, end)
+        line0 += n_lines
         start = end
     if rows == 0:
         return None
-    linenos, labels, qids, docids = zip(*chunks)
-    if keep:
-        X = X[:rows] if X.shape[0] != rows else X
-    return Bulk(np.concatenate(linenos), np.concatenate(labels).astype(np.int64),
-                np.concatenate(qids), [d for part in docids for d in part], X)
+    linenos, labels, qids, docids = (np.concatenate(a) for a in zip(*parts))
+    if keep and X.shape[0] != rows:
+        X = X[:rows]
+    return Bulk(linenos, labels.astype(np.int64), qids, docids, X)
 
 
 def _parse_chunk(chunk: bytes, limit: int):
@@ -119,8 +123,8 @@ def _parse_chunk(chunk: bytes, limit: int):
     ntok = np.diff(first)
     lines = np.flatnonzero(ntok)
     if len(lines) == 0:
-        return (lines, np.zeros(0, np.uint8), np.zeros(0, np.int64), [], np.zeros(0, np.int64),
-                np.zeros(0, np.int64), np.zeros(0))
+        return (len(nl) - 2, lines, np.zeros(0, np.uint8), np.zeros(0, np.int64),
+                np.zeros(0, "S1"), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
     per_line = ntok[lines]
     if per_line.min() < 2:
         return None
@@ -151,11 +155,25 @@ def _parse_chunk(chunk: bytes, limit: int):
         return None
     rows = np.repeat(np.arange(len(lines)), per_line - 2)
     if comments is None:
-        docids = [b""] * len(lines)
+        docids = np.zeros(len(lines), "S1")
     else:
         search = _DOCID.search
-        docids = [(m.group(1) if (m := search(comments[i])) else b"") for i in lines.tolist()]
-    return lines, labels, qids, docids, rows, index, values
+        docids = np.array([(m.group(1) if (m := search(comments[i])) else b"")
+                           for i in lines.tolist()], dtype="S")
+    return len(nl) - 2, lines, labels, qids, docids, rows, index, values
+
+
+def odd_values(text, odd: np.ndarray, values: np.ndarray) -> bool:
+    """Set ``values[k]`` to ``float`` of the token at ``text[start:start + length]`` for each row
+    ``(k, start, length)`` of ``odd``; False unless each is a finite number of
+    :func:`~ltrconv.data.lines.parse_number`."""
+    text = memoryview(text)
+    for k, start, length in odd.tolist():
+        v = parse_number(bytes(text[start:start + length]).decode("ascii"))
+        if v is None or not np.isfinite(v):
+            return False
+        values[k] = v + 0.0  # a written -0 is the absent feature
+    return True
 
 
 def _qids(b: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | None:
@@ -227,12 +245,9 @@ def _values(b: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray 
         after += is_digit & (points > 0)
         points += is_point
     odd |= (points > 1) | (digits == 0) | (digits > _DIGITS)
-    values = m / _POW10[np.minimum(after, _DIGITS)]
+    values = m / POW10[np.minimum(after, _DIGITS)]
     values = np.where(negative, -values, values)
-    for k in np.flatnonzero(odd).tolist():
-        token = b[start[k]:start[k] + length[k]].tobytes().decode("ascii")
-        v = parse_number(token)
-        if v is None or not np.isfinite(v):
-            return None
-        values[k] = v
+    where = np.flatnonzero(odd)
+    if len(where) and not odd_values(b, np.stack([where, start[where], length[where]], 1), values):
+        return None
     return values + 0.0  # a written -0 is the absent feature
