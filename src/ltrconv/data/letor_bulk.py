@@ -1,4 +1,5 @@
-"""The LETOR reader's fast path: a well-formed file parsed in bulk with numpy byte operations.
+"""The LETOR reader's fast path: a well-formed file parsed in bulk, with numpy byte operations
+or, where numba is loaded anyway, with the kernel of :mod:`ltrconv.data.letor_kernel`.
 
 :func:`parse_bulk` accepts a file only when every line is blank, a comment, or
 ``LABEL qid:QID INDEX:VALUE ... [# COMMENT]`` with
@@ -10,11 +11,12 @@
   number.
 
 It returns None for anything else, so that the line-by-line reader, which names the file and
-line at fault, reads the file; it reads what that reader reads. A value of at most 15 digits
-without exponent, ``[+-]d...d.d...d`` (m its digits as an integer, k of them after the
-point), is m / 10^k: both are exact doubles (m < 10^15 < 2^53, k <= 15), so the division, rounded
-once, is the double nearest the decimal, which is Python's ``float`` of it (Clinger 1990, the
-fast path of correctly rounded decimal conversion). Other values go through ``float``.
+line at fault, reads the file; what it accepts, it reads as that reader does (the docid too:
+the first ``docid = D`` of the comment). A value of at most 15 digits without exponent,
+``[+-]d...d.d...d`` (m its digits as an integer, k of them after the point), is m / 10^k: both
+are exact doubles (m < 10^15 < 2^53, k <= 15), so the division, rounded once, is the double
+nearest the decimal, which is Python's ``float`` of it (Clinger 1990, the fast path of correctly
+rounded decimal conversion). Other values go through ``float``.
 """
 
 from __future__ import annotations
@@ -53,15 +55,20 @@ class Bulk(NamedTuple):
     X: np.ndarray | None
 
 
-def parse_bulk(raw: bytes, limit: int, width: int | None, keep: bool) -> Bulk | None:
+def parse_bulk(raw: bytes, limit: int, width: int | None, keep: bool, *,
+               kernel: bool | None = None) -> Bulk | None:
     """The data lines of ``raw``, or None unless it is well formed (module docstring).
 
     ``limit`` is the largest feature index accepted; ``width`` fixes the columns of ``X``
     (default: the largest index, at least 1); ``keep=False`` checks the features and keeps none.
+    ``kernel``: parse with :mod:`ltrconv.data.letor_kernel` (numba) rather than numpy; by
+    default when numba is loaded already (importing it takes longer than any parse).
     """
     if not raw.isascii() or b"\r" in raw:
         return None
-    if "numba" in sys.modules:  # loaded already: the kernel costs nothing more to start
+    if kernel is None:
+        kernel = "numba" in sys.modules
+    if kernel:
         from .letor_kernel import parse_chunk
     else:
         parse_chunk = _parse_chunk
@@ -101,9 +108,9 @@ def parse_bulk(raw: bytes, limit: int, width: int | None, keep: bool) -> Bulk | 
 
 
 def _parse_chunk(chunk: bytes, limit: int):
-    """(line, label, qid, docid of each data line; row, index, value of each feature token) of
-    the whole lines ``chunk`` (lines counted from 0, rows from the chunk's first data line), or
-    None."""
+    """(lines in ``chunk``; line, label, qid, docid of each data line; row, index, value of each
+    feature token) of the whole lines ``chunk`` (lines counted from 0, rows from the chunk's
+    first data line), or None unless well formed."""
     if b"#" in chunk:
         parts = [line.partition(b"#") for line in chunk.split(b"\n")]
         body = b"\n".join([p[0] for p in parts])

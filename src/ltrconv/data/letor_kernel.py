@@ -1,9 +1,9 @@
 """The LETOR reader's fast path as one numba kernel, for commands that have loaded numba anyway.
 
-:func:`parse_chunk` accepts what :mod:`ltrconv.data.letor_bulk` describes (a subset of what the
-line-by-line reader accepts, read to the same values) in one pass over the bytes; it replaces
-:func:`ltrconv.data.letor_bulk.parse_chunk` when numba is already imported, as in ``ltrconv
-train``, whose rankers use it: importing numba costs more than the whole parse.
+:func:`parse_chunk` accepts the well-formed files :mod:`ltrconv.data.letor_bulk` describes
+and reads them as the line-by-line reader does, in one pass over the bytes. The reader uses it
+instead of the numpy operations when numba is imported already, as in ``ltrconv train``, whose
+rankers need it: importing numba takes longer than any parse.
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ def _scan(buf, limit, pow10, line, label, qid, comment, row, index, value, odd):
 
 
 def parse_chunk(chunk: bytes, limit: int):
-    """:func:`ltrconv.data.letor_bulk.parse_chunk` in one pass of :func:`_scan`."""
+    """What :func:`ltrconv.data.letor_bulk._parse_chunk` returns, from one pass of
+    :func:`_scan`."""
     buf = np.frombuffer(chunk, np.uint8)
     most_lines, most_tokens = len(chunk) // 8 + 1, len(chunk) // 4 + 1  # 0 qid:0 / 1:0
     line, qid = np.empty(most_lines, np.int64), np.empty(most_lines, np.int64)
