@@ -29,6 +29,8 @@ def _scan(buf, limit, pow10, line, label, qid, comment, row, index, value, odd):
         while i < n and (buf[i] == 32 or 9 <= buf[i] <= 12 and buf[i] != 10):
             i += 1
         if i < n and buf[i] != 10 and buf[i] != 35:
+            if lines == line.shape[0]:
+                return _FAIL, 0, 0, 0
             c = buf[i]
             if c < 48 or c > 57 or i + 1 >= n or not (buf[i + 1] == 32 or 9 <= buf[i + 1] <= 12
                                                        and buf[i + 1] != 10):
@@ -71,6 +73,8 @@ def _scan(buf, limit, pow10, line, label, qid, comment, row, index, value, odd):
                 last = k
                 i += 1
                 start = i
+                if tokens == row.shape[0]:
+                    return _FAIL, 0, 0, 0
                 negative = i < n and buf[i] == 45
                 if i < n and (buf[i] == 45 or buf[i] == 43):
                     i += 1
@@ -131,7 +135,7 @@ def parse_chunk(chunk: bytes, limit: int):
     """What :func:`ltrconv.data.letor_bulk._parse_chunk` returns, from one pass of
     :func:`_scan`."""
     buf = np.frombuffer(chunk, np.uint8)
-    most_lines, most_tokens = len(chunk) // 8 + 1, len(chunk) // 4 + 1  # 0 qid:0 / 1:0
+    most_lines, most_tokens = len(chunk) // 8 + 1, len(chunk) // 3 + 1  # 0 qid:0 / 1:
     line, qid = np.empty(most_lines, np.int64), np.empty(most_lines, np.int64)
     label, docid = np.empty(most_lines, np.uint8), np.empty((most_lines, 2), np.int64)
     row, index = np.empty(most_tokens, np.int64), np.empty(most_tokens, np.int64)
@@ -151,6 +155,6 @@ def _strings(buf: np.ndarray, spans: np.ndarray) -> np.ndarray:
     """The bytes ``buf[start:end]`` of each row of ``spans`` (empty where start is -1)."""
     length = np.where(spans[:, 0] < 0, 0, spans[:, 1] - spans[:, 0])
     width = max(int(length.max(initial=0)), 1)
-    at = np.minimum(spans[:, :1] + np.arange(width), len(buf) - 1)
+    at = np.clip(spans[:, :1] + np.arange(width), 0, len(buf) - 1)
     out = np.where(np.arange(width) < length[:, None], buf[at], 0).astype(np.uint8)
     return out.view(f"S{width}").ravel()
