@@ -133,6 +133,7 @@ NOT_FAST = [
     "1 qid:1 1:1_0\n",
     "1 qid:1 1:0.5\x01\n",
     "# only comments\n\n",
+    "0 qid:1 " + " ".join(f"{j}:" for j in range(1, 5000)) + "\n",  # empty values, many
 ]
 
 
