@@ -298,6 +298,8 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     Lines, labels, qids and docids follow :mod:`ltrconv.data.lines`. Queries are grouped by
     the qid's number; since RankLib and trec_eval group by the qid as written, a file that
     writes one number two ways (``qid:07`` and ``qid:7``) is refused, naming both lines.
+    A well-formed file is read in bulk (:mod:`ltrconv.data.letor_bulk`), any other line by line,
+    to the same arrays.
     """
     path = str(path)
     if n_features is not None and not (isinstance(n_features, (int, np.integer))
