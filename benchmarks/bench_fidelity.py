@@ -244,8 +244,8 @@ def ranksvm_vs_liblinear(fold: Path, te, va, train_bin: Path, repeats: int) -> N
     (ow, oc), (jw, jc) = _medians(ours), _medians(theirs)
     print(f"      RankSVM: selected C {model_c:g} vs liblinear-ranksvm {best_c:g}; |w - w_tool| / "
           f"|w_tool| {rel:.1e}; test NDCG@10 {ndcg10(te, a):.4f} vs {ndcg10(te, b):.4f}, max |dq| "
-          f"{dq:.1e}; end to end wall (CPU) s: ltrconv {ow:.1f} ({oc:.1f}), tool {jw:.1f} "
-          f"({jc:.1f}), ratio wall {ow / jw:.2f}", flush=True)
+          f"{dq:.1e}; end to end wall (CPU) s: ltrconv {ow:.2f} ({oc:.2f}), tool {jw:.2f} "
+          f"({jc:.2f}), ratio wall {ow / jw:.2f} (CPU {oc / jc:.2f})", flush=True)
 
 
 def main(argv=None) -> int:

@@ -70,6 +70,8 @@ def algorithm_parameters() -> str:
 
 def parse_params(items: Sequence[str]) -> dict:
     """``--param KEY=VALUE`` options as {KEY: VALUE read as YAML}."""
+    if not items:
+        return {}
     import yaml
 
     from ..evaluation import safe_yaml
@@ -123,6 +125,8 @@ def run(args: argparse.Namespace) -> None:
         raise LtrconvError(f"--param {exc.param}: {exc}") from None
     # docids matter to training only where the metric breaks ties by them
     by_docid = convention_set.metric(args.metric).convention.ties == "docid-desc"
+    # every ranker's fit loads numba (for the scorer); loaded first, it also reads the files
+    from ..evaluation import scorer  # noqa: F401
     train = Dataset.load(args.train, docid_warning=by_docid)
     vali = Dataset.load(args.vali, docid_warning=by_docid) if args.vali else None
     if vali is not None:  # a file may omit features that are zero throughout it

@@ -96,7 +96,11 @@ def map_bytes(path: str | Path) -> bytes | mmap.mmap:
 def read_text(path: str | Path) -> str:
     """:func:`read_bytes` decoded as UTF-8; other bytes raise :class:`InputError` naming the
     byte's offset (in the decompressed content for a compressed file)."""
-    raw = read_bytes(path)
+    return decode(read_bytes(path), path)
+
+
+def decode(raw: bytes, path: str | Path) -> str:
+    """``raw`` (the content of ``path``) as UTF-8 text, as :func:`read_text` decodes it."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

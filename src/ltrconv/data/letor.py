@@ -19,7 +19,8 @@ from ..errors import ECHO_LIMIT, InputError, LtrconvError, printable, shown
 from ..evaluation.queries import docid_ranks, offsets_from_qid
 from ..outputs import atomic_path
 from .cache import read_cache
-from .fileio import read_text
+from .fileio import decode, read_bytes, read_text
+from .letor_bulk import parse_bulk
 from .lines import MAX_FEATURES, data_lines, parse_number, split_lines
 
 
@@ -297,12 +298,54 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     Lines, labels, qids and docids follow :mod:`ltrconv.data.lines`. Queries are grouped by
     the qid's number; since RankLib and trec_eval group by the qid as written, a file that
     writes one number two ways (``qid:07`` and ``qid:7``) is refused, naming both lines.
+    A well-formed file is read in bulk (:mod:`ltrconv.data.letor_bulk`), any other line by line,
+    to the same arrays.
     """
     path = str(path)
     if n_features is not None and not (isinstance(n_features, (int, np.integer))
                                        and 1 <= n_features <= MAX_FEATURES):
         raise LtrconvError(f"n_features must be an integer in 1..{MAX_FEATURES}, got {n_features!r}")
-    text = read_text(path)
+    raw = read_bytes(path)
+    limit = MAX_FEATURES if n_features is None else n_features
+    bulk = parse_bulk(raw, limit, n_features, features)
+    if bulk is not None:  # a well-formed file, read in bulk
+        linenos, labels, qids, X = bulk.linenos, bulk.labels, bulk.qids, bulk.X
+        docid_arr = bulk.docids.astype(str)
+        if X is None:
+            X = np.zeros((len(labels), 0))
+    else:
+        linenos, labels, qids, docid_arr, X = _read_lines(decode(raw, path), path, n_features,
+                                                          what, features)
+    qid_arr = np.asarray(qids, dtype=np.int64)
+    try:
+        offsets = offsets_from_qid(qid_arr, path)
+    except InputError:
+        seen: set[int] = set()
+        prev = None
+        for lineno, q in zip(np.asarray(linenos).tolist(), qid_arr.tolist()):
+            if q != prev and q in seen:
+                raise InputError(
+                    f"documents of qid {q} are not contiguous (the query reappears here)",
+                    path, lineno,
+                ) from None
+            seen.add(q)
+            prev = q
+        raise
+    if docid_warning:
+        _warn_docids(path, docid_arr, qid_arr, offsets, linenos)
+    return Dataset(
+        X=X,
+        y=np.asarray(labels, dtype=np.int64),
+        qid=qid_arr,
+        offsets=offsets,
+        docid=docid_arr,
+        source=path,
+    )
+
+
+def _read_lines(text: str, path: str, n_features: int | None, what: str, features: bool):
+    """(line numbers, labels, qids, docids, features) of the data lines of ``text``, line by
+    line: errors name the line at fault."""
     labels: list[int] = []
     qids: list[int] = []
     docids: list[str] = []
@@ -323,32 +366,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     if bad.any():
         row, col = np.argwhere(bad)[0]
         raise InputError(f"feature {col + 1} is {X[row, col]} (not finite)", path, linenos[row])
-    qid_arr = np.asarray(qids, dtype=np.int64)
-    try:
-        offsets = offsets_from_qid(qid_arr, path)
-    except InputError:
-        seen: set[int] = set()
-        prev = None
-        for lineno, q in zip(linenos, qids):
-            if q != prev and q in seen:
-                raise InputError(
-                    f"documents of qid {q} are not contiguous (the query reappears here)",
-                    path, lineno,
-                ) from None
-            seen.add(q)
-            prev = q
-        raise
-    docid_arr = np.asarray(docids, dtype=str)
-    if docid_warning:
-        _warn_docids(path, docid_arr, qid_arr, offsets, linenos)
-    return Dataset(
-        X=X,
-        y=np.asarray(labels, dtype=np.int64),
-        qid=qid_arr,
-        offsets=offsets,
-        docid=docid_arr,
-        source=path,
-    )
+    return linenos, labels, qids, np.asarray(docids, dtype=str), X
 
 
 def _warn_docids(path: str, docid: np.ndarray, qid: np.ndarray, offsets: np.ndarray,
