@@ -69,7 +69,10 @@ def parse_bulk(raw: bytes, limit: int, width: int | None, keep: bool, *,
     if kernel is None:
         kernel = "numba" in sys.modules
     if kernel:
-        from .letor_kernel import parse_chunk
+        from .letor_kernel import parse_chunk as scan
+
+        def parse_chunk(chunk, limit):
+            return scan(chunk, limit, POW10, odd_values)
     else:
         parse_chunk = _parse_chunk
     parts = []

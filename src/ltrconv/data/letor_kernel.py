@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import njit
-from .letor_bulk import POW10, odd_values
 
 _FAIL = -1
 
@@ -131,16 +130,17 @@ def _scan(buf, limit, pow10, line, label, qid, comment, row, index, value, odd):
     return lines, tokens, odds, lineno
 
 
-def parse_chunk(chunk: bytes, limit: int):
+def parse_chunk(chunk: bytes, limit: int, pow10: np.ndarray, odd_values):
     """What :func:`ltrconv.data.letor_bulk._parse_chunk` returns, from one pass of
-    :func:`_scan`."""
+    :func:`_scan`; ``pow10`` and ``odd_values`` are that module's (10^k as doubles, and the
+    reading of the values the kernel leaves to ``float``)."""
     buf = np.frombuffer(chunk, np.uint8)
     most_lines, most_tokens = len(chunk) // 8 + 1, len(chunk) // 3 + 1  # 0 qid:0 / 1:
     line, qid = np.empty(most_lines, np.int64), np.empty(most_lines, np.int64)
     label, docid = np.empty(most_lines, np.uint8), np.empty((most_lines, 2), np.int64)
     row, index = np.empty(most_tokens, np.int64), np.empty(most_tokens, np.int64)
     value, odd = np.empty(most_tokens), np.empty((most_tokens, 3), np.int64)
-    lines, tokens, odds, n_lines = _scan(buf, limit, POW10, line, label, qid, docid, row, index,
+    lines, tokens, odds, n_lines = _scan(buf, limit, pow10, line, label, qid, docid, row, index,
                                          value, odd)
     if lines == _FAIL:
         return None
