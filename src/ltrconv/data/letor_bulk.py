@@ -79,6 +79,7 @@ def parse_bulk(raw: bytes, limit: int, width: int | None, keep: bool, *,
     start, line0, rows = 0, 0, 0
     X = None
     cols = width or 1
+    most_rows = raw.count(b"\n") + (not raw.endswith(b"\n")) if keep else 0
     while start < len(raw):
         end = raw.find(b"\n", start + CHUNK_BYTES)
         end = len(raw) if end < 0 else end + 1
@@ -91,7 +92,7 @@ def parse_bulk(raw: bytes, limit: int, width: int | None, keep: bool, *,
             if X is None or top > cols:
                 cols = max(cols, top)
                 try:
-                    grown = np.zeros((raw.count(b"\n") + (not raw.endswith(b"\n")), cols))
+                    grown = np.zeros((most_rows, cols))
                 except MemoryError:
                     return None
                 if X is not None:
@@ -198,14 +199,7 @@ def _qids(b: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray | Non
     digits = start + 4
     if ((b[digits] == 48) & (length > 1)).any():
         return None
-    q = np.zeros(len(start), dtype=np.int64)
-    for j in range(int(length.max())):
-        d = (b[digits + j] - 48).astype(np.int64)
-        on = length > j
-        if (on & (d > 9)).any():
-            return None
-        q = np.where(on, q * 10 + d, q)
-    return q
+    return _decimal(b, digits, length)
 
 
 def _index(b: np.ndarray, start: np.ndarray, length: np.ndarray, limit: int) -> np.ndarray | None:
@@ -214,16 +208,23 @@ def _index(b: np.ndarray, start: np.ndarray, length: np.ndarray, limit: int) -> 
         return np.zeros(0, dtype=np.int64)
     if length.max() > 9:
         return None
-    i = np.zeros(len(start), dtype=np.int64)
+    i = _decimal(b, start, length)
+    if i is None or i.min() < 1 or i.max() > limit:
+        return None
+    return i
+
+
+def _decimal(b: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray | None:
+    """The numbers written by the ``length`` (at least 1, at most 18) digits at ``start``, or
+    None if any of those bytes is not a digit."""
+    out = np.zeros(len(start), dtype=np.int64)
     for j in range(int(length.max())):
-        d = b[start + j] - 48
+        d = b[start + j] - 48  # uint8: a byte below '0' wraps past 9
         on = length > j
         if (on & (d > 9)).any():
             return None
-        i = np.where(on, i * 10 + d, i)
-    if i.min() < 1 or i.max() > limit:
-        return None
-    return i
+        out = np.where(on, out * 10 + d, out)
+    return out
 
 
 def _values(b: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray | None:

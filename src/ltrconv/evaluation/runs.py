@@ -170,7 +170,7 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         rq = r_q[rows]
         if len(rq) and (rq[1:] < rq[:-1]).any():  # a run grouped by query is in order already
             rows = _subset(rows, np.argsort(rq, kind="stable"))
-        if conv.depth is not None and len(r_q[rows]):  # before unjudged ones go, as trec_eval -M -J
+        if conv.depth is not None and len(rq):  # before unjudged ones go, as trec_eval -M -J
             rows = _subset(rows, _top_depth(r_q[rows], run.value[rows], ids.doc_rank(rows),
                                             conv, conv.depth))
         if conv.unjudged == "drop":  # a negative grade is no judgment here (trec_eval -J)
