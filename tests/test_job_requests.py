@@ -89,6 +89,8 @@ def test_script_derives_the_measured_block(tmp_path, capsys):
     (tmp_path / "resources" / "MQ2008" / "blob").write_bytes(b"x" * 3 * 2**20)
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     before = config["resources"]["measured"]["jobs"]
+    # expected by hand: the largest seconds written above, rounded up (wall 0.64 -> 1 and
+    # 4.87 -> 5; CPU, half of those, 0.32 -> 1 and 2.435 -> 3)
     for seconds, s_acquire, s_train in (("wall", 1, 5), ("cpu", 1, 3)):
         assert _script().main(["--root", str(tmp_path), "--yaml", "--seconds", seconds]) == 0
         block = yaml.safe_load(capsys.readouterr().out)["measured"]
