@@ -16,6 +16,7 @@ from ltrconv.data.conventions_file import load_conventions
 from ltrconv.evaluation.convention_set import BUILTINS
 from ltrconv.errors import InputError
 from ltrconv.evaluation import conventions as C
+from ltrconv.evaluation import axes as A
 from ltrconv.evaluation.conventions import Convention
 from ltrconv.evaluation.metrics import evaluate
 from ltrconv.evaluation.scorer import NDCGScorer
@@ -277,7 +278,7 @@ REAL_LABEL_CONVENTIONS = ["sklearn", "sklearn-ignore-ties", "catboost", "catboos
                           "catboost-position", "ranx", "ranx-burges", "torchmetrics"] + [
     c for c in NEW_AXES if c.labels != "int"] + [
     Convention(gain="linear", labels="real", negative="keep", ties=t, rel=2, pk="k", empty="skip")
-    for t in C.TIE_POLICIES if t != "docid-desc"]
+    for t in A.BY_NAME["ties"].choices if t != "docid-desc"]
 
 
 @pytest.mark.parametrize("trial", range(8))

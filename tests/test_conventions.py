@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from ltrconv.data.conventions_file import load_conventions
 from ltrconv.evaluation import conventions as C
+from ltrconv.evaluation import axes as A
 from ltrconv.evaluation.convention_set import BUILTINS, ConventionSet
 from ltrconv.evaluation.spec import MetricSpec
 
@@ -162,14 +163,14 @@ def test_accepted_spellings(text, name):
 
 
 gains = st.one_of(
-    st.sampled_from(C.GAIN_KINDS),
+    st.sampled_from(A.GAIN_KINDS),
     st.dictionaries(st.integers(0, 5), st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=4))
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(1, 10**5), gains, st.sampled_from(C.DISCOUNTS),
-       st.floats(0, 1, allow_nan=False), st.sampled_from(C.SHORT_POLICIES),
-       st.sampled_from(C.TIE_POLICIES), st.integers(1, 4), st.sampled_from(C.PK_DENOMINATORS))
+@given(st.integers(1, 10**5), gains, st.sampled_from(A.BY_NAME["disc"].choices),
+       st.floats(0, 1, allow_nan=False), st.sampled_from(A.BY_NAME["short"].choices),
+       st.sampled_from(A.BY_NAME["ties"].choices), st.integers(1, 4), st.sampled_from(A.BY_NAME["pk"].choices))
 def test_any_metric_round_trips(k, gain, disc, empty, short, ties, rel, pk):
     conv = C.Convention(gain=gain, disc=disc, empty=empty, short=short, ties=ties, rel=rel, pk=pk)
     assert_round_trips(MetricSpec(k, conv))
@@ -284,7 +285,7 @@ def test_built_in_conventions_are_fixed():
 def test_tie_policies_are_named_once():
     from ltrconv.evaluation import ties
 
-    assert C.TIE_POLICIES == ties.POLICIES == tuple(ties.CODES)
+    assert A.BY_NAME["ties"].choices == ties.POLICIES == tuple(ties.CODES)
     for policy, code in ties.CODES.items():
         assert getattr(ties, policy.upper().replace("-", "_")) == code
     assert sorted(ties.CODES.values()) == list(range(len(ties.CODES)))

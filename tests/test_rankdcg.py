@@ -228,6 +228,7 @@ def test_other_columns_unchanged():
 
 def test_parallel_kernel_agrees():
     from ltrconv.evaluation import _kernels as K
+    from ltrconv.evaluation.compiled import Compiled, Lists
 
     rng = np.random.default_rng(9)
     offsets = np.concatenate([[0], np.cumsum(rng.integers(1, 30, 200))]).astype(np.int64)
@@ -238,10 +239,12 @@ def test_parallel_kernel_agrees():
     codes = np.array([0, 2, 3, 4], dtype=np.int64)
     gains = np.tile(np.exp2(np.arange(4)) - 1.0, (4, 1))
     cutoffs = np.arange(1, 11, dtype=np.int64)
-    args = (y, s, tie, offsets, gains, np.argsort(-gains, axis=1, kind="stable"),
-            np.tile(1.0 / np.log2(np.arange(2.0, 32.0)), (4, 1)), cutoffs, codes,
-            np.array([0.0, 0.5, 1.0, 0.0]), np.zeros(4, dtype=bool), np.ones(4, dtype=np.int64),
-            np.zeros(4, dtype=bool), (np.exp2(np.arange(4)) - 1.0) / 8.0, True, False)
+    comp = Compiled(gains=gains, ideal=np.argsort(-gains, axis=1, kind="stable"),
+                    discs=np.tile(1.0 / np.log2(np.arange(2.0, 32.0)), (4, 1)), ties=codes,
+                    rels=np.ones(4, dtype=np.int64), pk_k=np.zeros(4, dtype=bool),
+                    empties=np.array([0.0, 0.5, 1.0, 0.0]),
+                    err_stop=(np.exp2(np.arange(4)) - 1.0) / 8.0)
+    args = (Lists(y, s, tie, offsets), comp, cutoffs, True, False)
     a = K.all_query_metrics(*args, 1)
     b = K.all_query_metrics_parallel(*args, 7)
     assert a.shape == (4, 200, 4 * 10 + 3)

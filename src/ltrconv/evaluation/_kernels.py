@@ -191,20 +191,26 @@ def average_in_place(values, ends):
 
 
 @njit(cache=True)
-def sorted_query_metrics(ls, n, counts, ends, gain_table, ideal_labels, disc, cutoffs, tie_code,
-                         empty, short_zero, divide_negative, rel, pk_k, err_stop, g, r, out):
-    """All metrics of one query of ``n`` documents, given the labels of its first m ranks in
-    ranked order (``ls``, m <= n) and the number of documents of each label (``counts``).
+def sorted_query_metrics(ls, ends, counts, comp, c, cutoffs, work, out):
+    """All metrics of one query under convention ``c`` of ``comp`` (a :class:`~ltrconv.
+    evaluation.compiled.Compiled`), given the labels of its first m ranks in ranked order
+    (``ls``) and the number of documents of each label (``counts``, summing to the query's n >=
+    m).
 
-    ``ends`` marks tie groups (used under ``AVERAGE`` only); ``ideal_labels`` lists the labels
-    by gain, highest first (the ideal order); ``err_stop[l]`` is ERR's stopping probability
-    of grade l; ``cutoffs`` ascending; ``g``, ``r`` are scratch buffers (length >= m). Layout
-    with C = len(cutoffs): NDCG[C], DCG[C], P[C], ERR[C], AP, RR. The cutoff metrics need m >=
-    min(n, last cutoff) and whole tie groups; AP and RR need the whole ranking (m = n) and are
-    NaN otherwise. Under ``AVERAGE`` every value is the expectation over the orders of tied
-    documents; ERR is NaN there (it has no closed form). NDCG@k is ``empty`` where IDCG@k <= 0,
-    or only where IDCG@k = 0 with ``divide_negative`` (a negative IDCG needs negative gains).
+    ``ends`` marks tie groups (used under ``AVERAGE`` only); ``cutoffs`` ascending; ``work`` is
+    a pair of scratch buffers (length >= m). Layout with C = len(cutoffs): IDCG[C], DCG[C],
+    P[C], ERR[C], AP, RR; NDCG@k is made of DCG@k and IDCG@k by
+    :func:`ltrconv.evaluation.compiled.ndcg`, the one place its rule is written. The cutoff
+    metrics need m >= min(n, last cutoff) and whole tie groups; AP and RR need the whole
+    ranking (m = n) and are NaN otherwise. Under ``AVERAGE`` every value is the expectation
+    over the orders of tied documents; ERR is NaN there (it has no closed form).
     """
+    gain_table, ideal_labels, disc = comp.gains[c], comp.ideal[c], comp.discs[c]
+    tie_code, rel, pk_k, err_stop = comp.ties[c], comp.rels[c], comp.pk_k[c], comp.err_stop
+    g, r = work
+    n = 0
+    for lab in range(len(counts)):
+        n += counts[lab]
     m = len(ls)
     C = len(cutoffs)
     avg = tie_code == AVERAGE
@@ -221,7 +227,7 @@ def sorted_query_metrics(ls, n, counts, ends, gain_table, ideal_labels, disc, cu
     acc_r = 0.0
     acc_e = 0.0
     p_cont = 1.0
-    c = 0
+    j = 0  # the next cutoff
     for p in range(min(n, cutoffs[C - 1])):
         if avg:
             acc_d += g[p] * disc[p]
@@ -237,18 +243,13 @@ def sorted_query_metrics(ls, n, counts, ends, gain_table, ideal_labels, disc, cu
             ideal_left = counts[ideal_labels[ideal_i]]
         acc_i += gain_table[ideal_labels[ideal_i]] * disc[p]
         ideal_left -= 1
-        while c < C and (cutoffs[c] == p + 1 or (p == n - 1 and cutoffs[c] > n)):
-            k = cutoffs[c]
-            if acc_i == 0.0 or (acc_i < 0.0 and not divide_negative):
-                out[c] = empty
-            elif short_zero and n < k:
-                out[c] = 0.0
-            else:
-                out[c] = acc_d / acc_i
-            out[C + c] = acc_d
-            out[2 * C + c] = acc_r / (k if pk_k else min(k, n))
-            out[3 * C + c] = np.nan if avg else acc_e
-            c += 1
+        while j < C and (cutoffs[j] == p + 1 or (p == n - 1 and cutoffs[j] > n)):
+            k = cutoffs[j]
+            out[j] = acc_i
+            out[C + j] = acc_d
+            out[2 * C + j] = acc_r / (k if pk_k else min(k, n))
+            out[3 * C + j] = np.nan if avg else acc_e
+            j += 1
     if m < n:
         out[4 * C] = np.nan
         out[4 * C + 1] = np.nan
@@ -263,10 +264,10 @@ def sorted_query_metrics(ls, n, counts, ends, gain_table, ideal_labels, disc, cu
     found = False
     i = 0
     while i < n and seen_rel < n_rel:
-        j = ends[i] if avg else i + 1
-        size = j - i
+        end = ends[i] if avg else i + 1
+        size = end - i
         grel = 0.0
-        for p in range(i, j):
+        for p in range(i, end):
             grel += 1.0 if ls[p] >= rel else 0.0
         if grel > 0:
             for t in range(1, size + 1):
@@ -280,7 +281,7 @@ def sorted_query_metrics(ls, n, counts, ends, gain_table, ideal_labels, disc, cu
                     p_none *= 1.0 - hit
                 found = True
         seen_rel += grel
-        i = j
+        i = end
     out[4 * C] = ap / n_rel if n_rel > 0 else 0.0
     out[4 * C + 1] = rr
 
@@ -333,21 +334,22 @@ def sorted_query_rankdcg(ls, ends, tie_code, empty, counts, relp, disc, g):
     return min(max((got - worst) / (best - worst), 0.0), 1.0)
 
 
-def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels, discs, cutoffs,
-                       tie_codes, empties, short_zeros, rels, pk_ks, err_stop, rankdcg, top_only,
-                       n_chunks, divides=None):
-    """Metrics of every query under every convention: out[convention, query, metric].
+def _all_query_metrics(lists, comp, cutoffs, rankdcg, top_only, n_chunks):
+    """Metrics of every query of ``lists`` (a :class:`~ltrconv.evaluation.compiled.Lists`)
+    under every convention of ``comp`` (a :class:`~ltrconv.evaluation.compiled.Compiled`):
+    out[convention, query, metric], in :func:`sorted_query_metrics`' layout.
 
-    Per-convention parameters are arrays with one row/entry per convention, sorted by tie
-    code; conventions that share a tie policy share one sort of each query. ``rankdcg`` adds a
-    last column, :func:`sorted_query_rankdcg`. ``top_only`` ranks only as far as the last
-    cutoff (:func:`top_order_into`), leaving AP and RR NaN. Queries are split into
-    ``n_chunks`` runs, each with its own scratch buffers (the parallel unit). ``divides``
-    (default: none) marks the conventions whose negative IDCG divides (see
-    :func:`sorted_query_metrics`).
+    The conventions of ``comp`` are sorted by tie code; those that share a tie policy share one
+    sort of each query. ``rankdcg`` adds a last column, :func:`sorted_query_rankdcg`.
+    ``top_only`` ranks only as far as the last cutoff (:func:`top_order_into`), leaving AP and
+    RR NaN. Queries are split into ``n_chunks`` runs, each with its own scratch buffers (the
+    parallel unit).
     """
+    labels, scores, tiekey, offsets = lists
+    tie_codes = comp.ties
     nq = len(offsets) - 1
     nc = len(tie_codes)
+    n_labels = comp.gains.shape[1]
     width = 4 * len(cutoffs) + 2
     out = np.empty((nc, nq, width + 1 if rankdcg else width))
     n_max = 0
@@ -359,10 +361,9 @@ def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_label
         order = np.empty(n_max, dtype=np.int64)
         ls = np.empty(n_max, dtype=labels.dtype)
         ends = np.empty(n_max, dtype=np.int64)
-        counts = np.empty(gain_tables.shape[1], dtype=np.int64)
-        g = np.empty(n_max)
-        r = np.empty(n_max)
-        relp = np.empty(gain_tables.shape[1] if rankdcg else 0, dtype=np.int64)
+        counts = np.empty(n_labels, dtype=np.int64)
+        work = (np.empty(n_max), np.empty(n_max))
+        relp = np.empty(n_labels if rankdcg else 0, dtype=np.int64)
         rdisc = np.empty(n_max if rankdcg else 0)
         for q in range(bounds[ch], bounds[ch + 1]):
             a, b = offsets[q], offsets[q + 1]
@@ -386,17 +387,12 @@ def _all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_label
                     group_ends_into(ends[:m], scores[a:b], order[:m])
                 c = first
                 while c < nc and tie_codes[c] == code:
-                    if divides is None:
-                        divide = False
-                    else:
-                        divide = divides[c]
-                    sorted_query_metrics(ls[:m], n, counts, ends[:m], gain_tables[c],
-                                         ideal_labels[c], discs[c], cutoffs, code, empties[c],
-                                         short_zeros[c], divide, rels[c], pk_ks[c],
-                                         err_stop, g, r, out[c, q])
+                    sorted_query_metrics(ls[:m], ends[:m], counts, comp, c, cutoffs, work,
+                                         out[c, q])
                     if rankdcg:
                         out[c, q, width] = sorted_query_rankdcg(ls[:n], ends[:n], code,
-                                                                empties[c], counts, relp, rdisc, g)
+                                                                comp.empties[c], counts, relp,
+                                                                rdisc, work[0])
                     c += 1
                 first = c
     return out

@@ -51,13 +51,12 @@ def sequential_sums(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray)
     return out
 
 
-def all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels, discs, cutoffs,
-                      tie_codes, empties, short_zeros, rels, pk_ks, err_stop, divides=None):
-    """out[convention, query, metric], the layout and arguments of the numba kernel (without its
-    ``rankdcg``, ``top_only`` and ``n_chunks``)."""
+def all_query_metrics(lists, comp, cutoffs):
+    """out[convention, query, metric], the arguments (``lists``, ``comp``, ``cutoffs``) and
+    layout of the numba kernel (without its ``rankdcg``, ``top_only`` and ``n_chunks``)."""
+    labels, scores, tiekey, offsets = lists
+    tie_codes = comp.ties
     nq, nc, C = len(offsets) - 1, len(tie_codes), len(cutoffs)
-    if divides is None:
-        divides = np.zeros(nc, dtype=bool)
     out = np.empty((nc, nq, 4 * C + 2))
     sizes = np.diff(offsets)
     qpos = np.repeat(np.arange(nq), sizes)
@@ -73,17 +72,15 @@ def all_query_metrics(labels, scores, tiekey, offsets, gain_tables, ideal_labels
             first[offsets[:-1]] = True
         groups = TieGroups(first, qpos, pos)
         for c in np.flatnonzero(tie_codes == code):
-            # the ideal order: each query's labels by their place in ideal_labels
-            n_labels = len(ideal_labels[c])
+            # the ideal order: each query's labels by their place in comp.ideal[c]
+            n_labels = len(comp.ideal[c])
             rank_of_label = np.empty(n_labels, dtype=np.int64)
-            rank_of_label[ideal_labels[c]] = np.arange(n_labels)
+            rank_of_label[comp.ideal[c]] = np.arange(n_labels)
             key = np.sort(qpos * n_labels + rank_of_label[labels])  # queries stay in place
-            ideal = ideal_labels[c][key - qpos * n_labels]
+            ideal = comp.ideal[c][key - qpos * n_labels]
             vals = np.empty((nq, 4 * C + 2))
-            vals[by_size, :4 * C] = cutoff_metrics(
-                q, ranked, ideal, groups, gain_tables[c], discs[c], cutoffs, code == AVERAGE,
-                empties[c], short_zeros[c], divides[c], rels[c], pk_ks[c], err_stop)
-            vals[:, 4 * C], vals[:, 4 * C + 1] = ap_rr(ranked, groups, rels[c], nq, qpos)
+            vals[by_size, :4 * C] = cutoff_metrics(q, ranked, ideal, groups, comp, c, cutoffs)
+            vals[:, 4 * C], vals[:, 4 * C + 1] = ap_rr(ranked, groups, comp.rels[c], nq, qpos)
             out[c] = vals
     return out
 
@@ -112,9 +109,11 @@ class TieGroups:
         self.query = qpos[self.first]
 
 
-def cutoff_metrics(q: Queries, ranked, ideal, groups: TieGroups, gain_table, disc, cutoffs, avg,
-                   empty, short_zero, divide_negative, rel, pk_k, err_stop) -> np.ndarray:
-    """NDCG, DCG, P and ERR at each cutoff for the queries of ``q`` (longest first)."""
+def cutoff_metrics(q: Queries, ranked, ideal, groups: TieGroups, comp, c, cutoffs) -> np.ndarray:
+    """IDCG, DCG, P and ERR at each cutoff under convention ``c`` of ``comp`` for the queries
+    of ``q`` (longest first)."""
+    gain_table, disc, err_stop = comp.gains[c], comp.discs[c], comp.err_stop
+    avg, rel, pk_k = comp.ties[c] == AVERAGE, comp.rels[c], comp.pk_k[c]
     C = len(cutoffs)
     g = gain_table[ranked]
     r = np.where(ranked >= rel, 1.0, 0.0)
@@ -132,12 +131,9 @@ def cutoff_metrics(q: Queries, ranked, ideal, groups: TieGroups, gain_table, dis
     def record(lo: int, hi: int, c_lo: int, c_hi: int) -> None:
         """Values at cutoffs c_lo:c_hi of queries lo:hi, whose last rank for them is this one."""
         k = cutoffs[c_lo:c_hi]
-        d, i, n = acc_d[lo:hi, None], acc_i[lo:hi, None], q.size[lo:hi, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = d / i
-        fixed = (i == 0.0) | ((i < 0.0) & (not divide_negative))
-        res[lo:hi, c_lo:c_hi] = np.where(fixed, empty, np.where(short_zero & (n < k), 0.0, ratio))
-        res[lo:hi, C + c_lo:C + c_hi] = d
+        n = q.size[lo:hi, None]
+        res[lo:hi, c_lo:c_hi] = acc_i[lo:hi, None]
+        res[lo:hi, C + c_lo:C + c_hi] = acc_d[lo:hi, None]
         res[lo:hi, 2 * C + c_lo:2 * C + c_hi] = acc_r[lo:hi, None] / (k if pk_k else np.minimum(k, n))
         res[lo:hi, 3 * C + c_lo:3 * C + c_hi] = np.nan if avg else acc_e[lo:hi, None]
 
@@ -151,12 +147,12 @@ def cutoff_metrics(q: Queries, ranked, ideal, groups: TieGroups, gain_table, dis
             acc_e[:m] += p_cont[:m] * stop / (j + 1.0)
             p_cont[:m] *= 1.0 - stop
         acc_i[:m] += gain_table[ideal[at]] * disc[j]
-        c = int(np.searchsorted(cutoffs, j + 1))  # cutoffs[c:] >= j + 1
-        if c < C and cutoffs[c] == j + 1:  # every running query ends k = j + 1 here
-            record(0, m, c, c + 1)
-            c += 1
-        if c < C and q.running[j + 1] < m:  # queries of j + 1 documents end every larger k
-            record(q.running[j + 1], m, c, C)
+        at_k = int(np.searchsorted(cutoffs, j + 1))  # cutoffs[at_k:] >= j + 1
+        if at_k < C and cutoffs[at_k] == j + 1:  # every running query ends k = j + 1 here
+            record(0, m, at_k, at_k + 1)
+            at_k += 1
+        if at_k < C and q.running[j + 1] < m:  # queries of j + 1 documents end every larger k
+            record(q.running[j + 1], m, at_k, C)
     return res
 
 

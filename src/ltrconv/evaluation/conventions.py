@@ -1,34 +1,11 @@
 """NDCG conventions as value objects.
 
-A convention fixes every detail on which public NDCG tools disagree:
-
-* ``gain``: ``exp`` (2^l - 1), ``linear`` (l) or an explicit label->gain map;
-* ``disc``: ``log2`` (1/log2(r+1)), ``letor`` (1 for r <= 2, 1/log2(r) for r >= 3) or
-  ``position`` (1/r);
-* ``empty``: NDCG of a query without relevant document (IDCG = 0), a number in [0, 1], or
-  ``skip``: the query is left out (NaN in per-query values, left out of every mean);
-* ``short``: NDCG@k of a query with n < k documents, ``truncate`` (= NDCG@n) or ``zero``;
-* ``ties``: order of tied scores, ``input-order``, ``docid-desc`` (scores compared as
-  float32, ties by docid descending in byte order), or tie-aware ``average`` (expected value
-  over all orders of the tied documents), ``pessimistic`` (worst first), ``optimistic``, or
-  a library's sort artefact, ``numpy-argsort-reversed`` or ``numba-quicksort``
-  (:mod:`ltrconv.evaluation.ties`);
-* ``rel``: label threshold for P@k, MAP, RR;
-* ``pk``: denominator of P@k, ``k`` or ``min`` (= min(k, n));
-* ``scores``: ``float32`` compares scores rounded to float32, whatever the tie policy
-  (``docid-desc`` always does); ``float64`` otherwise;
-* ``labels``: labels accepted, ``int`` (integers), ``real`` (any real number) or ``trunc``
-  (any real number, truncated toward zero to an integer first);
-* ``negative``: negative labels, ``refuse``d, counted as label 0 (``zero``), or kept with the
-  gain formula's value (``keep``: a query with IDCG <= 0 takes the ``empty`` value;
-  ``keep-divide``: only IDCG = 0 does, IDCG < 0 divides like any other);
-* ``max_label``: the largest label accepted (a tool's limit), or none;
-* ``ideal``, ``unjudged``, ``missing``, ``duplicates``, ``depth``: how a run meets its qrels
-  (:mod:`ltrconv.evaluation.ir_axes`); no effect on LETOR input.
-
-Only the first seven are spelled out in every canonical string; the others appear when they
-differ from their defaults (``scores`` from the tie policy's, ``labels=int``,
-``negative=refuse``, no ``max_label``, and the run axes' defaults).
+A convention fixes every detail on which public NDCG tools disagree: gain, discount, the value
+of a query without relevant document (``empty``), NDCG@k of a query shorter than k
+(``short``), the order of tied scores (``ties``), how labels are read, and how a run meets its
+qrels. Each axis is declared once, in :data:`ltrconv.evaluation.axes.AXES` (its values,
+default, meaning and checks); :class:`Convention` has one field per axis, and a query's value
+where several rules apply is decided in :mod:`ltrconv.evaluation.compiled`.
 
 Conventions are frozen, hashable and round-trip through their canonical string (the grammar,
 and a metric ``ndcg@K:CONVENTION`` built on it, in :class:`ltrconv.evaluation.spec.MetricSpec`)::
@@ -45,211 +22,40 @@ change; :func:`get` reads names against them. A conventions file's conventions m
 from __future__ import annotations
 
 import difflib
-import math
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, make_dataclass, replace
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
 from ..errors import ECHO_LIMIT, LtrconvError, printable, shown
-from . import ir_axes
+from . import axes
+from .axes import AXES, MAX_GAIN, SKIP  # noqa: F401  (MAX_GAIN: the gain map's bound)
 from .ir_tools import IR_TOOLS
 from .libraries import LIBRARIES, Library
-from .queries import MAX_LABEL
-from .ties import POLICIES as TIE_POLICIES
 
-DISCOUNTS = ("log2", "letor", "position")
-SHORT_POLICIES = ("truncate", "zero")
-PK_DENOMINATORS = ("k", "min")
-GAIN_KINDS = ("exp", "linear")
-SCORE_PRECISIONS = ("float64", "float32")
-LABEL_KINDS = ("int", "real", "trunc")
-NEGATIVE_POLICIES = ("refuse", "zero", "keep", "keep-divide")
-SKIP = "skip"
 ALL = "all"
 """Not a convention: ``-c all`` asks for every built-in one, so no convention may take it."""
 
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
-
-MAX_GAIN = 2.0 ** MAX_LABEL
-"""Largest gain a label map may give: the ``exp`` gain's bound at the largest label. With it a
-query's DCG stays finite for up to 16 million documents (2^1000 x 16.7e6 < 1.8e308), while a
-gain near the float64 maximum makes the DCG of two documents inf and NDCG nan."""
 
 
 class ConventionError(LtrconvError):
     """An invalid convention parameter or an unknown convention name."""
 
 
-def _format_number(x: float) -> str:
-    return repr(int(x)) if float(x).is_integer() else repr(float(x))
-
-
-def _gain_label(k: Any, value: Any) -> int:
-    """A gain-map label: a non-negative integer (``2``, ``"2"``, ``2.0``), never a bool."""
-    if isinstance(k, str) and re.fullmatch(r"\s*[0-9]+\s*", k):
-        return int(k)
-    if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
-        return int(k)
-    if isinstance(k, (float, np.floating)) and float(k).is_integer():
-        return int(k)
-    raise ConventionError(f"gain map label {shown(k)} is not a non-negative integer, in "
-                          f"{shown(value)}")
-
-
-def _gain_value(v: Any, value: Any) -> float:
-    """A gain: a finite number >= 0 (``"3"`` allowed, bools not)."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number, str)):
-        raise ConventionError(f"gain map value {shown(v)} is not a number, in {shown(value)}")
-    try:
-        g = float(v)
-    except ValueError:
-        raise ConventionError(f"gain map value {shown(v)} is not a number, in "
-                              f"{shown(value)}") from None
-    if not math.isfinite(g) or g < 0:
-        raise ConventionError(f"gain map values must be finite and >= 0, got {shown(v)} in "
-                              f"{shown(value)}")
-    if g > MAX_GAIN:
-        raise ConventionError(f"gain map value {shown(v)} is above 2^{MAX_LABEL} (about "
-                              f"{MAX_GAIN:.3g}, the exp gain's bound at the largest label): a "
-                              f"query's DCG could overflow to inf and its NDCG be nan, in "
-                              f"{shown(value)}")
-    return g
-
-
-def _parse_gain(value: Any) -> str | tuple[tuple[int, float], ...]:
-    if isinstance(value, str) and value in GAIN_KINDS:
-        return value
-    hint = f"gain must be one of {GAIN_KINDS} or a label map like '0:0;1:1;2:3'"
-    pairs: list
-    if isinstance(value, Mapping):
-        pairs = list(value.items())
-    elif isinstance(value, (tuple, list)):
-        pairs = list(value)
-        if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
-            raise ConventionError(f"{hint} or a list of [label, gain] pairs, got {shown(value)}")
-    elif isinstance(value, str):
-        pairs = [p.split(":") for p in value.split(";")]
-        if not all(len(p) == 2 for p in pairs):
-            raise ConventionError(f"{hint}, got {shown(value)}")
-    else:
-        raise ConventionError(f"{hint}, got {shown(value)}")
-    if not pairs:
-        raise ConventionError(f"{hint}; the label map is empty")
-    items = sorted((_gain_label(k, value), _gain_value(v, value)) for k, v in pairs)
-    labels = [k for k, _ in items]
-    if len(set(labels)) != len(labels) or any(k < 0 for k in labels):
-        raise ConventionError(f"gain map needs distinct non-negative labels, got {shown(value)}")
-    return tuple(items)
-
-
-def _parse_empty(value: Any) -> float | str:
-    """A number in [0, 1] (``"0.5"`` allowed), or ``skip``."""
-    if isinstance(value, str) and value.strip() == SKIP:
-        return SKIP
-    hint = f"empty must be a number in [0, 1] or {SKIP!r}, got {shown(value)}"
-    try:
-        if isinstance(value, (bool, np.bool_)):
-            raise TypeError
-        empty = float(value)
-    except (TypeError, ValueError):
-        raise ConventionError(hint) from None
-    if not 0.0 <= empty <= 1.0:
-        raise ConventionError(hint)
-    return empty
-
-
-def _parse_scores(value: Any, ties: str) -> str | None:
-    """None where the tie policy's own precision is meant (float32 for ``docid-desc``,
-    float64 otherwise), else ``"float32"``."""
-    if value is None:
-        return None
-    if value not in SCORE_PRECISIONS:
-        raise ConventionError(f"scores must be one of {', '.join(SCORE_PRECISIONS)}; "
-                              f"got {shown(value)}")
-    if ties == "docid-desc":
-        if value == "float64":
-            raise ConventionError("scores=float64 is not available with ties=docid-desc, which "
-                                  "compares scores as float32 (trec_eval)")
-        return None
-    return None if value == "float64" else value
-
-
-def _parse_max_label(value: Any) -> int | None:
-    """None, ``"none"``, or an integer label in 0..MAX_LABEL."""
-    if value is None or (isinstance(value, str) and value.strip() == "none"):
-        return None
-    hint = f"max_label must be an integer label in 0..{MAX_LABEL} or none, got {shown(value)}"
-    if isinstance(value, (bool, np.bool_)):
-        raise ConventionError(hint)
-    if isinstance(value, str):
-        if not re.fullmatch(r"\s*[0-9]+\s*", value):
-            raise ConventionError(hint)
-        value = int(value)
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        value = int(value)
-    if not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_LABEL:
-        raise ConventionError(hint)
-    return int(value)
-
-
-@dataclass(frozen=True)
-class Convention:
-    """One way of computing NDCG (and the P@k / MAP that tools report beside it)."""
-
-    gain: str | tuple[tuple[int, float], ...] = "exp"
-    disc: str = "log2"
-    empty: float = 0.0
-    short: str = "truncate"
-    ties: str = "input-order"
-    rel: int = 1
-    pk: str = "min"
-    scores: str | None = None
-    labels: str = "int"
-    negative: str = "refuse"
-    max_label: int | None = None
-    # run-and-qrels axes (ltrconv.evaluation.ir_axes); the defaults leave LETOR results as they are
-    ideal: str = "list"
-    unjudged: str = "nonrel"
-    missing: str = "skip"
-    duplicates: str = "refuse"
-    depth: int | None = None
-    name: str | None = field(default=None, compare=False)
+class _ConventionMethods:
+    """What a :class:`Convention` does beyond holding its axes (its fields come from
+    :data:`ltrconv.evaluation.axes.AXES`)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "gain", _parse_gain(self.gain))
-        for attr, allowed in (
-            ("disc", DISCOUNTS),
-            ("short", SHORT_POLICIES),
-            ("ties", TIE_POLICIES),
-            ("pk", PK_DENOMINATORS),
-            ("labels", LABEL_KINDS),
-            ("negative", NEGATIVE_POLICIES),
-        ):
-            if getattr(self, attr) not in allowed:
-                raise ConventionError(
-                    f"{attr} must be one of {', '.join(allowed)}; got {shown(getattr(self, attr))}"
-                )
-        object.__setattr__(self, "empty", _parse_empty(self.empty))
-        object.__setattr__(self, "scores", _parse_scores(self.scores, self.ties))
-        object.__setattr__(self, "max_label", _parse_max_label(self.max_label))
         try:
-            ir = ir_axes.check({k: getattr(self, k) for k in ir_axes.DEFAULTS})
+            values = axes.check({a.name: getattr(self, a.name) for a in AXES})
         except ValueError as exc:
             raise ConventionError(str(exc)) from None
-        object.__setattr__(self, "depth", ir["depth"])
-        try:
-            if isinstance(self.rel, (bool, np.bool_)):
-                raise TypeError
-            rel = int(self.rel)
-        except (TypeError, ValueError, OverflowError):
-            raise ConventionError(f"rel must be a label >= 1, got {shown(self.rel)}") from None
-        if rel < 1 or rel > MAX_LABEL or (isinstance(self.rel, (float, np.floating)) and rel != self.rel):
-            raise ConventionError(f"rel must be an integer label in 1..{MAX_LABEL}, got "
-                                  f"{shown(self.rel)}")
-        object.__setattr__(self, "rel", rel)
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
         if self.name is not None and not _NAME_RE.fullmatch(self.name):
             raise ConventionError(f"convention name {shown(self.name)} must match "
                                   f"{_NAME_RE.pattern}")
@@ -264,26 +70,18 @@ class Convention:
         """Whether scores are compared as float32 (``scores=float32`` or ``docid-desc``)."""
         return self.scores == "float32" or self.ties == "docid-desc"
 
+    @property
+    def axes(self) -> dict[str, Any]:
+        """Every axis' value, in declaration order."""
+        return {a.name: getattr(self, a.name) for a in AXES}
+
     # ---- string forms -------------------------------------------------------------
     @property
     def canonical(self) -> str:
-        """Full parameter string, e.g. ``ndcg(gain=exp,disc=log2,empty=0,...)``: the first
-        seven parameters always, the others where they differ from their defaults."""
-        if isinstance(self.gain, str):
-            gain = self.gain
-        else:
-            gain = ";".join(f"{k}:{_format_number(v)}" for k, v in self.gain)
-        empty = self.empty if self.skips else _format_number(self.empty)
-        extra = "".join(
-            f",{key}={value}" for key, value, default in (
-                ("scores", self.scores, None), ("labels", self.labels, "int"),
-                ("negative", self.negative, "refuse"), ("max_label", self.max_label, None))
-            if value != default)
-        extra += ir_axes.canonical_extra({k: getattr(self, k) for k in ir_axes.DEFAULTS})
-        return (
-            f"ndcg(gain={gain},disc={self.disc},empty={empty},"
-            f"short={self.short},ties={self.ties},rel={self.rel},pk={self.pk}{extra})"
-        )
+        """Full parameter string, e.g. ``ndcg(gain=exp,disc=log2,empty=0,...)``: the axes
+        declared ``always`` in every string, the others where they differ from their
+        defaults (:func:`ltrconv.evaluation.axes.canonical`)."""
+        return axes.canonical(self.axes)
 
     def __str__(self) -> str:
         """Its name, unless that is a built-in convention's name (in any letter case) and this
@@ -319,7 +117,7 @@ class Convention:
         if self.gain == "linear":
             return labels
         table = dict(self.gain)
-        missing = [_format_number(v) for v in labels if v not in table]
+        missing = [axes.format_number(v) for v in labels if v not in table]
         if missing:
             raise ConventionError(
                 f"convention {self}: gain map has no value for label(s) "
@@ -344,7 +142,18 @@ class Convention:
         return replace(self, **changes)
 
 
-PARAMS = tuple(f.name for f in fields(Convention) if f.name != "name")
+Convention = make_dataclass(
+    "Convention",
+    [(a.name, a.annotation, a.default) for a in AXES]
+    + [("name", "str | None", field(default=None, compare=False))],
+    bases=(_ConventionMethods,), frozen=True)
+Convention.__module__ = __name__
+Convention.__doc__ = """One way of computing NDCG (and the P@k / MAP that tools report beside it):
+a frozen value object with one field per axis of :data:`ltrconv.evaluation.axes.AXES` (each
+checked as the declaration says) and an optional ``name``, which equality ignores."""
+
+PARAMS = axes.NAMES
+"""The axes, as a conventions file and the canonical string name them."""
 
 def reserved(name: str) -> str | None:
     """The built-in convention whose name ``name`` is, ignoring case; None if there is none."""

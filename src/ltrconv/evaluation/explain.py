@@ -1,7 +1,8 @@
 """Why two conventions give different means: the difference split into named causes.
 
 The players are the causes on which conventions A and B differ (:data:`CAUSES` groups the
-axes: ``ties`` with the score precision, ``labels`` with the label rules). With ``v(S)`` the
+axes as their declaration says: ``ties`` with the score precision, ``labels`` with the label
+rules). With ``v(S)`` the
 mean NDCG@k under A with the axes of the causes in S taken from B, cause i contributes its
 Shapley value ``phi_i = sum_{S not containing i} |S|! (n-|S|-1)! / n! (v(S + i) - v(S))``;
 the contributions sum to ``v(all) - v(none)``, B's mean minus A's, whatever the order in
@@ -19,16 +20,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import LtrconvError
+from . import axes
 from .conventions import Convention, ConventionError
 from .metrics import Evaluation
 
-CAUSES: dict[str, tuple[str, ...]] = {
-    "gain": ("gain",), "discount": ("disc",), "empty": ("empty",), "short": ("short",),
-    "ties": ("ties", "scores"), "labels": ("labels", "negative", "max_label"),
-    "rel": ("rel",), "pk": ("pk",), "ideal": ("ideal",), "unjudged": ("unjudged",),
-    "missing": ("missing",), "duplicates": ("duplicates",), "depth": ("depth",),
-}
-"""Cause name -> the convention axes it switches together."""
+CAUSES: dict[str, tuple[str, ...]] = axes.causes()
+"""Cause name -> the convention axes it switches together, from each axis' declared cause
+(:data:`ltrconv.evaluation.axes.AXES`), in declaration order."""
 
 
 @dataclass(frozen=True)

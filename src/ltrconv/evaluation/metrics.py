@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import InputError, LtrconvError, shown
 from ._numpy_kernel import all_query_metrics as numpy_all_query_metrics
 from .artefacts import sort_places
+from .compiled import Lists, Rule, compile_conventions, ndcg
 from .conventions import Convention, get
 from .labels import Labels, convention_labels
 from .queries import MAX_CUTOFF, MAX_LABEL, docid_ranks, offsets_from_qid
@@ -373,35 +374,26 @@ def evaluate(
         tiekey = docid_rank if keyed < 0 else sort_places(s, offsets, keyed)
         # group conventions by tie policy so that each query is sorted once per policy
         todo = sorted(members, key=lambda i: TIE_CODES[convs[i].ties])
-        cs = [convs[i] for i in todo]
-        gains = np.array([labs.gain_table(c) for c in cs])
-        args = (
-            labs.index, s, tiekey, offsets,
-            gains,
-            np.argsort(-gains, axis=1, kind="stable"),
-            np.array([c.discounts(disc_len) for c in cs]),
-            ks,
-            np.array([TIE_CODES[c.ties] for c in cs], dtype=np.int64),
-            np.array([np.nan if c.skips else c.empty for c in cs]),
-            np.array([c.short == "zero" for c in cs]),
-            np.array([labs.rel(c) for c in cs], dtype=np.int64),
-            np.array([c.pk == "k" for c in cs]),
-            labs.err_stop(),
-        )
-        divides = np.array([c.negative == "keep-divide" for c in cs])
+        lists = Lists(labs.index, s, tiekey, offsets)
+        comp = compile_conventions([convs[i] for i in todo], labs, disc_len)
         if numba_engine:
             import numba
 
             from . import _kernels
 
             if len(y) >= _kernels.PARALLEL_MIN_DOCS:
-                vals = _kernels.all_query_metrics_parallel(*args, rankdcg, top_only,
-                                                           8 * numba.get_num_threads(), divides)
+                vals = _kernels.all_query_metrics_parallel(lists, comp, ks, rankdcg, top_only,
+                                                           8 * numba.get_num_threads())
             else:
-                vals = _kernels.all_query_metrics(*args, rankdcg, top_only, 1, divides)
+                vals = _kernels.all_query_metrics(lists, comp, ks, rankdcg, top_only, 1)
         else:
-            vals = numpy_all_query_metrics(*args, divides)
+            vals = numpy_all_query_metrics(lists, comp, ks)
+        C = len(ks)
+        sizes = np.diff(offsets)[:, None]
         for j, i in enumerate(todo):
+            # the kernels give IDCG@k where NDCG@k goes; the rule makes NDCG@k of it
+            vals[j][:, :C] = ndcg(vals[j][:, C:2 * C], vals[j][:, :C], sizes, ks,
+                                  Rule.of(convs[i]))
             vals_of[i] = vals[j]
     ndcg_cols = [j for j, c in enumerate(every) if c.startswith("NDCG@")]
     keep = [every.index(c) for c in columns] if len(columns) < len(every) else None
