@@ -13,7 +13,7 @@ import numpy as np
 from ..jit import njit, prange
 
 from ..errors import InputError, LtrconvError
-from . import _kernels
+from . import _kernels, compiled
 from ._kernels import PARALLEL_MIN_DOCS, expected_by_position, group_ends, precedes, rank_order
 from .artefacts import sort_places
 from .conventions import Convention, get
@@ -61,28 +61,30 @@ def ideal_dcg(gains_q, disc, k):
 
 
 @njit(cache=True)
-def query_ndcg(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idcg, fallback):
-    """NDCG@k of one query given 1/IDCG@k (0 when the convention fixes the value)."""
-    if inv_idcg == 0.0:
-        return fallback
-    order = rank_order(scores_q, labels_q, tiekey_q, tie_code)
-    g = gains_q[order]
-    if tie_code == AVERAGE:
-        g = expected_by_position(g, group_ends(scores_q[order], tie_code))
-    m = min(k, len(g))
+def query_ndcg(arrays, scores, tiekey, q):
+    """NDCG@k of query ``q`` ranked by ``scores`` (all documents'; ``tiekey`` likewise, as
+    :meth:`NDCGScorer.per_query` gives it) under the convention of ``arrays`` (a
+    :class:`QueryArrays`): its fixed value where ``inv_idcg`` is 0, else DCG@k / IDCG@k."""
+    if arrays.inv_idcg[q] == 0.0:
+        return arrays.fallback[q]
+    a, b = arrays.offsets[q], arrays.offsets[q + 1]
+    scores_q = scores[a:b]
+    order = rank_order(scores_q, arrays.labels[a:b], tiekey[a:b], arrays.tie_code)
+    g = arrays.gains[a:b][order]
+    if arrays.tie_code == AVERAGE:
+        g = expected_by_position(g, group_ends(scores_q[order], arrays.tie_code))
+    m = min(arrays.k, len(g))
     total = 0.0
     for p in range(m):
-        total += g[p] * disc[p]
-    return total * inv_idcg
+        total += g[p] * arrays.disc[p]
+    return total * arrays.inv_idcg[q]
 
 
-def _all_query_ndcg(gains, scores, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, fallback):
-    nq = len(offsets) - 1
+def _all_query_ndcg(arrays, scores, tiekey):
+    nq = len(arrays.offsets) - 1
     out = np.empty(nq)
     for q in prange(nq):
-        a, b = offsets[q], offsets[q + 1]
-        out[q] = query_ndcg(gains[a:b], scores[a:b], labels[a:b], tiekey[a:b], disc, k,
-                            tie_code, inv_idcg[q], fallback[q])
+        out[q] = query_ndcg(arrays, scores, tiekey, q)
     return out
 
 
@@ -119,8 +121,9 @@ class NDCGScorer:
     """NDCG@k under one convention for fixed labels and query structure.
 
     Precomputes gains and 1/IDCG@k; queries whose NDCG the convention fixes regardless of the
-    order (IDCG = 0, or n < k under ``short=zero``) get ``inv_idcg = 0`` and their fixed value.
-    Under ``empty=skip`` that value is NaN: such a query adds nothing to the objective and
+    order (:func:`ltrconv.evaluation.compiled.fixed`: IDCG@k = 0, a negative IDCG@k unless
+    ``negative=keep-divide``, n < k under ``short=zero``) get ``inv_idcg = 0`` and their fixed
+    value. Under ``empty=skip`` that value is NaN: such a query adds nothing to the objective and
     :meth:`mean` leaves it out (``counted`` marks the others).
     """
 
@@ -147,19 +150,12 @@ class NDCGScorer:
         self.tiekey = docid_ranks(docid if self.tie_code == DOCID_DESC else None, len(self.y))
         sizes = np.diff(self.offsets)
         nq = len(sizes)
-        divide = self.convention.negative == "keep-divide"
-        empty = np.nan if self.convention.skips else self.convention.empty
-        self.inv_idcg = np.zeros(nq)
-        self.fallback = np.zeros(nq)
-        for q in range(nq):
-            a, b = self.offsets[q], self.offsets[q + 1]
-            idcg = ideal_dcg(self.gains[a:b], self.disc, self.k)
-            if idcg == 0 or (idcg < 0 and not divide):
-                self.fallback[q] = empty
-            elif self.convention.short == "zero" and sizes[q] < self.k:
-                self.fallback[q] = 0.0
-            else:
-                self.inv_idcg[q] = 1.0 / idcg
+        idcg = np.array([ideal_dcg(self.gains[a:b], self.disc, self.k)
+                         for a, b in zip(self.offsets[:-1], self.offsets[1:])])
+        fixed, value = compiled.fixed(idcg, sizes, self.k, compiled.Rule.of(self.convention))
+        with np.errstate(divide="ignore"):
+            self.inv_idcg = np.where(fixed, 0.0, 1.0 / np.where(fixed, 1.0, idcg))
+        self.fallback = np.where(fixed, value, 0.0)
         self.counted = ~np.isnan(self.fallback)
         if nq and not self.counted.any():
             raise LtrconvError(f"none of the {nq} queries has a relevant document: convention "
@@ -177,8 +173,7 @@ class NDCGScorer:
         if self.tie_code >= KEYED:
             tiekey = sort_places(scores, self.offsets, self.tie_code)
         kernel = all_query_ndcg_parallel if len(scores) >= _kernels.PARALLEL_MIN_DOCS else all_query_ndcg
-        return kernel(self.gains, scores, self.y, tiekey, self.offsets, self.disc,
-                      self.k, self.tie_code, self.inv_idcg, self.fallback)
+        return kernel(self._arrays, scores, tiekey)
 
     def mean(self, scores) -> float:
         """Mean NDCG@k over the counted queries (all but the skipped ones)."""
@@ -202,6 +197,10 @@ class NDCGScorer:
             raise LtrconvError(
                 f"convention {conv} {what}, which training code does not reproduce; it can "
                 "select models (validation) and evaluate, not drive an NDCG-based objective")
+        return self._arrays
+
+    @property
+    def _arrays(self) -> QueryArrays:
         return QueryArrays(self.gains, self.y, self.tiekey, self.offsets, self.disc, self.k,
                            self.tie_code, self.inv_idcg, self.fallback)
 
