@@ -19,6 +19,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..errors import InputError, shown
+from .compiled import Rule, ndcg
 from .conventions import Convention, get
 from .labels import convention_labels
 from .metrics import (METRICS, Evaluation, evaluate, metric_names, parse_cutoffs,
@@ -170,6 +171,7 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         rq = r_q[rows]
         if len(rq) and (rq[1:] < rq[:-1]).any():  # a run grouped by query is in order already
             rows = _subset(rows, np.argsort(rq, kind="stable"))
+        listed = np.bincount(r_q[rows], minlength=nq) > 0  # queries the run ranks
         if conv.depth is not None and len(rq):  # before unjudged ones go, as trec_eval -M -J
             rows = _subset(rows, _top_depth(r_q[rows], run.value[rows], ids.doc_rank(rows),
                                             conv, conv.depth))
@@ -190,24 +192,35 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         ranking = conv.with_(ties="input-order") if (
             run.ranked and conv.ties == "numba-quicksort") else conv
         ev = _evaluate_list(ranking, labels, run.value[rows], rq, rows, ids, ks, need, engine)
-        present = np.flatnonzero(np.bincount(rq, minlength=nq))
-        values = ev.values
         cols = list(ev.columns)
-        if conv.ideal == "qrels":
-            values = _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, rq, labels)
-        qids_code = present
+        # every query the run ranks, also one whose documents were all dropped (an empty
+        # ranking: every metric 0 but NDCG), then under missing=zero the qrels queries it lacks
+        qids_code = np.flatnonzero(listed)
         if conv.missing == "zero":
-            absent = np.flatnonzero(in_qrels & (np.bincount(rq, minlength=nq) == 0))
-            qids_code = np.concatenate([present, absent])
-            values = np.vstack([values, np.zeros((len(absent), len(cols)))])
+            qids_code = np.concatenate([qids_code, np.flatnonzero(in_qrels & ~listed)])
+        at = np.full(nq, -1, dtype=np.int64)
+        at[qids_code] = np.arange(len(qids_code))
+        values = np.zeros((len(qids_code), len(cols)))
+        values[at[ev.qids]] = ev.values
+        n = np.bincount(rq, minlength=nq)[qids_code]
+        if conv.ideal == "qrels":
+            idcg = _ideal(q_q, conv.gains(grade_q), conv, nq, ks)[qids_code]
+        else:
+            idcg = _ideal(rq, conv.gains(labels()), conv, nq, ks)[qids_code]
+        ndcg_cols = [cols.index(f"NDCG@{k}") for k in ks]
+        values[:, ndcg_cols] = ndcg(values[:, [cols.index(f"DCG@{k}") for k in ks]], idcg,
+                                    n[:, None], ks, Rule.of(conv))
+        if conv.ideal == "qrels" and "MAP" in cols:  # AP over the relevant documents judged
+            rel_q = np.bincount(q_q, weights=grade_q >= conv.rel, minlength=nq)[qids_code]
+            rel_l = np.bincount(rq, weights=labels() >= conv.rel, minlength=nq)[qids_code]
+            m = cols.index("MAP")
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values[:, m] = np.where(rel_q > 0, values[:, m] * rel_l / np.maximum(rel_q, 1),
+                                        0.0)
         keep = [cols.index(c) for c in metric_names(ks.tolist(), False, names)]
         skipped = None
         if conv.skips:
-            ndcg = [cols.index(f"NDCG@{k}") for k in ks]
-            skipped = np.all(np.isnan(values[:, ndcg]), axis=1)
-            if conv.missing == "zero":  # a missing query without relevant document: skipped
-                idcg = _ideal(q_q, conv.gains(grade_q), conv, nq, ks)
-                skipped |= np.all(idcg[qids_code] <= 0, axis=1)
+            skipped = np.all(np.isnan(values[:, ndcg_cols]), axis=1)
             values[skipped] = np.nan
         out[str(conv)] = Evaluation(conv, quniq[qids_code], tuple(cols[i] for i in keep),
                                     values[:, keep], skipped)
@@ -223,14 +236,12 @@ def printable_name(source: str) -> str:
 def _evaluate_list(conv, labels, score, q, rows, ids, ks, need, engine) -> Evaluation:
     """The engine on the ranked lists (ideal from the list, as for LETOR input); ``labels(sel)``
     gives the grades of the rows at positions ``sel``."""
-    empty = 0.0 if conv.skips and conv.ideal == "qrels" else conv.empty  # skipped later
     base = conv.with_(ideal="list", unjudged="nonrel", missing="skip", duplicates="refuse",
-                      depth=None, empty=empty)
+                      depth=None, empty=0.0)  # NDCG is made again of DCG and IDCG, skips too
     if not len(q):
         cols = tuple(metric_names(ks.tolist(), False, need))
         return Evaluation(base, np.zeros(0, dtype=np.int64), cols, np.zeros((0, len(cols))))
-    if (engine == "auto" and conv.ideal == "qrels" and conv.ties in _ORDERED
-            and set(need) <= {"NDCG", "DCG"}):
+    if engine == "auto" and conv.ties in _ORDERED and set(need) <= {"NDCG", "DCG"}:
         return _dcg_only(conv, labels, score, q, lambda sel: ids.doc_rank(_subset(rows, sel)),
                          ks)
     y = labels()
@@ -245,7 +256,7 @@ _ORDERED = ("input-order", "docid-desc")
 
 
 def _dcg_only(conv, labels, score, q, doc_rank, ks) -> Evaluation:
-    """DCG@k of every query (NDCG@k left 0, for the qrels' ideal to fill), as the engine
+    """DCG@k of every query (NDCG@k left 0, for the rule to fill), as the engine
     computes it: the same order, gains and discounts, summed rank by rank. ``q`` is grouped
     (non-decreasing); grades and docid ranks are asked for the candidate rows only."""
     k = int(ks.max())
@@ -317,25 +328,3 @@ def _ascending(u: np.ndarray) -> np.ndarray:
     top = u >> np.uint32(31) != 0
     b = np.where(top, u & np.uint32(0x7FFFFFFF), ~u)
     return -(b.view(np.float32))
-
-
-def _qrels_ideal(conv, values, cols, ks, present, q_q, grade_q, nq, r_q, labels) -> np.ndarray:
-    """Replace NDCG@k and MAP with their values for the ideal ranking of the qrels."""
-    values = values.copy()
-    idcg = _ideal(q_q, conv.gains(grade_q), conv, nq, ks)[present]
-    n_list = np.bincount(r_q, minlength=nq)[present]
-    for i, k in enumerate(ks):
-        dcg = values[:, cols.index(f"DCG@{k}")]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ndcg = np.where(idcg[:, i] > 0, dcg / np.where(idcg[:, i] > 0, idcg[:, i], 1.0),
-                            np.nan if conv.skips else conv.empty)
-        if conv.short == "zero":
-            ndcg = np.where(n_list < k, 0.0, ndcg)
-        values[:, cols.index(f"NDCG@{k}")] = ndcg
-    if "MAP" in cols:
-        rel_q = np.bincount(q_q, weights=grade_q >= conv.rel, minlength=nq)[present]
-        rel_l = np.bincount(r_q, weights=labels() >= conv.rel, minlength=nq)[present]
-        m = cols.index("MAP")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values[:, m] = np.where(rel_q > 0, values[:, m] * rel_l / np.maximum(rel_q, 1), 0.0)
-    return values
