@@ -16,8 +16,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from ..errors import ECHO_LIMIT, LtrconvError, printable, shown
-from .conventions import (_BUILTIN, _NAME_RE, PARAMS, Convention, ConventionError, get, parse,
-                          refuse_all, reserved, unknown)
+from .conventions import (_BUILTIN, _NAME_RE, PARAMS, Convention, ConventionError, get,
+                          refuse_all, reserved)
 
 if TYPE_CHECKING:
     from .spec import MetricSpec
@@ -57,15 +57,9 @@ class ConventionSet(Mapping):
 
     def get(self, spec: "str | Convention") -> Convention:  # type: ignore[override]
         """A convention by name in this set or by canonical string (a definition equal to a
-        convention of the set gives that one, with its name); a Convention as is."""
-        if isinstance(spec, Convention):
-            return spec
-        if isinstance(spec, str) and spec in self._by_name:
-            return self._by_name[spec]
-        if isinstance(spec, str) and spec.startswith("ndcg("):
-            conv = parse(spec)
-            return next((c for c in self._by_name.values() if c == conv), conv)
-        raise unknown(spec, self.names())
+        convention of the set gives that one, with its name); a Convention as is
+        (:func:`ltrconv.evaluation.conventions.get` with this set)."""
+        return get(spec, self)
 
     def metric(self, text: "str | MetricSpec") -> "MetricSpec":
         """``ndcg@K:CONVENTION`` with the convention read against this set."""

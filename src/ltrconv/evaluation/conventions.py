@@ -25,7 +25,7 @@ import difflib
 import re
 from dataclasses import field, fields, make_dataclass, replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -180,17 +180,20 @@ def library(name: str) -> Library | None:
     return LIBRARIES.get(name) or IR_TOOLS.get(name)
 
 
-def get(spec: "str | Convention") -> Convention:
-    """A convention by built-in name or canonical string (a Convention is returned as is); a
-    conventions file's names are read by its :class:`~ltrconv.evaluation.convention_set.
-    ConventionSet`."""
+def get(spec: "str | Convention", known: "Mapping[str, Convention] | None" = None) -> Convention:
+    """The one reader of convention names: a convention by its name in ``known`` (a
+    :class:`~ltrconv.evaluation.convention_set.ConventionSet`, e.g. a conventions file's;
+    default: the built-in conventions) or by canonical string, where a definition equal to one
+    of ``known`` gives that one, with its name. A Convention is returned as is."""
+    known = _BUILTIN if known is None else known
     if isinstance(spec, Convention):
         return spec
-    if spec in _BUILTIN:
-        return _BUILTIN[spec]
+    if isinstance(spec, str) and spec in known:
+        return known[spec]
     if isinstance(spec, str) and spec.startswith("ndcg("):
-        return parse(spec)
-    raise unknown(spec, list(_BUILTIN))
+        conv = parse(spec)
+        return next((c for c in known.values() if c == conv), conv)
+    raise unknown(spec, list(known))
 
 
 def unknown(spec, known: list[str]) -> ConventionError:

@@ -331,7 +331,7 @@ def evaluate(
     doc_qid = _query_ids(qid, offsets, len(y)) if qid is not None else None
     qids = doc_qid[offsets[:-1]] if doc_qid is not None else np.arange(len(offsets) - 1)
     ks = parse_cutoffs(cutoffs)
-    convs = [get(c) if convention_set is None else convention_set.get(c) for c in conventions]
+    convs = [get(c, convention_set) for c in conventions]
     if max_label is not None and not 0 <= int(max_label) <= MAX_LABEL:
         raise InputError(f"max_label {max_label} must lie in 0..{MAX_LABEL}")
     n_max = int(np.diff(offsets).max())

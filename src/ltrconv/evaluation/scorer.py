@@ -132,7 +132,7 @@ class NDCGScorer:
         """``convention``: a Convention, or a name read against ``conventions`` (a
         :class:`~ltrconv.evaluation.convention_set.ConventionSet`; default: the built-in
         conventions) or a canonical string."""
-        self.convention = get(convention) if conventions is None else conventions.get(convention)
+        self.convention = get(convention, conventions)
         self.k = int(k)
         if self.k < 1:
             raise LtrconvError(f"cutoff must be >= 1, got {k}")

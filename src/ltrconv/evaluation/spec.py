@@ -70,7 +70,7 @@ class MetricSpec:
             raise LtrconvError(f"metric {shown(text)}: expected ndcg@K:CONVENTION, e.g. "
                                "ndcg@10:ranklib")
         name = m.group(2).strip()
-        return cls(int(m.group(1)), get(name) if conventions is None else conventions.get(name))
+        return cls(int(m.group(1)), get(name, conventions))
 
     def __str__(self) -> str:
         return f"ndcg@{self.k}:{self.convention}"
