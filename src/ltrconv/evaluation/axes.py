@@ -28,11 +28,16 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..errors import shown
+from ..errors import LtrconvError, shown
 from .queries import MAX_LABEL
 from .ties import POLICIES as TIE_POLICIES
 
 SKIP = "skip"
+
+
+class ConventionError(LtrconvError):
+    """An invalid convention parameter or an unknown convention name."""
+
 
 MAX_GAIN = 2.0 ** MAX_LABEL
 """Largest gain a label map may give: the ``exp`` gain's bound at the largest label. With it a

@@ -24,15 +24,40 @@ empty ranking.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from .axes import ConventionError, format_number
 from .ties import CODES as TIE_CODES
 
-if TYPE_CHECKING:
-    from .conventions import Convention
-    from .labels import Labels
+
+def gains(conv, labels) -> np.ndarray:
+    """The gain of each label value under ``conv`` (real or negative ones too, where the
+    formula has one: ``exp`` 2^l - 1, ``linear`` l; a map needs every value as a key)."""
+    labels = np.asarray(labels, dtype=np.float64)
+    if conv.gain == "exp":
+        return np.exp2(labels) - 1.0
+    if conv.gain == "linear":
+        return labels
+    table = dict(conv.gain)
+    missing = [format_number(v) for v in labels if v not in table]
+    if missing:
+        raise ConventionError(f"convention {conv}: gain map has no value for label(s) "
+                              f"[{', '.join(missing)}]")
+    return np.array([table[v] for v in labels], dtype=np.float64)
+
+
+def discounts(conv, n: int) -> np.ndarray:
+    """disc(r) under ``conv`` for r = 1..n."""
+    r = np.arange(1, n + 1, dtype=np.float64)
+    if conv.disc == "log2":
+        return 1.0 / np.log2(r + 1.0)
+    if conv.disc == "position":
+        return 1.0 / r
+    out = np.ones(n)
+    out[2:] = 1.0 / np.log2(r[2:])
+    return out
 
 
 class Rule(NamedTuple):
@@ -44,7 +69,7 @@ class Rule(NamedTuple):
     divide_negative: bool
 
     @classmethod
-    def of(cls, conv: "Convention") -> "Rule":
+    def of(cls, conv) -> "Rule":
         return cls(np.nan if conv.skips else float(conv.empty), conv.short == "zero",
                    conv.negative == "keep-divide")
 
@@ -98,9 +123,10 @@ class Compiled(NamedTuple):
     err_stop: np.ndarray  # (n_labels,) float64
 
 
-def compile_conventions(convs: Sequence["Convention"], labels: "Labels",
+def compile_conventions(convs: Sequence, labels,
                         n_disc: int) -> Compiled:
-    """``convs`` compiled on ``labels``, with discounts for ranks 1..``n_disc``."""
+    """``convs`` (Conventions) compiled on ``labels`` (a :class:`~ltrconv.evaluation.labels.
+    Labels`), with discounts for ranks 1..``n_disc``."""
     gains = np.array([labels.gain_table(c) for c in convs])
     return Compiled(
         gains=gains,

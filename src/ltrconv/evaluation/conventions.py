@@ -29,9 +29,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import ECHO_LIMIT, LtrconvError, printable, shown
-from . import axes
-from .axes import AXES, MAX_GAIN, SKIP  # noqa: F401  (MAX_GAIN: the gain map's bound)
+from ..errors import ECHO_LIMIT, printable, shown
+from . import axes, compiled
+from .axes import AXES, MAX_GAIN, SKIP, ConventionError  # noqa: F401  (MAX_GAIN: the gain map's bound)
 from .ir_tools import IR_TOOLS
 from .libraries import LIBRARIES, Library
 
@@ -39,10 +39,6 @@ ALL = "all"
 """Not a convention: ``-c all`` asks for every built-in one, so no convention may take it."""
 
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
-
-
-class ConventionError(LtrconvError):
-    """An invalid convention parameter or an unknown convention name."""
 
 
 class _ConventionMethods:
@@ -103,38 +99,18 @@ class _ConventionMethods:
         for f in fields(self):
             object.__setattr__(self, f.name, getattr(valid, f.name))
 
-    # ---- numeric tables used by the kernels -----------------------------------------
+    # ---- numeric tables (what the axes do to numbers: ltrconv.evaluation.compiled) -----
     def gain_table(self, max_label: int) -> np.ndarray:
         """gain[l] for l = 0..max_label."""
-        return self.gains(np.arange(max_label + 1, dtype=np.float64))
+        return compiled.gains(self, np.arange(max_label + 1, dtype=np.float64))
 
     def gains(self, labels: np.ndarray) -> np.ndarray:
-        """The gain of each label value (real or negative ones too, where the formula has
-        one: ``exp`` 2^l - 1, ``linear`` l; a map needs every value as a key)."""
-        labels = np.asarray(labels, dtype=np.float64)
-        if self.gain == "exp":
-            return np.exp2(labels) - 1.0
-        if self.gain == "linear":
-            return labels
-        table = dict(self.gain)
-        missing = [axes.format_number(v) for v in labels if v not in table]
-        if missing:
-            raise ConventionError(
-                f"convention {self}: gain map has no value for label(s) "
-                f"[{', '.join(missing)}]"
-            )
-        return np.array([table[v] for v in labels], dtype=np.float64)
+        """The gain of each label value (:func:`ltrconv.evaluation.compiled.gains`)."""
+        return compiled.gains(self, labels)
 
     def discounts(self, n: int) -> np.ndarray:
-        """disc(r) for r = 1..n."""
-        r = np.arange(1, n + 1, dtype=np.float64)
-        if self.disc == "log2":
-            return 1.0 / np.log2(r + 1.0)
-        if self.disc == "position":
-            return 1.0 / r
-        out = np.ones(n)
-        out[2:] = 1.0 / np.log2(r[2:])
-        return out
+        """disc(r) for r = 1..n (:func:`ltrconv.evaluation.compiled.discounts`)."""
+        return compiled.discounts(self, n)
 
     def with_(self, **changes: Any) -> "Convention":
         """A copy with some parameters changed (and no name)."""
