@@ -4,7 +4,7 @@ engine does not load numba unless a convention asks for it)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..jit import njit
 
 
 @njit(cache=True)
