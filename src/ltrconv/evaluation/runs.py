@@ -203,13 +203,16 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         values = np.zeros((len(qids_code), len(cols)))
         values[at[ev.qids]] = ev.values
         n = np.bincount(rq, minlength=nq)[qids_code]
+        ndcg_cols = [cols.index(f"NDCG@{k}") for k in ks]
+        # NDCG@k by the one rule: of the list's DCG@k and the qrels' IDCG@k, or as the engine
+        # gave it for the list's own IDCG@k; an empty ranking (n = 0) has DCG@k = 0 and, with
+        # the list's ideal, IDCG@k = 0
         if conv.ideal == "qrels":
             idcg = _ideal(q_q, conv.gains(grade_q), conv, nq, ks)[qids_code]
+            values[:, ndcg_cols] = ndcg(values[:, [cols.index(f"DCG@{k}") for k in ks]], idcg,
+                                        n[:, None], ks, Rule.of(conv))
         else:
-            idcg = _ideal(rq, conv.gains(labels()), conv, nq, ks)[qids_code]
-        ndcg_cols = [cols.index(f"NDCG@{k}") for k in ks]
-        values[:, ndcg_cols] = ndcg(values[:, [cols.index(f"DCG@{k}") for k in ks]], idcg,
-                                    n[:, None], ks, Rule.of(conv))
+            values[np.ix_(n == 0, ndcg_cols)] = ndcg(0.0, 0.0, 0, ks, Rule.of(conv))
         if conv.ideal == "qrels" and "MAP" in cols:  # AP over the relevant documents judged
             rel_q = np.bincount(q_q, weights=grade_q >= conv.rel, minlength=nq)[qids_code]
             rel_l = np.bincount(rq, weights=labels() >= conv.rel, minlength=nq)[qids_code]
@@ -236,12 +239,14 @@ def printable_name(source: str) -> str:
 def _evaluate_list(conv, labels, score, q, rows, ids, ks, need, engine) -> Evaluation:
     """The engine on the ranked lists (ideal from the list, as for LETOR input); ``labels(sel)``
     gives the grades of the rows at positions ``sel``."""
+    empty = 0.0 if conv.ideal == "qrels" else conv.empty  # qrels: NDCG is made of DCG again
     base = conv.with_(ideal="list", unjudged="nonrel", missing="skip", duplicates="refuse",
-                      depth=None, empty=0.0)  # NDCG is made again of DCG and IDCG, skips too
+                      depth=None, empty=empty)
     if not len(q):
         cols = tuple(metric_names(ks.tolist(), False, need))
         return Evaluation(base, np.zeros(0, dtype=np.int64), cols, np.zeros((0, len(cols))))
-    if engine == "auto" and conv.ties in _ORDERED and set(need) <= {"NDCG", "DCG"}:
+    if (engine == "auto" and conv.ideal == "qrels" and conv.ties in _ORDERED
+            and set(need) <= {"NDCG", "DCG"}):
         return _dcg_only(conv, labels, score, q, lambda sel: ids.doc_rank(_subset(rows, sel)),
                          ks)
     y = labels()
@@ -256,7 +261,7 @@ _ORDERED = ("input-order", "docid-desc")
 
 
 def _dcg_only(conv, labels, score, q, doc_rank, ks) -> Evaluation:
-    """DCG@k of every query (NDCG@k left 0, for the rule to fill), as the engine
+    """DCG@k of every query (NDCG@k left 0, for the qrels' IDCG@k to make), as the engine
     computes it: the same order, gains and discounts, summed rank by rank. ``q`` is grouped
     (non-decreasing); grades and docid ranks are asked for the candidate rows only."""
     k = int(ks.max())
