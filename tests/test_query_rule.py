@@ -117,3 +117,15 @@ def test_all_unjudged_query_as_trec_eval_J(tmp_path):
         for q, v in zip(ev.qids, ev[f"NDCG@{k}"]):
             assert v == pytest.approx(theirs[f"ndcg_cut_{k}", str(q)], abs=5e-5)
         assert ev.mean()[f"NDCG@{k}"] == pytest.approx(theirs[f"ndcg_cut_{k}", "all"], abs=5e-5)
+
+
+def test_float32_scores_rank_alike_whatever_the_metrics():
+    """scores=float32 with input order: 1.0 and 1.0 + 1e-12 tie as float32, so the first-listed
+    (irrelevant) document ranks first: NDCG@1 = 0 whether NDCG is asked alone (numpy's DCG-only
+    path) or with other metrics (the engine)."""
+    qrels = frame([("q", "a", 0), ("q", "b", 1)], "relevance")
+    run = frame([("q", "a", 1.0), ("q", "b", 1.0 + 1e-12)], "score")
+    for metrics in (["NDCG"], ["NDCG", "P"]):
+        res = ltrconv.evaluate_run(qrels, run, conventions=["ndcg(scores=float32,ideal=qrels)"],
+                                   cutoffs=[1], metrics=metrics)
+        assert next(iter(res.values()))["NDCG@1"][0] == 0.0, metrics
