@@ -32,19 +32,19 @@ Runs with qrels (:func:`run_queries`): only the qrels' queries count. Per query:
 (``refuse`` raises :class:`Refused`; ``first``/``last`` keep that line, at its place), the
 ``depth`` cut (ranking by score, ties by docid descending under ``docid-desc``, else input
 order), unjudged documents (``nonrel``: grade 0; ``drop``: unjudged documents and negative
-grades are removed), then the labels read. Under ``ideal=qrels`` the ideal is every judged
-document of the query (under ``unjudged=drop`` the negative grades, which count as unjudged,
-are not). A qrels query the run does not list is left out (``missing=skip``) or evaluated as an
-empty ranking (``missing=zero``).
+grades are removed from the ranking), then the labels read: those of the ranked documents,
+and under ``ideal=qrels`` those of every judged document of the query in the qrels, the ideal
+(negative grades included). A qrels query the run does not list is left out (``missing=skip``)
+or evaluated as an empty ranking (``missing=zero``).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -214,6 +214,15 @@ def idcg(conv, ideal_labels: Sequence[float], k: int) -> float:
     return total
 
 
+def _prefix_sums(values: Sequence[float], weights: Sequence[float]) -> list[float]:
+    """out[m] = sum_{r < m} values[r] * weights[r], summed in rank order."""
+    out, total = [0.0], 0.0
+    for v, w in zip(values, weights):
+        total += v * w
+        out.append(total)
+    return out
+
+
 def ndcg_value(conv, dcg: float, idcg_k: float, n: int, k: int) -> float:
     """NDCG@k from DCG@k and IDCG@k, by the precedence rule."""
     if idcg_k == 0 or (idcg_k < 0 and conv.negative != "keep-divide"):
@@ -237,17 +246,18 @@ def query_metrics(conv, labels: Sequence[float], scores: Sequence[float], docids
     ideal = list(labels) if ideal is None else list(ideal)
     eg, er, eap = position_expectations(conv, labels, scores, docids)
     n_rel = sum(1 for l in ideal if l >= conv.rel)
+    discs = [disc(conv, r) for r in range(1, max(n, len(ideal)) + 1)]
+    dcg_at = _prefix_sums(eg, discs)
+    idcg_at = _prefix_sums(sorted((gain(conv, l) for l in ideal), reverse=True), discs)
     out: dict[str, float] = {}
     for k in cutoffs:
         top = min(k, n)
-        dcg = 0.0
-        for r in range(1, top + 1):
-            dcg += eg[r - 1] * disc(conv, r)
+        dcg = dcg_at[top]
         hits = sum(er[:top])
         denom = k if conv.pk == "k" else top
         out[f"DCG@{k}"] = dcg
         out[f"P@{k}"] = hits / denom if denom else 0.0
-        out[f"NDCG@{k}"] = ndcg_value(conv, dcg, idcg(conv, ideal, k), n, k)
+        out[f"NDCG@{k}"] = ndcg_value(conv, dcg, idcg_at[min(k, len(ideal))], n, k)
     out["MAP"] = sum(eap) / n_rel if n_rel else 0.0
     skipped = conv.empty == "skip" and all(math.isnan(out[f"NDCG@{k}"]) for k in cutoffs)
     if skipped:
@@ -378,9 +388,7 @@ def run_queries(conv, qrels: Sequence[tuple[str, str, float]],
         # unjudged
         if conv.unjudged == "drop":
             rows = [r for r in rows if r[1] in grades and grades[r[1]] >= 0]
-            ideal_raw = [g for g in grades.values() if g >= 0]
-        else:
-            ideal_raw = list(grades.values())
+        ideal_raw = list(grades.values())
         raw = [grades.get(r[1], 0.0) for r in rows]
         labels = read_labels(conv, raw)
         ideal = read_labels(conv, ideal_raw) if conv.ideal == "qrels" else list(labels)
