@@ -816,9 +816,12 @@ def report(groups=None, bases=None, examples: int = 3) -> dict:
         for a in _axis_values(d.conv):
             by_axis[a] += 1
             by_path_axis[d.path, a] += 1
-    print(f"conventions: {sum(len(v) for v in GROUPS.values())} in {len(GROUPS)} groups; "
-          f"families: {len(FAMILIES)} ({sum(len(v) for v in FAMILIES.values())} queries); "
-          f"cutoffs {CUTOFFS}; {elapsed:.1f} s")
+    n_run = sum(len(m) + len(d) for m, d in map(run_conventions, bases or RUN_BASES))
+    print(f"conventions: {sum(len(v) for v in GROUPS.values())} in {len(GROUPS)} groups "
+          f"(each also as ideal=list and ideal=qrels on evaluate_run), {n_run} on the runs built "
+          f"for the run rules; families: {len(FAMILIES)} "
+          f"({sum(len(v) for v in FAMILIES.values())} queries); cutoffs {CUTOFFS}; "
+          f"{elapsed:.1f} s")
     print(f"\n{'path':34} {'cases':>9} {'disagree':>9}")
     for p in sorted(total.cases):
         print(f"{p:34} {total.cases[p]:9d} {by_path[p]:9d}")
