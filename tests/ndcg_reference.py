@@ -34,7 +34,9 @@ Runs with qrels (:func:`run_queries`): only the qrels' queries count. Per query:
 order), unjudged documents (``nonrel``: grade 0; ``drop``: unjudged documents and negative
 grades are removed from the ranking), then the labels read: those of the ranked documents,
 and under ``ideal=qrels`` those of every judged document of the query in the qrels, the ideal
-(negative grades included). A qrels query the run does not list is left out (``missing=skip``)
+(negative grades included). Every grade of the qrels is read as the convention reads labels
+before the run meets them, so a grade it refuses is refused wherever it sits (below the depth,
+unjudged under ``drop``, in a query the run lacks). A qrels query the run does not list is left out (``missing=skip``)
 or evaluated as an empty ranking (``missing=zero``).
 """
 
@@ -364,6 +366,7 @@ def run_queries(conv, qrels: Sequence[tuple[str, str, float]],
     judged: dict[str, dict[str, float]] = {}
     for q, d, g in qrels:
         judged.setdefault(str(q), {})[str(d)] = float(g)
+        read_label(conv, float(g))  # every grade of the qrels is read, wherever it is used
     rows_of: dict[str, list[tuple[int, str, float]]] = {}
     for pos, (q, d, s) in enumerate(run):
         rows_of.setdefault(str(q), []).append((pos, str(d), float(s)))

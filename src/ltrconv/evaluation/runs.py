@@ -85,12 +85,14 @@ def _subset(rows, sel: np.ndarray) -> np.ndarray:
 
 def _top_depth(qcode, score, dockey, conv: Convention, depth: int) -> np.ndarray:
     """Rows within the top ``depth`` of their query's ranking (rows grouped by query, in input
-    order within a query); ties ordered as ``docid-desc`` does, else in input order."""
+    order within a query); ties ordered as ``docid-desc`` does, else in input order, scores
+    compared at the convention's precision."""
     n = len(qcode)
     if conv.ties == "docid-desc":
         order = np.lexsort((-dockey, -score.astype(np.float32), qcode))
-    else:
-        order = np.lexsort((np.arange(n), -score, qcode))
+    else:  # scores as the convention compares them (float32 under scores=float32)
+        order = np.lexsort((np.arange(n), -(score.astype(np.float32) if conv.float32_scores
+                                            else score), qcode))
     starts = np.searchsorted(qcode[order], qcode[order], side="left")
     keep = np.zeros(n, dtype=bool)
     keep[order[np.arange(n) - starts < depth]] = True
@@ -162,23 +164,21 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
                          f"{shown(_at(qrels.qid, 0))})", run.source)
     names = tuple(m for m in metrics)
     need = tuple(dict.fromkeys(names + ("NDCG", "DCG")))
-    out: dict[str, Evaluation] = {}
-    for conv in convs:
-        rows = _keep_rows(ids, conv.duplicates, run)
-        kept = in_qrels[r_q[rows]]
-        if not kept.all():
-            rows = _subset(rows, kept)
-        rq = r_q[rows]
-        if len(rq) and (rq[1:] < rq[:-1]).any():  # a run grouped by query is in order already
-            rows = _subset(rows, np.argsort(rq, kind="stable"))
-        listed = np.bincount(r_q[rows], minlength=nq) > 0  # queries the run ranks
-        if conv.depth is not None and len(rq):  # before unjudged ones go, as trec_eval -M -J
-            rows = _subset(rows, _top_depth(r_q[rows], run.value[rows], ids.doc_rank(rows),
-                                            conv, conv.depth))
-        if conv.unjudged == "drop":  # a negative grade is no judgment here (trec_eval -J)
-            j = ids.judged_at(rows)
-            rows = _subset(rows, (j >= 0) & (qrels.value[np.maximum(j, 0)] >= 0))
-        grade_q = convention_labels(np.asarray(qrels.value, dtype=np.float64), conv,
+    # Conventions that select the same rows and read the grades alike share the selection and
+    # one engine call (in which those of one tie policy share one sort of each query).
+    has_dup = ids.run_duplicate() is not None
+    groups: dict[tuple, list[int]] = {}
+    for i, conv in enumerate(convs):
+        key = (conv.duplicates if has_dup else None, conv.depth,
+               (conv.ties == "docid-desc", conv.float32_scores) if conv.depth else None,
+               conv.unjudged,
+               conv.labels, conv.negative, conv.max_label)
+        groups.setdefault(key, []).append(i)
+    done: dict[int, Evaluation] = {}
+    for members in groups.values():
+        first = convs[members[0]]
+        rows, listed = _select(first, ids, run, qrels, in_qrels, nq)
+        grade_q = convention_labels(np.asarray(qrels.value, dtype=np.float64), first,
                                     quniq[q_q], qrels.source,
                                     np.arange(1, len(q_q) + 1) if qrels.lines is None
                                     else qrels.lines)
@@ -189,45 +189,75 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
             j = ids.judged_at(_subset(rows, sel) if not isinstance(sel, slice) else rows)
             return np.where(j >= 0, grade_q[np.maximum(j, 0)], 0.0)
 
-        ranking = conv.with_(ties="input-order") if (
-            run.ranked and conv.ties == "numba-quicksort") else conv
-        ev = _evaluate_list(ranking, labels, run.value[rows], rq, rows, ids, ks, need, engine)
-        cols = list(ev.columns)
-        # every query the run ranks, also one whose documents were all dropped (an empty
-        # ranking: every metric 0 but NDCG), then under missing=zero the qrels queries it lacks
-        qids_code = np.flatnonzero(listed)
-        if conv.missing == "zero":
-            qids_code = np.concatenate([qids_code, np.flatnonzero(in_qrels & ~listed)])
-        at = np.full(nq, -1, dtype=np.int64)
-        at[qids_code] = np.arange(len(qids_code))
-        values = np.zeros((len(qids_code), len(cols)))
-        values[at[ev.qids]] = ev.values
-        n = np.bincount(rq, minlength=nq)[qids_code]
-        ndcg_cols = [cols.index(f"NDCG@{k}") for k in ks]
-        # NDCG@k by the one rule: of the list's DCG@k and the qrels' IDCG@k, or as the engine
-        # gave it for the list's own IDCG@k; an empty ranking (n = 0) has DCG@k = 0 and, with
-        # the list's ideal, IDCG@k = 0
-        if conv.ideal == "qrels":
-            idcg = _ideal(q_q, conv.gains(grade_q), conv, nq, ks)[qids_code]
-            values[:, ndcg_cols] = ndcg(values[:, [cols.index(f"DCG@{k}") for k in ks]], idcg,
-                                        n[:, None], ks, Rule.of(conv))
-        else:
-            values[np.ix_(n == 0, ndcg_cols)] = ndcg(0.0, 0.0, 0, ks, Rule.of(conv))
-        if conv.ideal == "qrels" and "MAP" in cols:  # AP over the relevant documents judged
-            rel_q = np.bincount(q_q, weights=grade_q >= conv.rel, minlength=nq)[qids_code]
-            rel_l = np.bincount(rq, weights=labels() >= conv.rel, minlength=nq)[qids_code]
-            m = cols.index("MAP")
-            with np.errstate(divide="ignore", invalid="ignore"):
-                values[:, m] = np.where(rel_q > 0, values[:, m] * rel_l / np.maximum(rel_q, 1),
-                                        0.0)
-        keep = [cols.index(c) for c in metric_names(ks.tolist(), False, names)]
-        skipped = None
-        if conv.skips:
-            skipped = np.all(np.isnan(values[:, ndcg_cols]), axis=1)
-            values[skipped] = np.nan
-        out[str(conv)] = Evaluation(conv, quniq[qids_code], tuple(cols[i] for i in keep),
-                                    values[:, keep], skipped)
-    return out
+        group = [convs[i] for i in members]
+        rankings = [c.with_(ties="input-order") if (run.ranked and c.ties == "numba-quicksort")
+                    else c for c in group]
+        evs = _evaluate_lists(rankings, labels, run.value[rows], rq, rows, ids, ks, need, engine)
+        for i, conv, ev in zip(members, group, evs):
+            done[i] = _query_values(conv, ev, listed, in_qrels, rq, q_q, grade_q, nq, quniq, ks,
+                                    names, labels)
+    return {str(conv): done[i] for i, conv in enumerate(convs)}
+
+
+def _select(conv: Convention, ids, run: Located, qrels: Located, in_qrels, nq: int):
+    """The run rows ``conv`` ranks (its duplicates, the qrels' queries, its depth, its unjudged
+    rule), grouped by query, and which queries the run ranks before depth and unjudged
+    documents take rows away."""
+    r_q = ids.r_q
+    rows = _keep_rows(ids, conv.duplicates, run)
+    kept = in_qrels[r_q[rows]]
+    if not kept.all():
+        rows = _subset(rows, kept)
+    rq = r_q[rows]
+    if len(rq) and (rq[1:] < rq[:-1]).any():  # a run grouped by query is in order already
+        rows = _subset(rows, np.argsort(rq, kind="stable"))
+    listed = np.bincount(r_q[rows], minlength=nq) > 0
+    if conv.depth is not None and len(rq):  # before unjudged ones go, as trec_eval -M -J
+        rows = _subset(rows, _top_depth(r_q[rows], run.value[rows], ids.doc_rank(rows), conv,
+                                        conv.depth))
+    if conv.unjudged == "drop":  # a negative grade is no judgment here (trec_eval -J)
+        j = ids.judged_at(rows)
+        rows = _subset(rows, (j >= 0) & (qrels.value[np.maximum(j, 0)] >= 0))
+    return rows, listed
+
+
+def _query_values(conv: Convention, ev: Evaluation, listed, in_qrels, rq, q_q, grade_q, nq: int,
+                  quniq, ks, names, labels) -> Evaluation:
+    """The run's Evaluation under ``conv`` from the engine's on its ranked lists ``ev``: every
+    query the run ranks, also one whose documents were all dropped (an empty ranking: every
+    metric 0 but NDCG), then under missing=zero the qrels queries it lacks; NDCG@k by the one
+    rule, of the qrels' IDCG@k under ideal=qrels."""
+    cols = list(ev.columns)
+    qids_code = np.flatnonzero(listed)
+    if conv.missing == "zero":
+        qids_code = np.concatenate([qids_code, np.flatnonzero(in_qrels & ~listed)])
+    at = np.full(nq, -1, dtype=np.int64)
+    at[qids_code] = np.arange(len(qids_code))
+    values = np.zeros((len(qids_code), len(cols)))
+    values[at[ev.qids]] = ev.values
+    n = np.bincount(rq, minlength=nq)[qids_code]
+    ndcg_cols = [cols.index(f"NDCG@{k}") for k in ks]
+    # with the list's ideal, NDCG@k as the engine gave it; an empty ranking (n = 0) has
+    # DCG@k = 0 and IDCG@k = 0
+    if conv.ideal == "qrels":
+        idcg = _ideal(q_q, conv.gains(grade_q), conv, nq, ks)[qids_code]
+        values[:, ndcg_cols] = ndcg(values[:, [cols.index(f"DCG@{k}") for k in ks]], idcg,
+                                    n[:, None], ks, Rule.of(conv))
+    else:
+        values[np.ix_(n == 0, ndcg_cols)] = ndcg(0.0, 0.0, 0, ks, Rule.of(conv))
+    if conv.ideal == "qrels" and "MAP" in cols:  # AP over the relevant documents judged
+        rel_q = np.bincount(q_q, weights=grade_q >= conv.rel, minlength=nq)[qids_code]
+        rel_l = np.bincount(rq, weights=labels() >= conv.rel, minlength=nq)[qids_code]
+        m = cols.index("MAP")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values[:, m] = np.where(rel_q > 0, values[:, m] * rel_l / np.maximum(rel_q, 1), 0.0)
+    keep = [cols.index(c) for c in metric_names(ks.tolist(), False, names)]
+    skipped = None
+    if conv.skips:
+        skipped = np.all(np.isnan(values[:, ndcg_cols]), axis=1)
+        values[skipped] = np.nan
+    return Evaluation(conv, quniq[qids_code], tuple(cols[i] for i in keep), values[:, keep],
+                      skipped)
 
 
 def printable_name(source: str) -> str:
@@ -236,28 +266,45 @@ def printable_name(source: str) -> str:
     return printable(source)
 
 
-def _evaluate_list(conv, labels, score, q, rows, ids, ks, need, engine) -> Evaluation:
-    """The engine on the ranked lists (ideal from the list, as for LETOR input); ``labels(sel)``
-    gives the grades of the rows at positions ``sel``."""
-    empty = 0.0 if conv.ideal == "qrels" else conv.empty  # qrels: NDCG is made of DCG again
-    base = conv.with_(ideal="list", unjudged="nonrel", missing="skip", duplicates="refuse",
-                      depth=None, empty=empty)
+def _evaluate_lists(convs, labels, score, q, rows, ids, ks, need, engine) -> list[Evaluation]:
+    """The engine on the ranked lists (ideal from the list, as for LETOR input) under each of
+    ``convs``, in one call; ``labels(sel)`` gives the grades of the rows at positions ``sel``.
+    Under ideal=qrels the engine's NDCG@k is not used (the run's is made of DCG@k), and with
+    NDCG and DCG alone and one ranking per query, :func:`_dcg_only` sorts in numpy instead."""
+    bases = [c.with_(ideal="list", unjudged="nonrel", missing="skip", duplicates="refuse",
+                     depth=None, empty=0.0 if c.ideal == "qrels" else c.empty) for c in convs]
     if not len(q):
         cols = tuple(metric_names(ks.tolist(), False, need))
-        return Evaluation(base, np.zeros(0, dtype=np.int64), cols, np.zeros((0, len(cols))))
-    if (engine == "auto" and conv.ideal == "qrels" and conv.ties in _ORDERED
-            and set(need) <= {"NDCG", "DCG"}):
-        return _dcg_only(conv, labels, score, q, lambda sel: ids.doc_rank(_subset(rows, sel)),
-                         ks)
-    y = labels()
-    labels_ = y.astype(np.int64) if np.all(y == np.floor(y)) else y
-    res = evaluate(labels_, score, q, conventions=[base], cutoffs=ks,
-                   docid_rank=ids.doc_rank(rows), metrics=need, engine=engine)
-    return next(iter(res.values()))
+        return [Evaluation(b, np.zeros(0, dtype=np.int64), cols, np.zeros((0, len(cols))))
+                for b in bases]
+    out: dict[int, Evaluation] = {}
+    fast = [i for i, c in enumerate(convs)
+            if engine == "auto" and c.ideal == "qrels" and c.ties in _ORDERED
+            and c.scores is None and set(need) <= {"NDCG", "DCG"}]
+    made: dict[tuple, Evaluation] = {}
+    for i in fast:  # the DCG depends on the ranking, the gains and the discounts only
+        c = convs[i]
+        key = (c.ties, c.gain, c.disc)
+        if key not in made:
+            made[key] = _dcg_only(c, labels, score, q,
+                                  lambda sel: ids.doc_rank(_subset(rows, sel)), ks)
+        out[i] = made[key]
+    rest = [i for i in range(len(convs)) if i not in out]
+    if rest:
+        y = labels()
+        labels_ = y.astype(np.int64) if np.all(y == np.floor(y)) else y
+        distinct = list(dict.fromkeys(bases[i] for i in rest))
+        res = evaluate(labels_, score, q, conventions=distinct, cutoffs=ks,
+                       docid_rank=ids.doc_rank(rows), metrics=need, engine=engine)
+        by_base = dict(zip(distinct, res.values()))
+        for i in rest:
+            out[i] = by_base[bases[i]]
+    return [out[i] for i in range(len(convs))]
 
 
 _ORDERED = ("input-order", "docid-desc")
-"""Tie policies that give one ranking, which :func:`_dcg_only` sorts out in numpy."""
+"""Tie policies that give one ranking, which :func:`_dcg_only` sorts out in numpy (with the
+policy's own score precision: float32 for ``docid-desc``, as given otherwise)."""
 
 
 def _dcg_only(conv, labels, score, q, doc_rank, ks) -> Evaluation:
