@@ -184,10 +184,17 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
                                     else qrels.lines)
         rq = r_q[rows]
 
-        def labels(sel=ALL, rows=rows, grade_q=grade_q):
+        every: list[np.ndarray] = []  # the grades of every row, once asked for
+
+        def labels(sel=ALL, rows=rows, grade_q=grade_q, every=every):
             """The grades of the run rows ``rows[sel]`` (0 where unjudged)."""
+            if isinstance(sel, slice) and every:
+                return every[0]
             j = ids.judged_at(_subset(rows, sel) if not isinstance(sel, slice) else rows)
-            return np.where(j >= 0, grade_q[np.maximum(j, 0)], 0.0)
+            out = np.where(j >= 0, grade_q[np.maximum(j, 0)], 0.0)
+            if isinstance(sel, slice):
+                every.append(out)
+            return out
 
         group = [convs[i] for i in members]
         rankings = [c.with_(ties="input-order") if (run.ranked and c.ties == "numba-quicksort")
