@@ -9,21 +9,14 @@ that docs/libraries.md holds exactly this output between its ``convention-table`
 
 from __future__ import annotations
 
+from ltrconv.evaluation import axes
 from ltrconv.evaluation import conventions as C
 
 HEADER = ("tool", "version checked", "gain", "discount", "no relevant doc", "n < k", "ties",
           "float32", "ltrconv")
 
-DISCOUNTS = {"log2": "1/log2(r+1)", "letor": "1 for r ≤ 2, 1/log2(r) after", "position": "1/r"}
-TIES = {
-    "input-order": "input order",
-    "docid-desc": "docid descending",
-    "average": "averaged",
-    "pessimistic": "worst label first",
-    "optimistic": "best label first",
-    "numpy-argsort-reversed": "numpy's argsort reversed (numpy build and CPU)",
-    "numba-quicksort": "numba's quicksort (input order up to 15 docs)",
-}
+DISCOUNTS = axes.BY_NAME["disc"].words
+TIES = axes.BY_NAME["ties"].words
 
 
 def gain(conv: C.Convention) -> str:

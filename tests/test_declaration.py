@@ -174,3 +174,9 @@ def test_a_new_axis_is_two_source_files(tmp_path):
     proc = subprocess.run([sys.executable, "-c", f"COPY = {str(copy)!r}\n" + CHECK], env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
+
+
+def test_words_cover_every_choice():
+    for a in axes.AXES:
+        if a.words is not None:
+            assert set(a.words) == set(a.choices), a.name

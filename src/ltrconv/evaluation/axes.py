@@ -61,6 +61,7 @@ class Axis:
     inputs: tuple[str, ...] = ("list", "run")
     cause: str | None = None  # explain's cause; the axis' own name by default
     annotation: Any = str
+    words: Mapping[str, str] | None = None  # each choice in words, for tables (closed axes)
 
     def parse(self, value: Any, earlier: Mapping[str, Any]) -> Any:
         """The value a convention holds for ``value``; ValueError naming the axis otherwise."""
@@ -239,7 +240,8 @@ AXES: tuple[Axis, ...] = (
          always=True, annotation=Any),
     Axis("disc", "log2", "discount of rank r: `log2` 1/log2(r+1), `letor` 1 for r ≤ 2 and "
          "1/log2(r) after, `position` 1/r", choices=("log2", "letor", "position"), always=True,
-         cause="discount"),
+         cause="discount", words={"log2": "1/log2(r+1)", "letor": "1 for r ≤ 2, 1/log2(r) after",
+                                  "position": "1/r"}),
     Axis("empty", 0.0, "NDCG@k of a query whose IDCG@k is 0 (no relevant document), or `skip`: "
          "left out of every mean", values="`0`, a number in [0, 1], `skip`", parser=parse_empty,
          always=True, annotation=Any),
@@ -247,7 +249,14 @@ AXES: tuple[Axis, ...] = (
          choices=("truncate", "zero"), always=True),
     Axis("ties", "input-order", "order of tied scores: input order, docid descending (float32 "
          "scores), tie-aware expectation or bounds, or a library's sort artefact",
-         choices=TIE_POLICIES, always=True),
+         choices=TIE_POLICIES, always=True, words={
+             "input-order": "input order",
+             "docid-desc": "docid descending",
+             "average": "averaged",
+             "pessimistic": "worst label first",
+             "optimistic": "best label first",
+             "numpy-argsort-reversed": "numpy's argsort reversed (numpy build and CPU)",
+             "numba-quicksort": "numba's quicksort (input order up to 15 docs)"}),
     Axis("rel", 1, "smallest relevant label, for P@k, MAP and RR", values="`1`, an integer "
          "label ≥ 1", parser=parse_rel, always=True, annotation=int),
     Axis("pk", "min", "denominator of P@k: `min` = min(k, n), or `k`", choices=("min", "k"),

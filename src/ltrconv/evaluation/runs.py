@@ -1,5 +1,5 @@
 """Metrics of a run against its qrels, under conventions with the run axes
-(:mod:`ltrconv.evaluation.ir_axes`). Arrays in (query ids, docids, grades or scores, as a
+(:data:`ltrconv.evaluation.axes.AXES`, those acting on runs). Arrays in (query ids, docids, grades or scores, as a
 reader or a DataFrame gives them), :class:`~ltrconv.evaluation.metrics.Evaluation` out.
 
 For each convention: the run's rows are deduplicated (``duplicates``), labelled from the qrels
