@@ -11,14 +11,15 @@ rule fit_fold:
         dataset=one_of(SCATTERED),
         algorithm=one_of(WHOLE_ALGORITHMS),
     input:
-        train=lambda wc: cache(wc.dataset, wc.fold, "train"),
-        vali=lambda wc: cache(wc.dataset, wc.fold, "vali"),
-        test=lambda wc: cache(wc.dataset, wc.fold, "test"),
+        train=lambda wc: [cache(wc.dataset, wc.fold, "train")],
+        vali=lambda wc: [cache(wc.dataset, wc.fold, "vali")],
+        test=lambda wc: [cache(wc.dataset, wc.fold, "test")],
     output:
-        model=temp(part_stem("parts") + "whole.pkl"),
-        scores=temp(part_stem("parts") + "whole.test_scores.npy"),
-        fit=temp(part_stem("parts") + "whole.tsv"),
+        models=[temp(part_stem("parts") + "whole.pkl")],
+        scores=[temp(part_stem("parts") + "whole.test_scores.npy")],
+        fits=temp(part_stem("parts") + "whole.tsv"),
     params:
+        folds=lambda wc: [int(wc.fold)],
         ranker=lambda wc: ranker_of(wc.algorithm),
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
@@ -33,7 +34,7 @@ rule fit_fold:
     conda:
         CONDA_ENV
     script:
-        "../scripts/fit_part.py"
+        "../scripts/fit.py"
 
 
 rule fit_unit:
@@ -46,12 +47,14 @@ rule fit_unit:
         algorithm=one_of(UNIT_ALGORITHMS),
         unit=r"\d+",
     input:
-        train=lambda wc: cache(wc.dataset, wc.fold, "train"),
-        vali=lambda wc: cache(wc.dataset, wc.fold, "vali"),
+        train=lambda wc: [cache(wc.dataset, wc.fold, "train")],
+        vali=lambda wc: [cache(wc.dataset, wc.fold, "vali")],
     output:
-        model=temp(part_stem("parts") + "unit{unit}.pkl"),
-        fit=temp(part_stem("parts") + "unit{unit}.tsv"),
+        models=[temp(part_stem("parts") + "unit{unit}.pkl")],
+        fits=temp(part_stem("parts") + "unit{unit}.tsv"),
     params:
+        folds=lambda wc: [int(wc.fold)],
+        unit=lambda wc: int(wc.unit),
         ranker=lambda wc: ranker_of(wc.algorithm),
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
@@ -67,7 +70,7 @@ rule fit_unit:
     conda:
         CONDA_ENV
     script:
-        "../scripts/fit_part.py"
+        "../scripts/fit.py"
 
 
 rule gather:

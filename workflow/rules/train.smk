@@ -18,6 +18,7 @@ rule train:
         fits=convention_stem("models") + "fits.tsv",
     params:
         folds=FOLDS,
+        fold_column=True,
         ranker=lambda wc: ranker_of(wc.algorithm),
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
@@ -32,4 +33,4 @@ rule train:
     conda:
         CONDA_ENV
     script:
-        "../scripts/train.py"
+        "../scripts/fit.py"
