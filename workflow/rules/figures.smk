@@ -3,15 +3,15 @@
 
 rule figure1:
     input:
-        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
+        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
     output:
         **figure_output("figure1"),
     params:
-        algorithms=FIGURE1_ALGORITHMS,
-        eval_conventions=FIGURE1_EVAL_CONVENTIONS,
-        train_conventions=TRAIN_CONVENTIONS,
+        algorithms=list(PLAN.figure1_algorithms),
+        eval_conventions=list(PLAN.figure1_eval_conventions),
+        train_conventions=list(PLAN.train_conventions),
     log:
-        f"{LOGS}/{{dataset}}/figure1.log",
+        f"{PLAN.logs}/{{dataset}}/figure1.log",
     threads: 1
     resources:
         **job_resources("figure1"),
@@ -23,15 +23,15 @@ rule figure1:
 
 rule figure2:
     input:
-        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
+        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
     output:
         **figure_output("figure2"),
     params:
-        algorithms=BASE_ALGORITHMS,
-        eval_conventions=FIGURE2_EVAL_CONVENTIONS,
-        train_convention=OFFICIAL,
+        algorithms=PLAN.base_algorithms,
+        eval_conventions=list(PLAN.figure2_eval_conventions),
+        train_convention=PLAN.official,
     log:
-        f"{LOGS}/{{dataset}}/figure2.log",
+        f"{PLAN.logs}/{{dataset}}/figure2.log",
     threads: 1
     resources:
         **job_resources("figure2"),
@@ -43,11 +43,11 @@ rule figure2:
 
 rule runtime_figure:
     input:
-        runtime=f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
+        runtime=f"{PLAN.results}/{{dataset}}/tables/runtime.tsv",
     output:
         **figure_output("runtime"),
     log:
-        f"{LOGS}/{{dataset}}/runtime_figure.log",
+        f"{PLAN.logs}/{{dataset}}/runtime_figure.log",
     threads: 1
     resources:
         **job_resources("runtime_figure"),
@@ -59,20 +59,20 @@ rule runtime_figure:
 
 rule implementation:
     input:
-        per_query=f"{RESULTS}/{{dataset}}/per_query.parquet",
-        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
+        per_query=f"{PLAN.results}/{{dataset}}/per_query.parquet",
+        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
     output:
-        table=f"{RESULTS}/{{dataset}}/tables/implementation.tsv",
+        table=f"{PLAN.results}/{{dataset}}/tables/implementation.tsv",
         **figure_output("implementation"),
     params:
-        variants=VARIANT_BASES,
-        labels=VARIANT_LABELS,
-        eval_conventions=FIGURE1_EVAL_CONVENTIONS,
-        train_convention=OFFICIAL,
+        variants=PLAN.variant_bases,
+        labels=PLAN.variant_labels,
+        eval_conventions=list(PLAN.figure1_eval_conventions),
+        train_convention=PLAN.official,
     log:
-        f"{LOGS}/{{dataset}}/implementation.log",
+        f"{PLAN.logs}/{{dataset}}/implementation.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/implementation.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/implementation.tsv"
     threads: 1
     resources:
         **job_resources("implementation"),

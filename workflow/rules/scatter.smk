@@ -8,8 +8,8 @@ rule fit_fold:
     """One fold of an algorithm fitted whole: its model, test scores and fit record (temporary,
     until the gather job has copied them)."""
     wildcard_constraints:
-        dataset=one_of(SCATTERED),
-        algorithm=one_of(WHOLE_ALGORITHMS),
+        dataset=one_of(PLAN.scattered),
+        algorithm=one_of(PLAN.whole_algorithms),
     input:
         train=lambda wc: [cache(wc.dataset, wc.fold, "train")],
         vali=lambda wc: [cache(wc.dataset, wc.fold, "vali")],
@@ -20,15 +20,15 @@ rule fit_fold:
         fits=temp(part_stem("parts") + "whole.tsv"),
     params:
         folds=lambda wc: [int(wc.fold)],
-        ranker=lambda wc: ranker_of(wc.algorithm),
+        ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
         **CONVENTIONS_PARAMS,
     log:
-        part_stem("fit", LOGS) + "whole.log",
+        part_stem("fit", PLAN.logs) + "whole.log",
     benchmark:
         part_stem("bench/fit_fold") + "whole.tsv"
-    threads: RES["train"]["threads"]
+    threads: PLAN.train_threads
     resources:
         **job_resources("fit_fold"),
     conda:
@@ -43,8 +43,8 @@ rule fit_unit:
     parameter is that of a train job, so that the gathered model equals its model; one unit
     runs on one thread whatever it says."""
     wildcard_constraints:
-        dataset=one_of(SCATTERED),
-        algorithm=one_of(UNIT_ALGORITHMS),
+        dataset=one_of(PLAN.scattered),
+        algorithm=one_of(PLAN.unit_algorithms),
         unit=r"\d+",
     input:
         train=lambda wc: [cache(wc.dataset, wc.fold, "train")],
@@ -55,13 +55,13 @@ rule fit_unit:
     params:
         folds=lambda wc: [int(wc.fold)],
         unit=lambda wc: int(wc.unit),
-        ranker=lambda wc: ranker_of(wc.algorithm),
+        ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
-        model_threads=RES["train"]["threads"],
+        model_threads=PLAN.train_threads,
         **CONVENTIONS_PARAMS,
     log:
-        part_stem("fit", LOGS) + "unit{unit}.log",
+        part_stem("fit", PLAN.logs) + "unit{unit}.log",
     benchmark:
         part_stem("bench/fit_unit") + "unit{unit}.tsv"
     threads: 1
@@ -77,7 +77,7 @@ rule gather:
     """Every fold of one algorithm under one training convention from its parts: the outputs of
     rule train."""
     wildcard_constraints:
-        dataset=one_of(SCATTERED),
+        dataset=one_of(PLAN.scattered),
     input:
         unpack(gather_inputs),
     output:
@@ -85,12 +85,12 @@ rule gather:
         scores=fold_models("models", ".test_scores.npy"),
         fits=convention_stem("models") + "fits.tsv",
     params:
-        folds=FOLDS,
-        ranker=lambda wc: ranker_of(wc.algorithm),
-        units=lambda wc: UNITS[wc.algorithm],
+        folds=list(PLAN.folds),
+        ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
+        units=lambda wc: PLAN.algorithms[wc.algorithm].units,
         **CONVENTIONS_PARAMS,
     log:
-        convention_stem("gather", LOGS) + "gather.log",
+        convention_stem("gather", PLAN.logs) + "gather.log",
     benchmark:
         convention_stem("bench/gather") + "folds.tsv"
     threads: 1

@@ -175,6 +175,12 @@ class Plan:
     def whole_algorithms(self) -> list[str]:
         return [a for a, p in self.algorithms.items() if not p.units]
 
+    @property
+    def train_threads(self) -> int:
+        """The threads of a training job (config resources.train.threads); a fit_unit job runs
+        on one, its ranker's thread parameter set as a training job's."""
+        return self.config["resources"]["train"]["threads"]
+
     # --- extensions ---------------------------------------------------------------------------
     @property
     def library_eval_conventions(self) -> list[str]:
