@@ -33,8 +33,8 @@ from ltrconv.pipeline import datasets as _datasets, paths as _paths, report as _
 from ltrconv.pipeline import environment as _environment, repair as _repair  # noqa: E402
 from ltrconv.pipeline import resources as _resources  # noqa: E402
 from ltrconv.pipeline.checks import STUDY  # noqa: E402
+from ltrconv.pipeline.figures import FIGURES  # noqa: E402
 from ltrconv.pipeline.paths import LIBRARY_TABLES, SPLITS, TABLES  # noqa: E402
-from ltrconv.pipeline.plan import reference_convention  # noqa: E402
 from ltrconv.pipeline.untracked import Untracked  # noqa: E402
 
 _errors = _config.schema_errors(config, _config.load_schema(REPO))
@@ -155,6 +155,10 @@ def fit_records(dataset):
 
 def figure_output(name):
     return _paths.figure_output(PLAN, name)
+
+
+def figure_log(figure):
+    return _paths.figure_log(PLAN, figure)
 
 
 def claims_extra_inputs(dataset):

@@ -40,25 +40,6 @@ rule ties_table:
         "../scripts/ties_table.py"
 
 
-rule ties_figure:
-    input:
-        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
-    output:
-        png=f"{PLAN.results}/{{dataset}}/figures/ties/{{algorithm}}.png",
-        pdf=f"{PLAN.results}/{{dataset}}/figures/ties/{{algorithm}}.pdf",
-    params:
-        train_conventions=list(PLAN.train_conventions),
-    log:
-        f"{PLAN.logs}/{{dataset}}/ties_figure/{{algorithm}}.log",
-    threads: 1
-    resources:
-        **job_resources("ties_figure"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/ties_figure.py"
-
-
 rule winning:
     input:
         expand(f"{PLAN.results}/{{dataset}}/tables/fold_means.tsv", dataset=PLAN.datasets),

@@ -1,60 +1,30 @@
-"""Figures 1 and 2 of the paper, the training-time figure and the implementation comparison."""
+"""The figures of each dataset: one rule per figure declared with its drawing function in
+ltrconv.pipeline.figures.FIGURES (Figures 1 and 2 of the paper, the training time, each
+algorithm's tie orders, today's libraries), and the implementation comparison."""
 
 
-rule figure1:
-    input:
-        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
-    output:
-        **figure_output("figure1"),
-    params:
-        algorithms=list(PLAN.figure1_algorithms),
-        eval_conventions=list(PLAN.figure1_eval_conventions),
-        train_conventions=list(PLAN.train_conventions),
-    log:
-        f"{PLAN.logs}/{{dataset}}/figure1.log",
-    threads: 1
-    resources:
-        **job_resources("figure1"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/figure1.py"
+for _figure in FIGURES:
+    if _figure.draw is None:
+        continue
 
-
-rule figure2:
-    input:
-        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
-    output:
-        **figure_output("figure2"),
-    params:
-        algorithms=PLAN.base_algorithms,
-        eval_conventions=list(PLAN.figure2_eval_conventions),
-        train_convention=PLAN.official,
-    log:
-        f"{PLAN.logs}/{{dataset}}/figure2.log",
-    threads: 1
-    resources:
-        **job_resources("figure2"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/figure2.py"
-
-
-rule runtime_figure:
-    input:
-        runtime=f"{PLAN.results}/{{dataset}}/tables/runtime.tsv",
-    output:
-        **figure_output("runtime"),
-    log:
-        f"{PLAN.logs}/{{dataset}}/runtime_figure.log",
-    threads: 1
-    resources:
-        **job_resources("runtime_figure"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/runtime_figure.py"
+    rule:
+        name:
+            _figure.rule
+        input:
+            **{t: f"{PLAN.results}/{{dataset}}/tables/{t}.tsv" for t in _figure.tables},
+        output:
+            **figure_output(_figure.name),
+        params:
+            **_figure.params(PLAN),
+        log:
+            figure_log(_figure),
+        threads: 1
+        resources:
+            **job_resources(_figure.rule),
+        conda:
+            CONDA_ENV
+        script:
+            "../scripts/figure.py"
 
 
 rule implementation:

@@ -13,7 +13,7 @@ rule library_tables:
         algorithms=PLAN.base_algorithms,
         libraries=PLAN.library_eval_conventions,
         trained=PLAN.library_train_conventions,
-        reference=reference_convention(),
+        reference=PLAN.reference,
         official=PLAN.official,
     log:
         f"{PLAN.logs}/{{dataset}}/library_tables.log",
@@ -28,27 +28,6 @@ rule library_tables:
         "../scripts/library_tables.py"
 
 
-rule library_figure:
-    input:
-        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
-    output:
-        **figure_output("libraries"),
-    params:
-        algorithms=PLAN.base_algorithms,
-        libraries=PLAN.library_eval_conventions,
-        reference=reference_convention(),
-        official=PLAN.official,
-    log:
-        f"{PLAN.logs}/{{dataset}}/library_figure.log",
-    threads: 1
-    resources:
-        **job_resources("library_figure"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/library_figure.py"
-
-
 rule library_order:
     input:
         expand(f"{PLAN.results}/{{dataset}}/tables/fold_means.tsv", dataset=PLAN.datasets),
@@ -58,7 +37,7 @@ rule library_order:
     params:
         algorithms=PLAN.base_algorithms,
         libraries=PLAN.library_eval_conventions,
-        reference=reference_convention(),
+        reference=PLAN.reference,
         official=PLAN.official,
     log:
         f"{PLAN.logs}/{STUDY}/library_order.log",

@@ -196,6 +196,21 @@ class Plan:
 
         return [c for c in LIBRARIES if c in self.all_train_conventions]
 
+    @property
+    def reference(self) -> str:
+        """The evaluation convention winning numbers, the audit's predictions and today's
+        libraries are set against (:func:`reference_convention`)."""
+        return reference_convention()
+
+    # --- outputs ------------------------------------------------------------------------------
+    @property
+    def figures(self) -> list:
+        """The figures of each dataset this plan makes (:class:`~ltrconv.pipeline.figures
+        .Figure`), in the order of :data:`ltrconv.pipeline.figures.FIGURES`."""
+        from ltrconv.pipeline import figures
+
+        return [f for f in figures.FIGURES if f.when(self)]
+
     def train_params(self, algorithm: str, seed) -> dict:
         """The ranker's keyword arguments for one job: the algorithm's ``params`` plus
         ``random_state`` = the job's seed when the paths carry seeds and the fit is random."""
