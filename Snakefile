@@ -14,22 +14,13 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/extended.smk"
 include: "workflow/rules/libraries.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/handlers.smk"  # after every rule: it checks their outputs
 
 
 report: "workflow/report/workflow.rst"
 
-# An output whose bytes changed since its job wrote them is made again.
-remake_damaged_outputs()
 
-
-onstart:
-    set_job_environment()
-
-
-onerror:
-    prune_empty_dirs(RESULTS, RESOURCES, LOGS)
-
-
+# Snakemake takes the default target from this file only, not from an included one.
 rule all:
     input:
         all_targets(),

@@ -123,3 +123,116 @@ def test_random_algorithms():
                                                                         "ranknet"]
     assert algorithms.is_random("ranksvm", {"loss": "hinge"})
     assert not algorithms.is_random("ranksvm", {"loss": "squared_hinge"})
+
+
+def test_schema_names_only_existing_modules_and_attributes():
+    """Every dotted ltrconv name the config schema's descriptions cite resolves."""
+    import importlib
+    import re
+
+    schema = (REPO / "workflow" / "schemas" / "config.schema.yaml").read_text()
+    names = set(re.findall(r"\bltrconv(?:\.\w+)+", schema))
+    assert "ltrconv.rankers.registry.REGISTRY" in names
+    missing = []
+    for name in sorted(names):
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+                break
+            except ImportError:
+                continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr, None)
+        if obj is None:
+            missing.append(name)
+    assert missing == []
+
+
+TWIN_MODULE = '''
+from ltrconv.rankers.adarank import AdaRank
+
+
+class AdaRankTwin(AdaRank):
+    """AdaRank under another registry name."""
+
+    name = "adarank_twin"
+'''
+TWIN_ENTRY = '''    Algorithm("adarank_twin", "AdaRank twin", "ranker_twin:AdaRankTwin", OBJECTIVE,
+              "#999999", "h", "-"),
+'''
+# Loads ltrconv.rankers.registry from its source with TWIN_ENTRY added to _ALGORITHMS (argv[1],
+# argv[2]), before anything imports it; then asks the warmup, the estimators and the CLI.
+WITH_TWIN = r'''
+import contextlib, io, json, sys, types
+path, entry, train = sys.argv[1], sys.argv[2], sys.argv[3]
+source = open(path).read()
+marker = "_ALGORITHMS = (\n"
+assert source.count(marker) == 1, "the registry's tuple of algorithms moved"
+module = types.ModuleType("ltrconv.rankers.registry")
+module.__file__, module.__package__ = path, "ltrconv.rankers"
+sys.modules[module.__name__] = module
+exec(compile(source.replace(marker, marker + entry), path, "exec"), module.__dict__)
+import ltrconv.rankers
+ltrconv.rankers.registry = module
+
+from ltrconv import cli, warmup
+from ltrconv.rankers import sklearn as sk
+from ranker_twin import AdaRankTwin
+
+warmed = []
+
+
+def record(argv):
+    if argv[0] == "train":
+        warmed.append(argv[argv.index("--algorithm") + 1])
+    return 0
+
+
+real_main, cli.main = cli.main, record
+warmup.run(say=lambda text: None)
+cli.main = real_main
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+    cli.main(["train", "--help"])
+model = train + ".model"
+with contextlib.redirect_stderr(io.StringIO()):
+    status = cli.main(["train", "--algorithm", "adarank_twin", "--train", train, "--out", model,
+                       "--param", "n_rounds=2"])
+estimator = sk.get_class("adarank_twin")
+print(json.dumps({
+    "warmed": warmed,
+    "help": " ".join(out.getvalue().split()),
+    "trained": status,
+    "estimator": [estimator.__name__, issubclass(estimator, AdaRankTwin),
+                  issubclass(estimator, sk.RankerEstimator), sk.AdaRankTwin is estimator,
+                  "AdaRankTwin" in sk.__all__, type(sk.load(model)) is estimator],
+}))
+'''
+
+
+def test_a_ranker_added_to_the_registry_reaches_warmup_estimators_and_cli(tmp_path):
+    """One entry in the registry's tuple is all the warmup, the scikit-learn estimators and
+    ``ltrconv train`` need to know a ranker."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from ltrconv.data.writer import write_letor
+
+    (tmp_path / "ranker_twin.py").write_text(TWIN_MODULE)
+    write_letor(make_letor(n_queries=12, n_features=4, seed=3), tmp_path / "train.txt")
+    src = REPO / "src"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), str(tmp_path)]))
+    proc = subprocess.run([sys.executable, "-c", WITH_TWIN,
+                           str(src / "ltrconv" / "rankers" / "registry.py"), TWIN_ENTRY,
+                           str(tmp_path / "train.txt")],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["warmed"] == ["adarank_twin", *algorithms.ORDER]  # first in the tuple
+    assert f"one of {', '.join(got['warmed'])}" in got["help"]
+    assert "adarank_twin (validation data selects" in got["help"]
+    assert got["trained"] == 0
+    assert got["estimator"] == ["AdaRankTwin", True, True, True, True, True]

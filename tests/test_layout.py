@@ -157,3 +157,38 @@ def test_the_checks_see_a_violation():
     g = {"ltrconv.evaluation.a": {"ltrconv.data.b"}, "ltrconv.data.b": {"ltrconv.evaluation.a"}}
     assert cycles(g) == [["ltrconv.data.b", "ltrconv.evaluation.a"]]
     assert wing_arrows(g) == {("evaluation", "data"): 1, ("data", "evaluation"): 1}
+
+
+NUMBA_DECORATORS = {"njit", "prange", "jit"}
+# Modules still taking a decorator from numba itself; converted with the engine.
+NUMBA_DIRECT = {"ltrconv.evaluation._artefact_kernels"}
+
+
+def numba_decorators(path: Path) -> list[str]:
+    """Where ``path`` takes njit, prange or jit from numba directly: ``from numba import ...``
+    or ``numba.NAME``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module == "numba" and not node.level:
+            found += [f"line {node.lineno}: from numba import {a.name}" for a in node.names
+                      if a.name in NUMBA_DECORATORS or a.name == "*"]
+        elif (isinstance(node, ast.Attribute) and node.attr in NUMBA_DECORATORS
+              and isinstance(node.value, ast.Name) and node.value.id == "numba"):
+            found.append(f"line {node.lineno}: numba.{node.attr}")
+    return found
+
+
+def test_kernels_take_njit_and_prange_from_ltrconv_jit():
+    """Every numba kernel is compiled with ltrconv.jit's njit and prange (numba's BLAS probe
+    deferred): no module but ltrconv.jit takes them from numba."""
+    direct = {m: found for m, p in modules().items() if m != "ltrconv.jit"
+              for found in [numba_decorators(p)] if found}
+    assert set(direct) - NUMBA_DIRECT == set(), direct
+
+
+def test_the_numba_check_sees_each_form(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("import numba\nfrom numba import njit as nj, types\n"
+                      "from numba import prange\n@numba.jit\ndef f():\n    pass\n")
+    assert numba_decorators(module) == ["line 2: from numba import njit",
+                                        "line 3: from numba import prange", "line 4: numba.jit"]

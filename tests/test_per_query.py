@@ -99,3 +99,48 @@ def test_null_and_nan_read_as_nan():
     assert math.isnan(got["a"]["1"]["M"])
     got = parse_per_query("convention\tqid\tM\na\t1\tnan\na\tall\tnan\n", "f")
     assert list(got["a"]) == ["1"] and math.isnan(got["a"]["1"]["M"])
+
+
+@pytest.mark.parametrize("fmt", ["json", "tsv"])
+def test_letor_and_trec_output_format_the_same_values_alike(tmp_path, capsys, fmt):
+    """'ltrconv eval DATA SCORES' and 'ltrconv eval --qrels --run' on the same judgements and
+    scores: the same text, but for the JSON's names of the inputs and a run's query counts."""
+    from ltrconv.cli import main
+    from ltrconv.data.writer import write_letor
+
+    labels = {11: [2, 0, 1, 0], 12: [0, 0, 0], 13: [1, 0, 2, 1, 0], 14: [0, 1]}  # 12: none relevant
+    rows = [(q, y) for q, ys in labels.items() for y in ys]
+    n = len(rows)
+    data = make_letor(n_queries=1, min_docs=n, max_docs=n, n_features=2, seed=1)
+    data = type(data)(X=data.X, y=np.array([y for _, y in rows]),
+                      qid=np.array([q for q, _ in rows]),
+                      offsets=np.cumsum([0, *map(len, labels.values())]),
+                      docid=np.array([f"d{i}" for i in range(n)]))
+    scores = np.random.default_rng(5).permutation(n) / 10  # no ties
+    write_letor(data, tmp_path / "data.txt")
+    (tmp_path / "scores.txt").write_text("".join(f"{s}\n" for s in scores))
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 d{i} {y}\n" for i, (q, y) in enumerate(rows)))
+    (tmp_path / "run").write_text("".join(f"{q} Q0 d{i} 0 {s} r\n"
+                                          for i, ((q, _), s) in enumerate(zip(rows, scores))))
+    options = ["-c", "ranklib", "-c", "ndcg(empty=skip)", "--cutoffs", "1,3", "--per-query",
+               "--format", fmt]
+    outputs = []
+    for inputs in ([str(tmp_path / "data.txt"), str(tmp_path / "scores.txt")],
+                   ["--qrels", str(tmp_path / "qrels"), "--run", str(tmp_path / "run")]):
+        assert main(["eval", *inputs, *options]) == 0
+        outputs.append(capsys.readouterr().out)
+    letor, trec = outputs
+    if fmt == "tsv":
+        assert trec == letor
+        assert "ndcg(gain=exp,disc=log2,empty=skip,short=truncate,ties=input-order,rel=1,pk=min)"\
+               "\t12\tnan" in trec
+        return
+    counts = [line for line in trec.splitlines(keepends=True) if '"queries": ' in line]
+    assert counts == ['   "queries": 4,\n', '   "queries": 3,\n']
+    trec = "".join(line for line in trec.splitlines(keepends=True) if line not in counts)
+    header = ' "{}": "{}",\n "{}": "{}",\n'
+    assert trec.startswith("{\n" + header.format("qrels", tmp_path / "qrels", "run", tmp_path / "run"))
+    assert letor.startswith("{\n" + header.format("data", tmp_path / "data.txt", "scores",
+                                                  tmp_path / "scores.txt"))
+    assert trec.split("\n", 3)[3] == letor.split("\n", 3)[3]
+    assert '"skipped": [\n    "12"\n   ]' in trec

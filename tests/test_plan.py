@@ -329,3 +329,43 @@ def test_each_shipped_dataset_entry_plans_when_enabled(name):
     n_splits = 3 - (spec["layout"]["vali"] is None)
     assert len(set(layout.files())) == len(folds) * n_splits
     assert plan.datasets[name].rows is not None and spec["page"].startswith("http")
+
+
+MADE_UP = dict(name="made_up", title="A made-up figure", rule="made_up_figure",
+               draw="ltrconv.study.figures:runtime_figure", tables=("runtime",),
+               caption="runtime")
+
+
+def test_a_figure_is_one_declaration(monkeypatch, paper):
+    """A figure added to FIGURES is made by the plan, a target and a report page; one per
+    algorithm when its name holds {algorithm}; none when its ``when`` says no."""
+    from ltrconv.pipeline import figures
+
+    made_up = figures.Figure(**MADE_UP)
+    each = figures.Figure("made_up/{algorithm}", "Made up: {algorithm}", "made_up_each",
+                          "ltrconv.study.figures:ties_figure", ("summary",))
+    never = figures.Figure("never", "Never", "never_figure", when=lambda plan: False)
+    monkeypatch.setattr(figures, "FIGURES", figures.FIGURES + (made_up, each, never))
+    assert paper.figures[-2:] == [made_up, each]
+    pages = report.report_pages(paper)
+    assert pages["figure_made_up"] == dict(source="figures/made_up.png", caption="runtime",
+                                           category="Figures", title="A made-up figure")
+    assert pages["figure_made_up_ranksvm"]["title"] == "Made up: ranksvm"
+    assert not any("never" in key for key in pages)
+    targets = paths.all_targets(paper, pages, {})
+    assert "results/MQ2008/figures/made_up.pdf" in targets
+    assert [t for t in targets if "/figures/made_up/" in t and t.endswith(".pdf")] == [
+        f"results/MQ2008/figures/made_up/{a}.pdf" for a in paper.algorithms]
+    assert figures.by_rule("made_up_figure") is made_up and made_up.function() is not None
+
+
+def test_every_declared_figure_has_its_caption_and_function(paper, extended):
+    from ltrconv.pipeline import figures
+
+    for figure in figures.FIGURES:
+        assert (REPO / "workflow" / "report" / f"{figure.page_caption}.rst").exists(), figure
+        if figure.draw is not None:
+            assert callable(figure.function()), figure
+    assert [f.name for f in paper.figures] == ["figure1", "figure2", "runtime", "implementation"]
+    assert [f.name for f in extended.figures] == [
+        "figure1", "figure2", "runtime", "implementation", "ties/{algorithm}", "libraries"]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ltrconv import warmup
 from ltrconv.data.synthetic import make_letor
 from ltrconv.data.writer import write_letor
 
@@ -36,3 +37,20 @@ def test_first_fit_after_warmup_compiles_nothing(tmp_path, algorithm):
                           env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert _cache_files(cache) == before, "the fit compiled kernels the warmup did not"
+
+
+def test_every_small_setting_is_a_parameter_of_its_ranker():
+    from ltrconv import rankers
+    from ltrconv.rankers import registry
+
+    assert set(warmup.SMALL) <= set(registry.ORDER)
+    for algorithm, small in warmup.SMALL.items():
+        assert set(small) <= set(rankers.param_names(algorithm)), algorithm
+
+
+def test_a_setting_the_ranker_does_not_take_stops_the_warmup(monkeypatch):
+    monkeypatch.setitem(warmup.SMALL, "ranknet", {"max_epochs": 2, "epochs": 2})
+    trained = []
+    with pytest.raises(ValueError, match=r"ranknet has no parameter\(s\) \['epochs'\]"):
+        warmup.run(["adarank", "ranknet"], say=trained.append)
+    assert trained == []  # refused before any fit

@@ -300,3 +300,26 @@ def test_extended_config_dry_run(mq2008_dir, tmp_path):
         assert re.search(rf"^{rule}\s+{count}$", out, re.M), (rule, out[-2000:])
 
 
+
+
+def test_a_made_up_figure_gets_its_rule_target_and_report_page(tmp_path):
+    """One entry added to ltrconv.pipeline.figures.FIGURES (here before Snakemake starts, by a
+    sitecustomize module) gives the workflow a rule drawing it, a job per dataset and its page
+    in the report."""
+    from test_plan import MADE_UP
+
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(
+        "from ltrconv.pipeline import figures\n"
+        f"figures.FIGURES += (figures.Figure(**{MADE_UP!r}),)\n")
+    write_dataset(tmp_path / "SYN")
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump(base_config(tmp_path / "SYN")))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(tmp_path / "site"), str(REPO / "src"), os.environ.get("PYTHONPATH", "")]))
+    proc = snakemake(tmp_path / "w", cfg, "-n", timeout=300, env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert re.search(r"^made_up_figure\s+1$", out, re.M), out[-3000:]
+    assert "output: out/SYN/figures/made_up.png, out/SYN/figures/made_up.pdf" in out
+    assert "out/SYN/report/figure_made_up.html" in out

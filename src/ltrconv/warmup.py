@@ -18,23 +18,27 @@ import tempfile
 import time
 from pathlib import Path
 
-STUDY = ("adarank", "rankboost", "lambdamart", "coordinate_ascent", "ranknet", "ranksvm")
-
 SMALL = {
     "adarank": {"n_rounds": 5},
     "rankboost": {"n_rounds": 5},
     "lambdamart": {"n_estimators": 5},
-    "coordinate_ascent": {"n_restarts": 1, "max_iter": 2, "restarts": 1, "iterations": 2},
-    "ranknet": {"architectures": [[10]], "max_epochs": 2, "epochs": 2},
+    "coordinate_ascent": {"n_restarts": 1},
+    "ranknet": {"architectures": [[10]], "max_epochs": 2},
 }
-"""Settings that keep each fit short; those a ranker does not take are left out."""
+"""Settings that keep each fit short, by registry name; a ranker without an entry is fitted
+with its defaults."""
 
 
 def _small_params(algorithm: str) -> list[str]:
+    """``algorithm``'s :data:`SMALL` settings as ``--param`` values; a key that is not a
+    parameter of the ranker raises ValueError."""
     from . import rankers
 
-    names = set(rankers.param_names(algorithm))
-    return [f"{k}={v}" for k, v in SMALL.get(algorithm, {}).items() if k in names]
+    small = SMALL.get(algorithm, {})
+    unknown = sorted(set(small) - set(rankers.param_names(algorithm)))
+    if unknown:
+        raise ValueError(f"ltrconv.warmup: {algorithm} has no parameter(s) {unknown}")
+    return [f"{k}={v}" for k, v in small.items()]
 
 
 def _fold(root: Path) -> tuple[Path, Path]:
@@ -48,10 +52,14 @@ def _fold(root: Path) -> tuple[Path, Path]:
     return root / "train.txt", root / "vali.txt"
 
 
-def run(algorithms=STUDY, say=print) -> float:
-    """Warm every kernel the ``algorithms`` and the evaluation use; returns the seconds taken."""
+def run(algorithms=None, say=print) -> float:
+    """Warm every kernel the ``algorithms`` (default: the study's, :data:`ltrconv.rankers
+    .registry.ORDER`) and the evaluation use; returns the seconds taken."""
     from . import cli
+    from .rankers import registry
 
+    algorithms = registry.ORDER if algorithms is None else algorithms
+    small = {a: [arg for p in _small_params(a) for arg in ("--param", p)] for a in algorithms}
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ltrconv-warmup-") as tmp:
         root = Path(tmp)
@@ -59,10 +67,9 @@ def run(algorithms=STUDY, say=print) -> float:
         for algorithm in algorithms:
             t0 = time.perf_counter()
             model, scores = root / f"{algorithm}.model", root / f"{algorithm}.scores"
-            params = [a for p in _small_params(algorithm) for a in ("--param", p)]
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 status = cli.main(["train", "--algorithm", algorithm, "--train", str(train), "--vali", str(vali),
-                                   "--out", str(model), *params])
+                                   "--out", str(model), *small[algorithm]])
                 status = status or cli.main(["predict", str(model), str(vali), "-o", str(scores)])
             if status:
                 raise SystemExit(f"ltrconv.warmup: {algorithm} failed (exit {status})")
@@ -72,10 +79,10 @@ def run(algorithms=STUDY, say=print) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ltrconv.warmup", description=__doc__)
-    parser.add_argument("algorithms", nargs="*", default=list(STUDY),
-                        help="rankers to warm (default: the study's six)")
+    parser.add_argument("algorithms", nargs="*",
+                        help="rankers to warm (default: the study's, those of the registry)")
     args = parser.parse_args(argv)
-    total = run(args.algorithms)
+    total = run(args.algorithms or None)
     print(f"ltrconv.warmup: numba kernels compiled and cached in {total:.1f} s")
     return 0
 

@@ -1,5 +1,6 @@
 """Configuration: validated against the schema, then one plan (ltrconv.pipeline.plan), checked
-once; the names and input functions the rule files read, each taken from the plan.
+once. The rule files read the plan, ``PLAN``; the functions here are the input functions and
+file patterns they share, each a function of the plan.
 
 The only file that reads ``config``; the job scripts get what they need through their rule's
 ``params``."""
@@ -31,7 +32,9 @@ from ltrconv.pipeline import build_plan, ConfigError, config as _config  # noqa:
 from ltrconv.pipeline import datasets as _datasets, paths as _paths, report as _report  # noqa: E402
 from ltrconv.pipeline import environment as _environment, repair as _repair  # noqa: E402
 from ltrconv.pipeline import resources as _resources  # noqa: E402
-from ltrconv.pipeline.plan import reference_convention  # noqa: E402
+from ltrconv.pipeline.checks import STUDY  # noqa: E402
+from ltrconv.pipeline.figures import FIGURES  # noqa: E402
+from ltrconv.pipeline.paths import LIBRARY_TABLES, SPLITS, TABLES  # noqa: E402
 from ltrconv.pipeline.untracked import Untracked  # noqa: E402
 
 _errors = _config.schema_errors(config, _config.load_schema(REPO))
@@ -44,45 +47,11 @@ try:
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
 
-SPLITS = _paths.SPLITS
-RESULTS, RESOURCES, LOGS = PLAN.results, PLAN.resources, PLAN.logs
-DATASETS = list(PLAN.datasets)
 # Datasets without validation files: rule prepare_drawn draws them from the training files.
 DRAWN_VALI = _datasets.drawn_vali(PLAN)
-BASE_ALGORITHMS = PLAN.base_algorithms
-ALGORITHMS = list(PLAN.algorithms)
-VARIANTS = PLAN.variants
-VARIANT_BASES = PLAN.variant_bases
-VARIANT_LABELS = PLAN.variant_labels
-OTHER_RANKERS = PLAN.other_rankers
-TRAIN_CONVENTIONS = list(PLAN.train_conventions)
-EVAL_CONVENTIONS = list(PLAN.eval_conventions)
-ALL_TRAIN_CONVENTIONS = PLAN.all_train_conventions
-EVALUATE_RULES = PLAN.evaluate_rules
-FOLDS = list(PLAN.folds)
-SEEDS = list(PLAN.seeds)
-SEED_DIR = PLAN.seed_dir
-MULTI_SEED = PLAN.multi_seed
-EXTENSIONS = PLAN.extensions
-RES = config["resources"]
-CUTOFFS = PLAN.cutoffs
-TRAIN_CUTOFF = PLAN.train_cutoff
-OFFICIAL = PLAN.official  # the official training convention: Figure 2, the order, the claims
-FIGURE1_ALGORITHMS = list(PLAN.figure1_algorithms)
-FIGURE1_EVAL_CONVENTIONS = list(PLAN.figure1_eval_conventions)
-FIGURE2_EVAL_CONVENTIONS = list(PLAN.figure2_eval_conventions)
-REFERENCE_CONVENTION = reference_convention()
-LIBRARY_EVAL_CONVENTIONS = PLAN.library_eval_conventions
-LIBRARY_TRAIN_CONVENTIONS = PLAN.library_train_conventions
-TABLES, FIGURES, LIBRARY_TABLES = _paths.TABLES, _paths.FIGURES, _paths.LIBRARY_TABLES
-STUDY = "study"
+# The report's pages (ltrconv.pipeline.report): each dataset's, and those over all datasets.
 REPORT_PAGES = _report.report_pages(PLAN)
 STUDY_PAGES = _report.study_pages(PLAN)
-# Scattered datasets: a job per fold (rule fit_fold), or per fold and unit (rule fit_unit), then
-# one gather job per algorithm and training convention in place of the train job.
-SCATTERED, GROUPED = PLAN.scattered, PLAN.grouped
-UNITS = {a: p.units for a, p in PLAN.algorithms.items()}
-UNIT_ALGORITHMS, WHOLE_ALGORITHMS = PLAN.unit_algorithms, PLAN.whole_algorithms
 # The conventions file's digest is a param of every rule whose results depend on the
 # definitions; the path goes to the jobs untracked, for them to check the file still has it.
 CONVENTIONS_PARAMS = ({"conventions_sha256": PLAN.conventions_sha256,
@@ -94,7 +63,7 @@ CONDA_ENV = "../envs/ltrconv.yml"
 
 wildcard_constraints:
     dataset="[^/]+",
-    algorithm="|".join(ALGORITHMS),
+    algorithm="|".join(PLAN.algorithms),
     train_convention="[^/]+",
     fold=r"\d+",
     seed=r"\d+",
@@ -135,20 +104,16 @@ def job_resources(rule_name):
     return _resources.job_resources(PLAN, rule_name)
 
 
-def ranker_of(algorithm):
-    return PLAN.algorithms[algorithm].ranker
-
-
 def train_hyperparams(wc):
     return PLAN.train_params(wc.algorithm, wc.get("seed"))
 
 
 def job_seed(wc):
-    return int(wc.get("seed", SEEDS[0]))
+    return int(wc.get("seed", PLAN.seeds[0]))
 
 
 def train_metric(convention):
-    return f"ndcg@{TRAIN_CUTOFF}:{convention}"
+    return f"ndcg@{PLAN.train_cutoff}:{convention}"
 
 
 def cache(dataset, fold, split):
@@ -190,6 +155,10 @@ def fit_records(dataset):
 
 def figure_output(name):
     return _paths.figure_output(PLAN, name)
+
+
+def figure_log(figure):
+    return _paths.figure_log(PLAN, figure)
 
 
 def claims_extra_inputs(dataset):

@@ -3,16 +3,16 @@
 
 rule acquire:
     output:
-        manifest=f"{RESOURCES}/{{dataset}}/manifest.tsv",
+        manifest=f"{PLAN.resources}/{{dataset}}/manifest.tsv",
     params:
         source=lambda wc: dataset_identity(wc.dataset),
-        data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
-        work_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/work",
+        data_dir=lambda wc: f"{PLAN.resources}/{wc.dataset}/data",
+        work_dir=lambda wc: f"{PLAN.resources}/{wc.dataset}/work",
         settings=acquire_settings,
     log:
-        f"{LOGS}/{{dataset}}/acquire.log",
+        f"{PLAN.logs}/{{dataset}}/acquire.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/acquire.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/acquire.tsv"
     threads: 1
     resources:
         **job_resources("acquire"),
@@ -24,24 +24,24 @@ rule acquire:
 
 rule prepare:
     input:
-        manifest=f"{RESOURCES}/{{dataset}}/manifest.tsv",
+        manifest=f"{PLAN.resources}/{{dataset}}/manifest.tsv",
     output:
         splits=expand(
-            f"{RESOURCES}/{{{{dataset}}}}/cache/fold{{fold}}/{{split}}.npz", fold=FOLDS, split=SPLITS
+            f"{PLAN.resources}/{{{{dataset}}}}/cache/fold{{fold}}/{{split}}.npz", fold=PLAN.folds, split=SPLITS
         ),
-        full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
+        full=f"{PLAN.resources}/{{dataset}}/cache/all.npz",
     wildcard_constraints:
-        dataset=one_of(d for d in DATASETS if d not in DRAWN_VALI),
+        dataset=one_of(d for d in PLAN.datasets if d not in DRAWN_VALI),
     params:
-        data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
+        data_dir=lambda wc: f"{PLAN.resources}/{wc.dataset}/data",
         layout=lambda wc: dataset_identity(wc.dataset)["layout"],
-        folds=FOLDS,
+        folds=list(PLAN.folds),
         labels=dataset_labels,
         n_features=dataset_n_features,
     log:
-        f"{LOGS}/{{dataset}}/prepare.log",
+        f"{PLAN.logs}/{{dataset}}/prepare.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/prepare.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/prepare.tsv"
     threads: 1
     resources:
         **job_resources("prepare"),
@@ -56,29 +56,29 @@ rule prepare_drawn:
     are drawn from its training file, and the drawn qids written beside the caches and to the
     dataset's tables."""
     input:
-        manifest=f"{RESOURCES}/{{dataset}}/manifest.tsv",
+        manifest=f"{PLAN.resources}/{{dataset}}/manifest.tsv",
     output:
         splits=expand(
-            f"{RESOURCES}/{{{{dataset}}}}/cache/fold{{fold}}/{{split}}.npz", fold=FOLDS, split=SPLITS
+            f"{PLAN.resources}/{{{{dataset}}}}/cache/fold{{fold}}/{{split}}.npz", fold=PLAN.folds, split=SPLITS
         ),
-        full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
+        full=f"{PLAN.resources}/{{dataset}}/cache/all.npz",
         drawn=expand(
-            f"{RESOURCES}/{{{{dataset}}}}/cache/fold{{fold}}/vali_split.tsv", fold=FOLDS
+            f"{PLAN.resources}/{{{{dataset}}}}/cache/fold{{fold}}/vali_split.tsv", fold=PLAN.folds
         ),
-        table=f"{RESULTS}/{{dataset}}/tables/vali_split.tsv",
+        table=f"{PLAN.results}/{{dataset}}/tables/vali_split.tsv",
     wildcard_constraints:
         dataset=one_of(DRAWN_VALI),
     params:
-        data_dir=lambda wc: f"{RESOURCES}/{wc.dataset}/data",
+        data_dir=lambda wc: f"{PLAN.resources}/{wc.dataset}/data",
         layout=lambda wc: dataset_identity(wc.dataset)["layout"],
-        folds=FOLDS,
+        folds=list(PLAN.folds),
         labels=dataset_labels,
         n_features=dataset_n_features,
         vali_split=dataset_vali_split,
     log:
-        f"{LOGS}/{{dataset}}/prepare.log",
+        f"{PLAN.logs}/{{dataset}}/prepare.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/prepare.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/prepare.tsv"
     threads: 1
     resources:
         **job_resources("prepare"),
@@ -90,13 +90,13 @@ rule prepare_drawn:
 
 rule audit:
     input:
-        full=f"{RESOURCES}/{{dataset}}/cache/all.npz",
+        full=f"{PLAN.resources}/{{dataset}}/cache/all.npz",
     output:
-        table=f"{RESULTS}/{{dataset}}/tables/audit.tsv",
+        table=f"{PLAN.results}/{{dataset}}/tables/audit.tsv",
     log:
-        f"{LOGS}/{{dataset}}/audit.log",
+        f"{PLAN.logs}/{{dataset}}/audit.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/audit.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/audit.tsv"
     threads: 1
     resources:
         **job_resources("audit"),

@@ -1,9 +1,9 @@
 """Per-query evaluation under every convention, the study-wide table, aggregates and claims."""
 
 
-# One rule per list of training conventions (common.smk's EVALUATE_RULES): `evaluate` for the
+# One rule per list of training conventions (PLAN.evaluate_rules): `evaluate` for the
 # algorithms trained with train_conventions, evaluate_ALGORITHM for one with its own list.
-for _name, _algorithms, _conventions in EVALUATE_RULES:
+for _name, _algorithms, _conventions in PLAN.evaluate_rules:
 
     rule:
         """Every model of one algorithm (each training convention and fold), in one job: the
@@ -12,21 +12,21 @@ for _name, _algorithms, _conventions in EVALUATE_RULES:
             _name
         input:
             scores=algorithm_models("models", ".test_scores.npy", _conventions),
-            tests=lambda wc: [cache(wc.dataset, f, "test") for f in FOLDS],
+            tests=lambda wc: [cache(wc.dataset, f, "test") for f in PLAN.folds],
         output:
             algorithm_models("eval", ".parquet", _conventions),
         params:
             train_conventions=_conventions,  # the outputs: each convention, then each fold
-            folds=FOLDS,
-            conventions=EVAL_CONVENTIONS,
-            cutoffs=CUTOFFS,
+            folds=list(PLAN.folds),
+            conventions=list(PLAN.eval_conventions),
+            cutoffs=PLAN.cutoffs,
             max_label=dataset_max_label,
             seed=job_seed,
             **CONVENTIONS_PARAMS,
         wildcard_constraints:
             algorithm="|".join(_algorithms),
         log:
-            algorithm_stem("evaluate", LOGS) + "evaluate.log",
+            algorithm_stem("evaluate", PLAN.logs) + "evaluate.log",
         benchmark:
             algorithm_stem("bench/evaluate") + "models.tsv"
         threads: 1
@@ -42,11 +42,11 @@ rule per_query:
     input:
         lambda wc: eval_pieces(wc.dataset),
     output:
-        f"{RESULTS}/{{dataset}}/per_query.parquet",
+        f"{PLAN.results}/{{dataset}}/per_query.parquet",
     log:
-        f"{LOGS}/{{dataset}}/per_query.log",
+        f"{PLAN.logs}/{{dataset}}/per_query.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/per_query.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/per_query.tsv"
     threads: 1
     resources:
         **job_resources("per_query"),
@@ -58,17 +58,17 @@ rule per_query:
 
 rule aggregate:
     input:
-        f"{RESULTS}/{{dataset}}/per_query.parquet",
+        f"{PLAN.results}/{{dataset}}/per_query.parquet",
     output:
-        **{t: f"{RESULTS}/{{dataset}}/tables/{t}.tsv" for t in TABLES},
+        **{t: f"{PLAN.results}/{{dataset}}/tables/{t}.tsv" for t in TABLES},
     params:
-        official=OFFICIAL,
-        cutoff=TRAIN_CUTOFF,
-        algorithms=BASE_ALGORITHMS,
+        official=PLAN.official,
+        cutoff=PLAN.train_cutoff,
+        algorithms=PLAN.base_algorithms,
     log:
-        f"{LOGS}/{{dataset}}/aggregate.log",
+        f"{PLAN.logs}/{{dataset}}/aggregate.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/aggregate.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/aggregate.tsv"
     threads: 1
     resources:
         **job_resources("aggregate"),
@@ -82,11 +82,11 @@ rule runtime_table:
     input:
         lambda wc: fit_records(wc.dataset),
     output:
-        f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
+        f"{PLAN.results}/{{dataset}}/tables/runtime.tsv",
     params:
-        **({"seeded": True} if SEED_DIR else {}),
+        **({"seeded": True} if PLAN.seed_dir else {}),
     log:
-        f"{LOGS}/{{dataset}}/runtime_table.log",
+        f"{PLAN.logs}/{{dataset}}/runtime_table.log",
     threads: 1
     resources:
         **job_resources("runtime_table"),
@@ -99,24 +99,24 @@ rule runtime_table:
 rule claims:
     input:
         unpack(lambda wc: claims_extra_inputs(wc.dataset)),
-        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
-        ttests=f"{RESULTS}/{{dataset}}/tables/ttests.tsv",
-        order=f"{RESULTS}/{{dataset}}/tables/algorithm_order.tsv",
-        audit=f"{RESULTS}/{{dataset}}/tables/audit.tsv",
+        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
+        ttests=f"{PLAN.results}/{{dataset}}/tables/ttests.tsv",
+        order=f"{PLAN.results}/{{dataset}}/tables/algorithm_order.tsv",
+        audit=f"{PLAN.results}/{{dataset}}/tables/audit.tsv",
     output:
-        f"{RESULTS}/{{dataset}}/claims.md",
+        f"{PLAN.results}/{{dataset}}/claims.md",
     log:
-        f"{LOGS}/{{dataset}}/claims.log",
+        f"{PLAN.logs}/{{dataset}}/claims.log",
     params:
-        algorithms=BASE_ALGORITHMS,
-        variants=VARIANT_BASES,
-        labels=VARIANT_LABELS,
-        **({"rankers": OTHER_RANKERS} if OTHER_RANKERS else {}),
-        official=OFFICIAL,
-        cutoff=TRAIN_CUTOFF,
-        **({"seeds": SEEDS} if MULTI_SEED else {}),
+        algorithms=PLAN.base_algorithms,
+        variants=PLAN.variant_bases,
+        labels=PLAN.variant_labels,
+        **({"rankers": PLAN.other_rankers} if PLAN.other_rankers else {}),
+        official=PLAN.official,
+        cutoff=PLAN.train_cutoff,
+        **({"seeds": list(PLAN.seeds)} if PLAN.multi_seed else {}),
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/claims.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/claims.tsv"
     threads: 1
     resources:
         **job_resources("claims"),

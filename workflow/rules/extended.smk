@@ -3,14 +3,14 @@
 
 rule seed_tables:
     input:
-        f"{RESULTS}/{{dataset}}/per_query.parquet",
+        f"{PLAN.results}/{{dataset}}/per_query.parquet",
     output:
-        fold_means=f"{RESULTS}/{{dataset}}/tables/seed_fold_means.tsv",
-        ttests=f"{RESULTS}/{{dataset}}/tables/seed_ttests.tsv",
+        fold_means=f"{PLAN.results}/{{dataset}}/tables/seed_fold_means.tsv",
+        ttests=f"{PLAN.results}/{{dataset}}/tables/seed_ttests.tsv",
     log:
-        f"{LOGS}/{{dataset}}/seed_tables.log",
+        f"{PLAN.logs}/{{dataset}}/seed_tables.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/seed_tables.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/seed_tables.tsv"
     threads: 1
     resources:
         **job_resources("seed_tables"),
@@ -22,15 +22,15 @@ rule seed_tables:
 
 rule ties_table:
     input:
-        f"{RESULTS}/{{dataset}}/per_query.parquet",
+        f"{PLAN.results}/{{dataset}}/per_query.parquet",
     output:
-        f"{RESULTS}/{{dataset}}/tables/ties.tsv",
+        f"{PLAN.results}/{{dataset}}/tables/ties.tsv",
     params:
-        cutoff=TRAIN_CUTOFF,
+        cutoff=PLAN.train_cutoff,
     log:
-        f"{LOGS}/{{dataset}}/ties_table.log",
+        f"{PLAN.logs}/{{dataset}}/ties_table.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/ties_table.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/ties_table.tsv"
     threads: 1
     resources:
         **job_resources("ties_table"),
@@ -40,38 +40,19 @@ rule ties_table:
         "../scripts/ties_table.py"
 
 
-rule ties_figure:
-    input:
-        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
-    output:
-        png=f"{RESULTS}/{{dataset}}/figures/ties/{{algorithm}}.png",
-        pdf=f"{RESULTS}/{{dataset}}/figures/ties/{{algorithm}}.pdf",
-    params:
-        train_conventions=TRAIN_CONVENTIONS,
-    log:
-        f"{LOGS}/{{dataset}}/ties_figure/{{algorithm}}.log",
-    threads: 1
-    resources:
-        **job_resources("ties_figure"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/ties_figure.py"
-
-
 rule winning:
     input:
-        expand(f"{RESULTS}/{{dataset}}/tables/fold_means.tsv", dataset=DATASETS),
+        expand(f"{PLAN.results}/{{dataset}}/tables/fold_means.tsv", dataset=PLAN.datasets),
     output:
-        table=f"{RESULTS}/{STUDY}/tables/winning.tsv",
-        png=f"{RESULTS}/{STUDY}/figures/winning.png",
-        pdf=f"{RESULTS}/{STUDY}/figures/winning.pdf",
+        table=f"{PLAN.results}/{STUDY}/tables/winning.tsv",
+        png=f"{PLAN.results}/{STUDY}/figures/winning.png",
+        pdf=f"{PLAN.results}/{STUDY}/figures/winning.pdf",
     params:
-        algorithms=BASE_ALGORITHMS,
-        eval_conventions=FIGURE2_EVAL_CONVENTIONS,
-        train_convention=OFFICIAL,
+        algorithms=PLAN.base_algorithms,
+        eval_conventions=list(PLAN.figure2_eval_conventions),
+        train_convention=PLAN.official,
     log:
-        f"{LOGS}/{STUDY}/winning.log",
+        f"{PLAN.logs}/{STUDY}/winning.log",
     threads: 1
     resources:
         **job_resources("winning"),
@@ -83,11 +64,11 @@ rule winning:
 
 rule study_report_pages:
     input:
-        **{key: f"{RESULTS}/{STUDY}/{page['source']}" for key, page in STUDY_PAGES.items()},
+        **{key: f"{PLAN.results}/{STUDY}/{page['source']}" for key, page in STUDY_PAGES.items()},
     output:
         **{
             key: report(
-                f"{RESULTS}/{STUDY}/report/{key}.html",
+                f"{PLAN.results}/{STUDY}/report/{key}.html",
                 caption=f"../report/{page['caption']}.rst",
                 category=page["category"],
                 subcategory="all datasets",
@@ -100,7 +81,7 @@ rule study_report_pages:
         facts=caption_facts(),
         scope="all datasets",
     log:
-        f"{LOGS}/{STUDY}/report_pages.log",
+        f"{PLAN.logs}/{STUDY}/report_pages.log",
     threads: 1
     resources:
         **job_resources("study_report_pages"),

@@ -1,78 +1,48 @@
-"""Figures 1 and 2 of the paper, the training-time figure and the implementation comparison."""
+"""The figures of each dataset: one rule per figure declared with its drawing function in
+ltrconv.pipeline.figures.FIGURES (Figures 1 and 2 of the paper, the training time, each
+algorithm's tie orders, today's libraries), and the implementation comparison."""
 
 
-rule figure1:
-    input:
-        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
-    output:
-        **figure_output("figure1"),
-    params:
-        algorithms=FIGURE1_ALGORITHMS,
-        eval_conventions=FIGURE1_EVAL_CONVENTIONS,
-        train_conventions=TRAIN_CONVENTIONS,
-    log:
-        f"{LOGS}/{{dataset}}/figure1.log",
-    threads: 1
-    resources:
-        **job_resources("figure1"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/figure1.py"
+for _figure in FIGURES:
+    if _figure.draw is None:
+        continue
 
-
-rule figure2:
-    input:
-        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
-    output:
-        **figure_output("figure2"),
-    params:
-        algorithms=BASE_ALGORITHMS,
-        eval_conventions=FIGURE2_EVAL_CONVENTIONS,
-        train_convention=OFFICIAL,
-    log:
-        f"{LOGS}/{{dataset}}/figure2.log",
-    threads: 1
-    resources:
-        **job_resources("figure2"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/figure2.py"
-
-
-rule runtime_figure:
-    input:
-        runtime=f"{RESULTS}/{{dataset}}/tables/runtime.tsv",
-    output:
-        **figure_output("runtime"),
-    log:
-        f"{LOGS}/{{dataset}}/runtime_figure.log",
-    threads: 1
-    resources:
-        **job_resources("runtime_figure"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/runtime_figure.py"
+    rule:
+        name:
+            _figure.rule
+        input:
+            **{t: f"{PLAN.results}/{{dataset}}/tables/{t}.tsv" for t in _figure.tables},
+        output:
+            **figure_output(_figure.name),
+        params:
+            **_figure.params(PLAN),
+        log:
+            figure_log(_figure),
+        threads: 1
+        resources:
+            **job_resources(_figure.rule),
+        conda:
+            CONDA_ENV
+        script:
+            "../scripts/figure.py"
 
 
 rule implementation:
     input:
-        per_query=f"{RESULTS}/{{dataset}}/per_query.parquet",
-        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
+        per_query=f"{PLAN.results}/{{dataset}}/per_query.parquet",
+        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
     output:
-        table=f"{RESULTS}/{{dataset}}/tables/implementation.tsv",
+        table=f"{PLAN.results}/{{dataset}}/tables/implementation.tsv",
         **figure_output("implementation"),
     params:
-        variants=VARIANT_BASES,
-        labels=VARIANT_LABELS,
-        eval_conventions=FIGURE1_EVAL_CONVENTIONS,
-        train_convention=OFFICIAL,
+        variants=PLAN.variant_bases,
+        labels=PLAN.variant_labels,
+        eval_conventions=list(PLAN.figure1_eval_conventions),
+        train_convention=PLAN.official,
     log:
-        f"{LOGS}/{{dataset}}/implementation.log",
+        f"{PLAN.logs}/{{dataset}}/implementation.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/implementation.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/implementation.tsv"
     threads: 1
     resources:
         **job_resources("implementation"),

@@ -5,20 +5,20 @@ does to the models."""
 
 rule library_tables:
     input:
-        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
-        per_query=f"{RESULTS}/{{dataset}}/per_query.parquet",
+        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
+        per_query=f"{PLAN.results}/{{dataset}}/per_query.parquet",
     output:
-        **{t: f"{RESULTS}/{{dataset}}/tables/{t}.tsv" for t in LIBRARY_TABLES},
+        **{t: f"{PLAN.results}/{{dataset}}/tables/{t}.tsv" for t in LIBRARY_TABLES},
     params:
-        algorithms=BASE_ALGORITHMS,
-        libraries=LIBRARY_EVAL_CONVENTIONS,
-        trained=LIBRARY_TRAIN_CONVENTIONS,
-        reference=REFERENCE_CONVENTION,
-        official=OFFICIAL,
+        algorithms=PLAN.base_algorithms,
+        libraries=PLAN.library_eval_conventions,
+        trained=PLAN.library_train_conventions,
+        reference=PLAN.reference,
+        official=PLAN.official,
     log:
-        f"{LOGS}/{{dataset}}/library_tables.log",
+        f"{PLAN.logs}/{{dataset}}/library_tables.log",
     benchmark:
-        f"{RESULTS}/{{dataset}}/bench/library_tables.tsv"
+        f"{PLAN.results}/{{dataset}}/bench/library_tables.tsv"
     threads: 1
     resources:
         **job_resources("library_tables"),
@@ -28,40 +28,19 @@ rule library_tables:
         "../scripts/library_tables.py"
 
 
-rule library_figure:
-    input:
-        summary=f"{RESULTS}/{{dataset}}/tables/summary.tsv",
-    output:
-        **figure_output("libraries"),
-    params:
-        algorithms=BASE_ALGORITHMS,
-        libraries=LIBRARY_EVAL_CONVENTIONS,
-        reference=REFERENCE_CONVENTION,
-        official=OFFICIAL,
-    log:
-        f"{LOGS}/{{dataset}}/library_figure.log",
-    threads: 1
-    resources:
-        **job_resources("library_figure"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/library_figure.py"
-
-
 rule library_order:
     input:
-        expand(f"{RESULTS}/{{dataset}}/tables/fold_means.tsv", dataset=DATASETS),
+        expand(f"{PLAN.results}/{{dataset}}/tables/fold_means.tsv", dataset=PLAN.datasets),
     output:
-        winning=f"{RESULTS}/{STUDY}/tables/library_winning.tsv",
-        flips=f"{RESULTS}/{STUDY}/tables/library_flips.tsv",
+        winning=f"{PLAN.results}/{STUDY}/tables/library_winning.tsv",
+        flips=f"{PLAN.results}/{STUDY}/tables/library_flips.tsv",
     params:
-        algorithms=BASE_ALGORITHMS,
-        libraries=LIBRARY_EVAL_CONVENTIONS,
-        reference=REFERENCE_CONVENTION,
-        official=OFFICIAL,
+        algorithms=PLAN.base_algorithms,
+        libraries=PLAN.library_eval_conventions,
+        reference=PLAN.reference,
+        official=PLAN.official,
     log:
-        f"{LOGS}/{STUDY}/library_order.log",
+        f"{PLAN.logs}/{STUDY}/library_order.log",
     threads: 1
     resources:
         **job_resources("library_order"),

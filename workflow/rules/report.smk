@@ -3,11 +3,11 @@
 
 rule report_pages:
     input:
-        **{key: f"{RESULTS}/{{dataset}}/{page['source']}" for key, page in REPORT_PAGES.items()},
+        **{key: f"{PLAN.results}/{{dataset}}/{page['source']}" for key, page in REPORT_PAGES.items()},
     output:
         **{
             key: report(
-                f"{RESULTS}/{{dataset}}/report/{key}.html",
+                f"{PLAN.results}/{{dataset}}/report/{key}.html",
                 caption=f"../report/{page['caption']}.rst",
                 category=page["category"],
                 subcategory="{dataset}",
@@ -19,7 +19,7 @@ rule report_pages:
         titles={key: page["title"] for key, page in REPORT_PAGES.items()},
         facts=caption_facts(),
     log:
-        f"{LOGS}/{{dataset}}/report_pages.log",
+        f"{PLAN.logs}/{{dataset}}/report_pages.log",
     threads: 1
     resources:
         **job_resources("report_pages"),

@@ -8,32 +8,33 @@ rule fit_fold:
     """One fold of an algorithm fitted whole: its model, test scores and fit record (temporary,
     until the gather job has copied them)."""
     wildcard_constraints:
-        dataset=one_of(SCATTERED),
-        algorithm=one_of(WHOLE_ALGORITHMS),
+        dataset=one_of(PLAN.scattered),
+        algorithm=one_of(PLAN.whole_algorithms),
     input:
-        train=lambda wc: cache(wc.dataset, wc.fold, "train"),
-        vali=lambda wc: cache(wc.dataset, wc.fold, "vali"),
-        test=lambda wc: cache(wc.dataset, wc.fold, "test"),
+        train=lambda wc: [cache(wc.dataset, wc.fold, "train")],
+        vali=lambda wc: [cache(wc.dataset, wc.fold, "vali")],
+        test=lambda wc: [cache(wc.dataset, wc.fold, "test")],
     output:
-        model=temp(part_stem("parts") + "whole.pkl"),
-        scores=temp(part_stem("parts") + "whole.test_scores.npy"),
-        fit=temp(part_stem("parts") + "whole.tsv"),
+        models=[temp(part_stem("parts") + "whole.pkl")],
+        scores=[temp(part_stem("parts") + "whole.test_scores.npy")],
+        fits=temp(part_stem("parts") + "whole.tsv"),
     params:
-        ranker=lambda wc: ranker_of(wc.algorithm),
+        folds=lambda wc: [int(wc.fold)],
+        ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
         **CONVENTIONS_PARAMS,
     log:
-        part_stem("fit", LOGS) + "whole.log",
+        part_stem("fit", PLAN.logs) + "whole.log",
     benchmark:
         part_stem("bench/fit_fold") + "whole.tsv"
-    threads: RES["train"]["threads"]
+    threads: PLAN.train_threads
     resources:
         **job_resources("fit_fold"),
     conda:
         CONDA_ENV
     script:
-        "../scripts/fit_part.py"
+        "../scripts/fit.py"
 
 
 rule fit_unit:
@@ -42,23 +43,25 @@ rule fit_unit:
     parameter is that of a train job, so that the gathered model equals its model; one unit
     runs on one thread whatever it says."""
     wildcard_constraints:
-        dataset=one_of(SCATTERED),
-        algorithm=one_of(UNIT_ALGORITHMS),
+        dataset=one_of(PLAN.scattered),
+        algorithm=one_of(PLAN.unit_algorithms),
         unit=r"\d+",
     input:
-        train=lambda wc: cache(wc.dataset, wc.fold, "train"),
-        vali=lambda wc: cache(wc.dataset, wc.fold, "vali"),
+        train=lambda wc: [cache(wc.dataset, wc.fold, "train")],
+        vali=lambda wc: [cache(wc.dataset, wc.fold, "vali")],
     output:
-        model=temp(part_stem("parts") + "unit{unit}.pkl"),
-        fit=temp(part_stem("parts") + "unit{unit}.tsv"),
+        models=[temp(part_stem("parts") + "unit{unit}.pkl")],
+        fits=temp(part_stem("parts") + "unit{unit}.tsv"),
     params:
-        ranker=lambda wc: ranker_of(wc.algorithm),
+        folds=lambda wc: [int(wc.fold)],
+        unit=lambda wc: int(wc.unit),
+        ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
-        model_threads=RES["train"]["threads"],
+        model_threads=PLAN.train_threads,
         **CONVENTIONS_PARAMS,
     log:
-        part_stem("fit", LOGS) + "unit{unit}.log",
+        part_stem("fit", PLAN.logs) + "unit{unit}.log",
     benchmark:
         part_stem("bench/fit_unit") + "unit{unit}.tsv"
     threads: 1
@@ -67,14 +70,14 @@ rule fit_unit:
     conda:
         CONDA_ENV
     script:
-        "../scripts/fit_part.py"
+        "../scripts/fit.py"
 
 
 rule gather:
     """Every fold of one algorithm under one training convention from its parts: the outputs of
     rule train."""
     wildcard_constraints:
-        dataset=one_of(SCATTERED),
+        dataset=one_of(PLAN.scattered),
     input:
         unpack(gather_inputs),
     output:
@@ -82,12 +85,12 @@ rule gather:
         scores=fold_models("models", ".test_scores.npy"),
         fits=convention_stem("models") + "fits.tsv",
     params:
-        folds=FOLDS,
-        ranker=lambda wc: ranker_of(wc.algorithm),
-        units=lambda wc: UNITS[wc.algorithm],
+        folds=list(PLAN.folds),
+        ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
+        units=lambda wc: PLAN.algorithms[wc.algorithm].units,
         **CONVENTIONS_PARAMS,
     log:
-        convention_stem("gather", LOGS) + "gather.log",
+        convention_stem("gather", PLAN.logs) + "gather.log",
     benchmark:
         convention_stem("bench/gather") + "folds.tsv"
     threads: 1

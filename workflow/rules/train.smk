@@ -7,29 +7,30 @@ rule train:
     take less than the process start-up (about a second, scikit-learn's import more). A
     scattered dataset's models come from rule gather instead (workflow/rules/scatter.smk)."""
     wildcard_constraints:
-        dataset=one_of(GROUPED),
+        dataset=one_of(PLAN.grouped),
     input:
-        train=lambda wc: [cache(wc.dataset, f, "train") for f in FOLDS],
-        vali=lambda wc: [cache(wc.dataset, f, "vali") for f in FOLDS],
-        test=lambda wc: [cache(wc.dataset, f, "test") for f in FOLDS],
+        train=lambda wc: [cache(wc.dataset, f, "train") for f in PLAN.folds],
+        vali=lambda wc: [cache(wc.dataset, f, "vali") for f in PLAN.folds],
+        test=lambda wc: [cache(wc.dataset, f, "test") for f in PLAN.folds],
     output:
         models=fold_models("models", ".pkl"),
         scores=fold_models("models", ".test_scores.npy"),
         fits=convention_stem("models") + "fits.tsv",
     params:
-        folds=FOLDS,
-        ranker=lambda wc: ranker_of(wc.algorithm),
+        folds=list(PLAN.folds),
+        fold_column=True,
+        ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
         metric=lambda wc: train_metric(wc.train_convention),
         hyperparams=train_hyperparams,
         **CONVENTIONS_PARAMS,
     log:
-        convention_stem("train", LOGS) + "train.log",
+        convention_stem("train", PLAN.logs) + "train.log",
     benchmark:
         convention_stem("bench/train") + "folds.tsv"
-    threads: RES["train"]["threads"]
+    threads: PLAN.train_threads
     resources:
         **job_resources("train"),
     conda:
         CONDA_ENV
     script:
-        "../scripts/train.py"
+        "../scripts/fit.py"

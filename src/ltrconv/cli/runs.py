@@ -8,7 +8,7 @@ import argparse
 
 from ..errors import LtrconvError
 from ..evaluation import conventions as conv_mod
-from ..evaluation.per_query import _clean
+from ..evaluation.per_query import format_per_query
 from .common import check_out, emit, load_conventions_file
 
 
@@ -55,38 +55,7 @@ def cmd_eval(args: argparse.Namespace) -> None:
 
 
 def report(args: argparse.Namespace, results: dict) -> None:
-    """The report of ``eval`` on LETOR input, naming the qrels and the run."""
-    import json
-
-    import numpy as np
-
-    columns = next(iter(results.values())).columns
-    keep_idx = [j for j, c in enumerate(columns) if not c.startswith("DCG@")]
-    if args.format == "json":
-        doc: dict = {"qrels": str(args.qrels), "run": str(args.run), "conventions": {}}
-        for name, ev in results.items():
-            counted = ev.values if ev.skipped is None else ev.values[~ev.skipped]
-            idx = [j for j in keep_idx if not np.all(np.isnan(counted[:, j]))]
-            cols = [ev.columns[j] for j in idx]
-            means = ev.mean()
-            entry: dict = {"definition": ev.convention.canonical,
-                           "mean": {c: _clean(means[c]) for c in cols},
-                           "queries": int(ev.n_counted)}
-            if ev.skipped is not None:
-                entry["skipped"] = [str(q) for q in ev.qids[ev.skipped]]
-            if args.per_query:
-                entry["per_query"] = {
-                    str(q): {c: _clean(v) for c, v in zip(cols, ev.values[i, idx])}
-                    for i, q in enumerate(ev.qids)}
-            doc["conventions"][name] = entry
-        emit(json.dumps(doc, indent=1) + "\n", args.output)
-        return
-    lines = ["\t".join(["convention", "qid", *(columns[j] for j in keep_idx)])]
-    for name, ev in results.items():
-        if args.per_query:
-            for i, q in enumerate(ev.qids):
-                lines.append("\t".join([name, str(q),
-                                        *(f"{ev.values[i, j]:.6f}" for j in keep_idx)]))
-        means = ev.mean()
-        lines.append("\t".join([name, "all", *(f"{means[ev.columns[j]]:.6f}" for j in keep_idx)]))
-    emit("\n".join(lines) + "\n", args.output)
+    """``eval``'s report as on LETOR input, but naming the qrels and the run, and with each
+    convention's count of queries in the JSON."""
+    emit(format_per_query(results, args.format, queries=args.per_query, counts=True,
+                          inputs={"qrels": str(args.qrels), "run": str(args.run)}), args.output)

@@ -1,12 +1,13 @@
 """The result format of ``ltrconv eval``, text in and text out (the caller reads and writes files).
 
 JSON (the default): ``{"data", "scores", "conventions": {NAME: {"definition", "mean",
-["skipped"], ["per_query"]}}}``, each mean and per-query value rounded to 12 decimals, null
-for NaN (a query that a convention leaves without a value); a metric that is NaN for every
-counted query is left out. TSV: a header ``convention qid METRIC...``, with per-query rows
-when asked for, then one ``NAME all`` row of means per convention, values to 6 decimals.
-The DCG@k columns of an evaluation are never written. :func:`parse_per_query` reads the
-per-query values of either form back (``ltrconv ttest``).
+["skipped"], ["per_query"]}}}`` (for a run: ``"qrels", "run"`` in place of ``"data", "scores"``,
+and ``"queries"`` after each ``"mean"``), each mean and per-query value rounded to 12 decimals,
+null for NaN (a query that a convention leaves without a value); a metric that is NaN for every
+counted query is left out. TSV: a header ``convention qid METRIC...``, with per-query rows when
+asked for, then one ``NAME all`` row of means per convention, values to 6 decimals. The DCG@k
+columns of an evaluation are never written. :func:`parse_per_query` reads the per-query values
+of either form back (``ltrconv ttest``).
 """
 
 from __future__ import annotations
@@ -30,14 +31,19 @@ def _clean(x: float) -> float | None:
 
 
 def format_per_query(results: Mapping, fmt: str = "json", *, queries: bool = False,
-                     data: str = "", scores: str = "") -> str:
-    """``results`` ({name: Evaluation} of :func:`ltrconv.evaluation.metrics.evaluate_dataset`)
-    as ``fmt`` ("json" or "tsv"), each query's values too with ``queries``; ``data`` and
-    ``scores`` name the evaluated files in the JSON."""
+                     data: str = "", scores: str = "", inputs: Mapping[str, str] | None = None,
+                     counts: bool = False) -> str:
+    """``results`` ({name: Evaluation} of :func:`ltrconv.evaluation.metrics.evaluate_dataset`
+    or :func:`ltrconv.data.trec.evaluate_run`) as ``fmt`` ("json" or "tsv"), each query's
+    values too with ``queries``. The JSON names the evaluated files first: ``data`` and
+    ``scores``, or the keys and values of ``inputs`` (a run's ``{"qrels": ..., "run": ...}``);
+    with ``counts`` each convention's entry says after its means how many queries they count
+    (``"queries"``)."""
     columns = next(iter(results.values())).columns
     keep_idx = [j for j, c in enumerate(columns) if not c.startswith("DCG@")]
     if fmt == "json":
-        doc: dict = {"data": data, "scores": scores, "conventions": {}}
+        doc: dict = {**({"data": data, "scores": scores} if inputs is None else inputs),
+                     "conventions": {}}
         for name, ev in results.items():
             counted = ev.values if ev.skipped is None else ev.values[~ev.skipped]
             idx = [j for j in keep_idx if not np.all(np.isnan(counted[:, j]))]
@@ -47,6 +53,8 @@ def format_per_query(results: Mapping, fmt: str = "json", *, queries: bool = Fal
                 "definition": ev.convention.canonical,
                 "mean": {c: _clean(means[c]) for c in cols},
             }
+            if counts:
+                entry["queries"] = int(ev.n_counted)
             if ev.skipped is not None:  # empty=skip: left out of the means, null per query
                 entry["skipped"] = [str(q) for q in ev.qids[ev.skipped]]
             if queries:

@@ -9,7 +9,6 @@ from ltrconv.pipeline.plan import Plan
 
 SPLITS = ("train", "vali", "test")
 TABLES = ("summary", "fold_means", "ttests", "algorithm_order")
-FIGURES = ("figure1", "figure2", "runtime")
 LIBRARY_TABLES = ("libraries", "library_spread", "library_ttests")
 
 
@@ -91,8 +90,18 @@ def fit_records(plan: Plan, dataset) -> list[str]:
 
 
 def figure_output(plan: Plan, name) -> dict:
+    """A figure's files (a pattern: the dataset, and the algorithm of a figure per algorithm, as
+    wildcards)."""
     return {"png": f"{plan.results}/{{dataset}}/figures/{name}.png",
             "pdf": f"{plan.results}/{{dataset}}/figures/{name}.pdf"}
+
+
+def figure_log(plan: Plan, figure) -> str:
+    """The log of the rule drawing ``figure`` (a :class:`~ltrconv.pipeline.figures.Figure`; a
+    pattern): LOGS/{dataset}/RULE.log, or LOGS/{dataset}/RULE/{algorithm}.log for a figure per
+    algorithm."""
+    stem = f"{figure.rule}/{{algorithm}}" if figure.per_algorithm else figure.rule
+    return f"{plan.logs}/{{dataset}}/{stem}.log"
 
 
 def claims_extra_inputs(plan: Plan, dataset) -> dict:
@@ -119,13 +128,8 @@ def all_targets(plan: Plan, report_pages: dict, study_pages: dict) -> list[str]:
         out += model_files(plan, d, "models", ".pkl")
         out += [f"{res}/{d}/{page['source']}" for page in report_pages.values()]
         out += [f"{res}/{d}/report/{key}.html" for key in report_pages]
-        out += [f"{res}/{d}/figures/{f}.pdf" for f in FIGURES]
-        if plan.variants:
-            out.append(f"{res}/{d}/figures/implementation.pdf")
-        if ext["ties"]:
-            out += [f"{res}/{d}/figures/ties/{a}.pdf" for a in plan.algorithms]
-        if ext["libraries"]:
-            out.append(f"{res}/{d}/figures/libraries.pdf")
+        out += [f"{res}/{d}/figures/{stem}.pdf" for figure in plan.figures
+                for stem, _ in figure.instances(plan)]
     out += [f"{res}/{STUDY}/{page['source']}" for page in study_pages.values()]
     out += [f"{res}/{STUDY}/report/{key}.html" for key in study_pages]
     if ext["winning"]:

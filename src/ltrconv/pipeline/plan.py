@@ -175,6 +175,12 @@ class Plan:
     def whole_algorithms(self) -> list[str]:
         return [a for a, p in self.algorithms.items() if not p.units]
 
+    @property
+    def train_threads(self) -> int:
+        """The threads of a training job (config resources.train.threads); a fit_unit job runs
+        on one, its ranker's thread parameter set as a training job's."""
+        return self.config["resources"]["train"]["threads"]
+
     # --- extensions ---------------------------------------------------------------------------
     @property
     def library_eval_conventions(self) -> list[str]:
@@ -189,6 +195,21 @@ class Plan:
         from ltrconv.evaluation.libraries import LIBRARIES
 
         return [c for c in LIBRARIES if c in self.all_train_conventions]
+
+    @property
+    def reference(self) -> str:
+        """The evaluation convention winning numbers, the audit's predictions and today's
+        libraries are set against (:func:`reference_convention`)."""
+        return reference_convention()
+
+    # --- outputs ------------------------------------------------------------------------------
+    @property
+    def figures(self) -> list:
+        """The figures of each dataset this plan makes (:class:`~ltrconv.pipeline.figures
+        .Figure`), in the order of :data:`ltrconv.pipeline.figures.FIGURES`."""
+        from ltrconv.pipeline import figures
+
+        return [f for f in figures.FIGURES if f.when(self)]
 
     def train_params(self, algorithm: str, seed) -> dict:
         """The ranker's keyword arguments for one job: the algorithm's ``params`` plus

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from ltrconv.pipeline.paths import FIGURES, LIBRARY_TABLES, TABLES
-from ltrconv.pipeline.plan import Plan, reference_convention
+from ltrconv.pipeline.paths import LIBRARY_TABLES, TABLES
+from ltrconv.pipeline.plan import Plan
 
 
 def extended_tables(plan: Plan) -> tuple[str, ...]:
@@ -20,27 +20,21 @@ def extended_tables(plan: Plan) -> tuple[str, ...]:
 
 def report_pages(plan: Plan) -> dict[str, dict]:
     """Key -> what the report shows: source file, caption (workflow/report/CAPTION.rst),
-    category and title. Each becomes RESULTS/DATASET/report/KEY.html (rule report_pages)."""
+    category and title. Each becomes RESULTS/DATASET/report/KEY.html (rule report_pages). The
+    figures' pages are those of :attr:`Plan.figures`."""
     extra = ("implementation",) if plan.variants else ()
     table_captions = {"runtime": "runtime_table", "implementation": "implementation_table",
                       "ties": "ties_table", "libraries": "libraries_table"}
-    figure_titles = {"figure1": "Figure 1", "figure2": "Figure 2", "runtime": "Training time",
-                     "implementation": "Implementation variants"}
     pages = {"claims": dict(source="claims.md", caption="claims", category="Claims",
                             title="Claims of the paper checked on this run")}
     for t in TABLES + ("audit", "runtime") + extra + extended_tables(plan):
         pages[f"table_{t}"] = dict(source=f"tables/{t}.tsv", caption=table_captions.get(t, t),
                                    category="Tables", title=f"Table {t}")
-    for f in FIGURES + extra:
-        pages[f"figure_{f}"] = dict(source=f"figures/{f}.png", caption=f, category="Figures",
-                                    title=figure_titles[f])
-    if plan.extensions["ties"]:
-        for a in plan.algorithms:
-            pages[f"figure_ties_{a}"] = dict(source=f"figures/ties/{a}.png", caption="ties",
-                                             category="Figures", title=f"Tie orders: {a}")
-    if plan.extensions["libraries"]:
-        pages["figure_libraries"] = dict(source="figures/libraries.png", caption="libraries",
-                                         category="Figures", title="Today's libraries")
+    for figure in plan.figures:
+        for stem, title in figure.instances(plan):
+            pages[f"figure_{stem.replace('/', '_')}"] = dict(
+                source=f"figures/{stem}.png", caption=figure.page_caption, category="Figures",
+                title=title)
     return pages
 
 
@@ -90,7 +84,7 @@ def caption_facts(plan: Plan) -> dict:
         few_scores=names(plan.few_scores),
         datasets=[rst(d) for d in plan.datasets],
         folds=[str(f) for f in plan.folds],
-        reference=rst(reference_convention()),
+        reference=rst(plan.reference),
         library_eval_conventions=[rst(c) for c in plan.library_eval_conventions],
         library_train_conventions=[rst(c) for c in library_train],
         library_trained_algorithms=names(

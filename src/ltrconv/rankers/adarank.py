@@ -47,9 +47,9 @@ prints it: ``(round, feature, train, val, status)`` with status ``OK``, ``DAMN``
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..evaluation.scorer import NDCGScorer
+from ..jit import njit
 from .base import Ranker, TrainingData
 from .params import Boolean, Integer, Metric, Number, Options
 from .linear_objective import LinearObjective

@@ -34,9 +34,9 @@ Training terminates: every win raises the restart's best, and the NDCG values ar
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..evaluation.ties import AVERAGE, INPUT_ORDER
+from ..jit import njit
 from .base import TrainingData
 from .java_random import LONG_MAX, LONG_MIN, JavaRandom, java_shuffle
 from .linear_objective import LinearObjective, _sort, _sorted_dcg, linear_scores

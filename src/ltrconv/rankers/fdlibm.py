@@ -22,7 +22,8 @@ import math
 import struct
 
 import numpy as np
-from numba import njit
+
+from ..jit import njit
 
 
 def _high_word(hi: int) -> float:

@@ -13,7 +13,8 @@ the same seed gives the same draws here.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ..jit import njit
 
 MULTIPLIER = 0x5DEECE66D
 ADDEND = 0xB

@@ -39,10 +39,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
 
 from ..evaluation.scorer import PARALLEL_MIN_DOCS, NDCGScorer, ideal_dcg, rank_order
 from ..evaluation.ties import AVERAGE, INPUT_ORDER
+from ..jit import njit, prange
 from . import regression_tree as RT
 from .base import Ranker, TrainingData
 from .params import COUNT_MAX, Integer, Metric, Number, ParamError

@@ -28,9 +28,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
 
 from ..evaluation.scorer import NDCGScorer, rank_discounts, swap_delta
+from ..jit import njit, prange
 from .base import Ranker, TrainingData
 from .params import COUNT_MAX, Integer, Metric, Number, RandomState
 

@@ -10,10 +10,10 @@ DCG@k sums ``gain * disc[rank]`` over the relevant documents in index order.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..evaluation.scorer import NDCGScorer, precedes
 from ..evaluation.ties import AVERAGE, DOCID_DESC, INPUT_ORDER
+from ..jit import njit
 
 # Relative margins of _stays_until: far above the rounding error of
 # b + d*x (a few 2^-53 in float64; 2^-24 where scores are compared as float32, docid-desc).

@@ -28,8 +28,8 @@ none, all rounds). ``log_`` holds ``(feature, threshold, R, validation NDCG)`` p
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import njit
 from .base import Ranker, TrainingData
 from .pairs import count_pairs
 from .params import Integer, Metric, Options

@@ -36,9 +36,9 @@ the best validation score wins, the first on ties.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..errors import InputError
+from ..jit import njit
 from .base import TrainingData
 from .fdlibm import fdlibm_exp
 from .java_random import JavaRandom, synapse_weights

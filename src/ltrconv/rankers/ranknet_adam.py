@@ -20,8 +20,8 @@ gradient steps of 5e-5 on raw features (:mod:`.ranknet`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import njit
 from .base import TrainingData
 from .params import Check, Integer, Metric, Number, Options, RandomState
 from .ranknet import ARCHITECTURES, PAPER_GRID, _architectures_ok, select_architecture

@@ -26,7 +26,8 @@ Trees are stored as node arrays (``feature`` -1 marks a leaf); an ensemble conca
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ..jit import njit
 
 FLT_MAX = np.float32(np.finfo(np.float32).max)
 

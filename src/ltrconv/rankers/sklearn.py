@@ -1,7 +1,8 @@
 """The rankers as scikit-learn estimators, for scikit-learn's tools (``clone``, grid search,
 ``check_is_fitted``, its estimator checks).
 
-One class per ranker, named as it: ``ltrconv.rankers.sklearn.LambdaMART`` subclasses
+One class per ranker of :data:`ltrconv.rankers.registry.KNOWN`, made from it and named as its
+ranker class: ``ltrconv.rankers.sklearn.LambdaMART`` subclasses
 :class:`ltrconv.rankers.lambdamart.LambdaMART` and scikit-learn's ``BaseEstimator``, and adds
 nothing to the model: the same parameters, fit, scores and model file. A model file written by
 either loads as either (:func:`ltrconv.rankers.load` gives the ranker, :func:`load` here the
@@ -23,14 +24,6 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 
 from . import base, params, registry
-from .adarank import AdaRank as _AdaRank
-from .coordinate_ascent import CoordinateAscent as _CoordinateAscent
-from .lambdamart import LambdaMART as _LambdaMART
-from .lambdamart_lightgbm import LambdaMARTLightGBM as _LambdaMARTLightGBM
-from .rankboost import RankBoost as _RankBoost
-from .ranknet import RankNet as _RankNet
-from .ranknet_adam import RankNetAdam as _RankNetAdam
-from .ranksvm import RankSVM as _RankSVM
 
 
 class NotFittedModelError(base.NotFittedModelError, NotFittedError):
@@ -89,43 +82,18 @@ class RankerEstimator:
         return tags
 
 
-class AdaRank(RankerEstimator, _AdaRank, BaseEstimator):
-    __doc__ = _AdaRank.__doc__
+def _estimator(algorithm: registry.Algorithm) -> type:
+    """The estimator class of a registry entry: its ranker class with :class:`RankerEstimator`
+    and ``BaseEstimator``, under the ranker class's name in this module."""
+    ranker = algorithm.load_class()
+    name = ranker.__name__
+    return type(name, (RankerEstimator, ranker, BaseEstimator),
+                {"__doc__": ranker.__doc__, "__module__": __name__, "__qualname__": name})
 
 
-class CoordinateAscent(RankerEstimator, _CoordinateAscent, BaseEstimator):
-    __doc__ = _CoordinateAscent.__doc__
-
-
-class LambdaMART(RankerEstimator, _LambdaMART, BaseEstimator):
-    __doc__ = _LambdaMART.__doc__
-
-
-class LambdaMARTLightGBM(RankerEstimator, _LambdaMARTLightGBM, BaseEstimator):
-    __doc__ = _LambdaMARTLightGBM.__doc__
-
-
-class RankBoost(RankerEstimator, _RankBoost, BaseEstimator):
-    __doc__ = _RankBoost.__doc__
-
-
-class RankNet(RankerEstimator, _RankNet, BaseEstimator):
-    __doc__ = _RankNet.__doc__
-
-
-class RankNetAdam(RankerEstimator, _RankNetAdam, BaseEstimator):
-    __doc__ = _RankNetAdam.__doc__
-
-
-class RankSVM(RankerEstimator, _RankSVM, BaseEstimator):
-    __doc__ = _RankSVM.__doc__
-
-
-ESTIMATORS: dict[str, type] = {c.name: c for c in (
-    CoordinateAscent, LambdaMART, RankBoost, RankSVM, RankNet, AdaRank, LambdaMARTLightGBM,
-    RankNetAdam)}
+ESTIMATORS: dict[str, type] = {a.name: _estimator(a) for a in registry.KNOWN.values()}
 """The estimator class of each algorithm a model file can hold, by registry name."""
-assert set(ESTIMATORS) == set(registry.KNOWN)
+globals().update({cls.__name__: cls for cls in ESTIMATORS.values()})
 
 
 def get_class(name: str) -> type:
@@ -158,6 +126,5 @@ def load(path: str | Path):
     return as_estimator(base.load(path))
 
 
-__all__ = ["ESTIMATORS", "AdaRank", "CoordinateAscent", "LambdaMART", "LambdaMARTLightGBM",
-           "NotFittedModelError", "ParamError", "RankBoost", "RankNet", "RankSVM",
-           "RankerEstimator", "as_estimator", "get_class", "load", "make"]
+__all__ = ["ESTIMATORS", "NotFittedModelError", "ParamError", "RankerEstimator", "as_estimator",
+           "get_class", "load", "make", *(cls.__name__ for cls in ESTIMATORS.values())]
