@@ -160,8 +160,8 @@ def test_the_checks_see_a_violation():
 
 
 NUMBA_DECORATORS = {"njit", "prange", "jit"}
-# Modules still taking a decorator from numba itself; converted with the engine.
-NUMBA_DIRECT = {"ltrconv.evaluation._artefact_kernels"}
+NUMBA_DIRECT: set[str] = set()
+"""Modules allowed to take a decorator from numba itself: none."""
 
 
 def numba_decorators(path: Path) -> list[str]:
