@@ -68,6 +68,8 @@ def test_load_conventions_only_where_declared_and_unchanged(tmp_path):
     assert loaded.get("job-test-half").empty == 0.5
     assert "job-test-half" not in conventions.names()  # the built-in conventions are as they were
     path.write_text("conventions:\n  job-test-half: {base: ranklib, empty: 0.25}\n")
+    assert _job.load_conventions(fake_job(path, digest)) is loaded  # read once in a job
+    _job._LOADED.clear()  # a later job, in a process of its own
     with pytest.raises(LtrconvError, match="changed after the workflow started"):
         _job.load_conventions(fake_job(path, digest))
     with pytest.raises(LtrconvError, match="cannot read"):

@@ -50,12 +50,11 @@ def add_output(parser: argparse.ArgumentParser) -> None:
 
 
 def load_conventions_file(path: str | None):
-    """The conventions a command reads names against: the built-in ones, plus those a
-    ``--conventions-file`` defines (a :class:`~ltrconv.evaluation.convention_set.ConventionSet`)."""
+    """:func:`ltrconv.data.conventions_file.load_conventions` of ``--conventions-file``, imported
+    when a command asks (the command line starts without the engine)."""
     from ..data.conventions_file import load_conventions
-    from ..evaluation.convention_set import BUILTINS
 
-    return load_conventions(path) if path else BUILTINS
+    return load_conventions(path)
 
 
 def check_out(out: str | None, *inputs: str | None) -> None:

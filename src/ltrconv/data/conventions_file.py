@@ -17,13 +17,18 @@ MAX_BYTES = 1 << 20
 being read after three minutes), so a larger file is refused by its size before it is parsed."""
 
 
-def load_conventions(path: str | Path, base: ConventionSet = BUILTINS) -> ConventionSet:
+def load_conventions(path: str | Path | None, base: ConventionSet = BUILTINS) -> ConventionSet:
     """``base`` (default: the built-in conventions) with the conventions of the YAML file
-    ``path`` added, in order (a later one may name an earlier one as ``base``).
+    ``path`` added, in order (a later one may name an earlier one as ``base``); ``base`` itself
+    when no file is given (None or ""). The one reader of conventions files: the command line
+    (``--conventions-file``), the plan and the pipeline's jobs (config key
+    ``conventions_file``) and the Python API call it.
 
     Any problem is one :class:`~ltrconv.evaluation.conventions.ConventionError` line naming the
     file (and the line for YAML syntax errors). Nothing else changes: ``base`` and the built-in
     conventions are the same after, whether the file loads or not."""
+    if not path:
+        return base
     import yaml
 
     from ..evaluation import safe_yaml

@@ -102,7 +102,9 @@ def load_conventions(smk):
     Rules whose results depend on the definitions declare ``params.conventions_sha256`` (the
     file's digest when the job was scheduled) and ``params.conventions_file`` (its path,
     untracked); the file must still have that digest, so that no output is recorded under
-    definitions other than those it was made with."""
+    definitions other than those it was made with. The file is read once per job: when
+    :func:`run` starts it (an error then ends the job before its work), and the script's own
+    call gets the same set."""
     from ltrconv.data import conventions_file
     from ltrconv.evaluation.convention_set import BUILTINS
 
@@ -110,7 +112,8 @@ def load_conventions(smk):
     if not expected:
         return BUILTINS
     path = smk.params.get("conventions_file").value
-
+    if (path, expected) in _LOADED:  # read when the job started (run), handed to the script
+        return _LOADED[path, expected]
     try:
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError as exc:
@@ -119,7 +122,12 @@ def load_conventions(smk):
     if digest != expected:
         raise LtrconvError(f"config key 'conventions_file': {path} changed after the workflow "
                            "started; run it again")
-    return conventions_file.load_conventions(path)
+    _LOADED[path, expected] = conventions_file.load_conventions(path)
+    return _LOADED[path, expected]
+
+
+_LOADED: dict = {}
+"""The conventions file a job read, by (path, digest): read once per job."""
 
 
 def write_tsv(frame, path, float_format: str = "%.10g") -> None:

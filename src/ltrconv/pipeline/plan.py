@@ -18,8 +18,7 @@ from ltrconv.pipeline import checks
 from ltrconv.pipeline.checks import STUDY
 from ltrconv.pipeline.config import ConfigError
 
-__all__ = ["AlgorithmPlan", "ConfigError", "DatasetPlan", "Plan", "build_plan",
-           "load_conventions_file"]
+__all__ = ["AlgorithmPlan", "ConfigError", "DatasetPlan", "Plan", "build_plan"]
 
 
 @dataclass(frozen=True)
@@ -236,21 +235,6 @@ def reference_convention() -> str:
     return Setting.reference
 
 
-def load_conventions_file(path: str | None):
-    """The conventions the plan reads names against: the built-in ones, plus those of config
-    key ``conventions_file`` (a :class:`~ltrconv.evaluation.convention_set.ConventionSet`)."""
-    from ltrconv.data.conventions_file import load_conventions
-    from ltrconv.errors import LtrconvError
-    from ltrconv.evaluation.convention_set import BUILTINS
-
-    if not path:
-        return BUILTINS
-    try:
-        return load_conventions(path)
-    except LtrconvError as exc:
-        raise ConfigError(f"config key 'conventions_file': {exc}") from None
-
-
 def _check(cfg: dict) -> tuple[list[str], list[str], dict]:
     """Every check of ``cfg``, once; the enabled datasets, algorithms and variants."""
     from ltrconv.evaluation.libraries import LIBRARIES
@@ -260,7 +244,13 @@ def _check(cfg: dict) -> tuple[list[str], list[str], dict]:
         checks.check_directory(key, cfg[key])
     for name, spec in cfg["datasets"].items():
         checks.check_dataset(name, spec)
-    cset = load_conventions_file(cfg["conventions_file"])
+    from ltrconv.data.conventions_file import load_conventions
+    from ltrconv.errors import LtrconvError
+
+    try:
+        cset = load_conventions(cfg["conventions_file"])
+    except LtrconvError as exc:
+        raise ConfigError(f"config key 'conventions_file': {exc}") from None
     known = set(cset.names())
     for key in ("train_conventions", "eval_conventions"):
         checks.check_known(key, cfg[key], known)
