@@ -211,3 +211,35 @@ def test_bad_trec_line_through_the_cli_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{tmp_path / 'r'}:2: expected 6 fields" in err
     assert not out.exists()
+
+
+# --- every reader error names its file and line --------------------------------------------
+@pytest.mark.parametrize("fast", [True, False], ids=["bulk", "lines"])
+@pytest.mark.parametrize("text, message", [
+    # "not UTF-8 text (byte 77)" named the byte of the file, not the line
+    (b"1 qid:1 1:0.5 #docid = a\n0 qid:1 1:0.5 #docid = \xff\n", r"d.txt:2: not UTF-8 text "
+                                                                  r"\(byte 24 of the line\)"),
+    (b"1 qid:1 1:0.5\r0 qid:1 1:\xe9\n", r"d.txt:2: not UTF-8 text \(byte 11 of the line\)"),
+    # a NUL in a comment became part of the docid in the bulk reader
+    (b"1 qid:1 1:0.5 #docid = a\n0 qid:1 1:0.5 #docid = b\x00c\n", r"d.txt:2: not a text file: "
+                                                                   r"a NUL byte"),
+])
+def test_letor_byte_errors_name_the_line(tmp_path, monkeypatch, fast, text, message):
+    from ltrconv.data import letor
+
+    if not fast:
+        monkeypatch.setattr(letor, "parse_bulk", lambda *a, **k: None)
+    (tmp_path / "d.txt").write_bytes(text)
+    with pytest.raises(InputError, match=message):
+        letor.read_letor(tmp_path / "d.txt")
+
+
+def test_score_and_json_files_name_the_line_of_a_bad_byte(tmp_path, capsys):
+    from ltrconv.data.letor import read_scores
+
+    (tmp_path / "s.txt").write_bytes(b"0.5\n0.25\n\xff\n")
+    with pytest.raises(InputError, match=r"s.txt:3: not UTF-8 text \(byte 1 of the line\)"):
+        read_scores(tmp_path / "s.txt", 3)
+    (tmp_path / "a.json").write_bytes(b'{"conventions": {\n"x\xff": {}}}\n')
+    assert main(["ttest", str(tmp_path / "a.json"), str(tmp_path / "a.json")]) == 2
+    assert f"{tmp_path / 'a.json'}:2: not UTF-8 text (byte 3 of the line)" in capsys.readouterr().err

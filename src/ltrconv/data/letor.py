@@ -19,7 +19,7 @@ from ..errors import ECHO_LIMIT, InputError, LtrconvError, printable, shown
 from ..evaluation.queries import docid_ranks, offsets_from_qid
 from ..outputs import atomic_path
 from .cache import read_cache
-from .fileio import decode, read_bytes, read_text
+from .fileio import decode, read_bytes, read_text, refuse_nul
 from .letor_bulk import parse_bulk
 from .lines import MAX_FEATURES, data_lines, parse_number, split_lines
 
@@ -306,6 +306,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
                                        and 1 <= n_features <= MAX_FEATURES):
         raise LtrconvError(f"n_features must be an integer in 1..{MAX_FEATURES}, got {n_features!r}")
     raw = read_bytes(path)
+    refuse_nul(raw, path)  # the fast path would keep one in a comment's docid
     limit = MAX_FEATURES if n_features is None else n_features
     bulk = parse_bulk(raw, limit, n_features, features)
     if bulk is not None:  # a well-formed file, read in bulk
