@@ -294,12 +294,14 @@ def test_closed_stdout_is_no_matter_when_the_result_goes_to_a_file(letor_pair, t
     assert '"conventions"' in (tmp_path / "o.json").read_text()
 
 
-def test_closed_stderr_keeps_warnings_out_of_the_result(letor_pair):
+def test_closed_stderr_keeps_warnings_out_of_the_result(tmp_path):
     # print(file=sys.stderr) with sys.stderr None writes to stdout: the warning (no docids for
     # the trec convention) came before the JSON
     import json
 
-    proc = _cli(["eval", str(letor_pair / "d.txt"), str(letor_pair / "s.txt"), "-c", "trec"],
+    (tmp_path / "d.txt").write_text("1 qid:1 1:0.5\n0 qid:1 1:0.2\n")
+    (tmp_path / "s.txt").write_text("1\n2\n")
+    proc = _cli(["eval", str(tmp_path / "d.txt"), str(tmp_path / "s.txt"), "-c", "trec"],
                 close=(2,))
     assert proc.returncode == 0
     assert "trec" in json.loads(proc.stdout)["conventions"]
