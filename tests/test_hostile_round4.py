@@ -426,3 +426,36 @@ def test_forged_npy_header_is_one_line(tmp_path):
     with pytest.raises(InputError, match=r"c.npz: not a dataset cache: member 'X.npy' has an "
                                          r"unreadable .npy header \(.TokenError"):
         Dataset.load(tmp_path / "c.npz")
+
+
+# --- labels a convention refuses, named at their file and line -----------------------------
+LABELLED = "1 qid:1 1:0.5 2:0.1\n0 qid:1 1:0.2 2:0.3\n\n1 qid:2 1:0.1 2:0.9\n9 qid:2 1:0.4 2:0.2\n"
+
+
+@pytest.mark.parametrize("split", ["train", "vali"])
+def test_train_names_the_file_and_line_of_a_refused_label(tmp_path, capsys, split):
+    # "label 9 of document 4 is above 3 ...": neither the file (training or validation) nor
+    # the line
+    good = LABELLED.replace("9 qid", "2 qid")
+    (tmp_path / "train.txt").write_text(LABELLED if split == "train" else good)
+    (tmp_path / "vali.txt").write_text(LABELLED if split == "vali" else good)
+    out = tmp_path / "m"
+    assert main(["train", "--algorithm", "ranksvm", "--train", str(tmp_path / "train.txt"),
+                 "--vali", str(tmp_path / "vali.txt"), "--out", str(out),
+                 "--metric", "ndcg@10:ndcg(max_label=3)"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{tmp_path / (split + '.txt')}:5: label 9 (qid 2) is above 3" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["eval", "explain"])
+def test_eval_names_the_line_of_a_refused_label(tmp_path, capsys, command):
+    (tmp_path / "d.txt").write_text(LABELLED)
+    (tmp_path / "s.txt").write_text("1\n2\n3\n4\n")
+    args = (["eval", str(tmp_path / "d.txt"), str(tmp_path / "s.txt"), "-c", "ndcg(max_label=3)"]
+            if command == "eval" else
+            ["explain", str(tmp_path / "d.txt"), str(tmp_path / "s.txt"), "--from",
+             "ndcg(max_label=3)", "--to", "ranklib"])
+    assert main(args) == 2
+    assert f"{tmp_path / 'd.txt'}:5: label 9 (qid 2) is above 3" in capsys.readouterr().err
+

@@ -129,6 +129,9 @@ def run(args: argparse.Namespace) -> None:
     from ..evaluation import scorer  # noqa: F401
     train = Dataset.load(args.train, docid_warning=by_docid)
     vali = Dataset.load(args.vali, docid_warning=by_docid) if args.vali else None
+    for data in (train, vali):  # the metric's labels, refused at their file and line
+        if data is not None:
+            data.check_labels([convention_set.metric(args.metric).convention])
     if vali is not None:  # a file may omit features that are zero throughout it
         width = max(train.X.shape[1], vali.X.shape[1])
         train, vali = train.with_width(width), vali.with_width(width)
