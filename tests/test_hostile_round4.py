@@ -459,3 +459,42 @@ def test_eval_names_the_line_of_a_refused_label(tmp_path, capsys, command):
     assert main(args) == 2
     assert f"{tmp_path / 'd.txt'}:5: label 9 (qid 2) is above 3" in capsys.readouterr().err
 
+
+# --- a key given twice ---------------------------------------------------------------------
+def test_param_given_twice_is_refused(tmp_path, capsys):
+    (tmp_path / "t.txt").write_text(LABELLED)
+    assert main(["train", "--algorithm", "ranksvm", "--train", str(tmp_path / "t.txt"), "--out",
+                 str(tmp_path / "m"), "--param", "tol=0.1", "--param", "tol=0.2"]) == 2
+    assert ("--param 'tol' is given twice ('tol=0.1' and 'tol=0.2')"
+            in capsys.readouterr().err)
+
+
+def test_config_key_given_twice_is_refused_naming_key_and_lines(tmp_path):
+    from ltrconv.pipeline import config
+
+    (tmp_path / "c.yaml").write_text("results_dir: r\nalgorithms:\n  lambdamart:\n"
+                                     "    n_estimators: 10\n    learning_rate: 0.1\n"
+                                     "    n_estimators: 20\n")
+    message = (r"c.yaml:6: config key 'algorithms.lambdamart.n_estimators' is given twice "
+               r"\(first on line 4\)")
+    with pytest.raises(config.ConfigError, match=message):
+        config.load_file(tmp_path / "c.yaml")
+    with pytest.raises(config.ConfigError, match=message):
+        config.check_files([tmp_path / "missing.yaml", tmp_path / "c.yaml"])
+    # a merge key may be overridden; a list item's keys are checked too
+    (tmp_path / "m.yaml").write_text("base: &b {a: 1}\nx:\n  <<: *b\n  a: 2\n"
+                                     "l:\n  - {k: 1, k: 2}\n")
+    with pytest.raises(config.ConfigError, match=r"m.yaml:6: config key 'l.0.k' is given twice"):
+        config.load_file(tmp_path / "m.yaml")
+    (tmp_path / "ok.json").write_text('{"a": {"b": 1}, "c": [1, 2]}')
+    assert config.load_file(tmp_path / "ok.json") == {"a": {"b": 1}, "c": [1, 2]}
+
+
+def test_the_shipped_config_files_and_schema_give_each_key_once():
+    from pathlib import Path
+
+    from ltrconv.pipeline import config
+
+    repo = Path(__file__).resolve().parents[1]
+    config.check_files(sorted((repo / "config").glob("*.yaml")))
+    assert config.load_schema(repo)["type"] == "object"

@@ -69,18 +69,23 @@ def algorithm_parameters() -> str:
 
 
 def parse_params(items: Sequence[str]) -> dict:
-    """``--param KEY=VALUE`` options as {KEY: VALUE read as YAML}."""
+    """``--param KEY=VALUE`` options as {KEY: VALUE read as YAML}; a KEY given twice is
+    refused."""
     if not items:
         return {}
     import yaml
 
     from ..evaluation import safe_yaml
 
-    params = {}
+    params, given = {}, {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise LtrconvError(f"--param {shown(item)}: expected KEY=VALUE")
+        if key in given:  # the last would win silently
+            raise LtrconvError(f"--param {shown(key)} is given twice ({shown(given[key])} and "
+                               f"{shown(item)}); give each parameter once")
+        given[key] = item
         try:
             params[key] = safe_yaml.load(value)
         except yaml.YAMLError as exc:
