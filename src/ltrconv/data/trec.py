@@ -129,13 +129,14 @@ _BOM = b"\xef\xbb\xbf"
 
 
 def _check_bytes(data: bytes | mmap.mmap, source: str) -> None:
-    """Refuse a NUL byte (trec_eval crashes on one, and no text holds one) and a UTF-8 byte
-    order mark at the start of a line (trec_eval keeps it in the qid, pyarrow would drop it at
-    the start of a piece), naming the line; found with memchr/memmem, without splitting."""
+    """Refuse a NUL byte (no text holds one; trec_eval's line count stops at it, and it then
+    writes past its table of lines) and a UTF-8 byte order mark at the start of a line
+    (trec_eval keeps it in the qid, pyarrow would drop it at the start of a piece), naming the
+    line; found with memchr/memmem, without splitting."""
     nul = data.find(b"\0")
     if nul >= 0:
-        raise InputError("a NUL byte: not a text file (trec_eval stops reading a field at one)",
-                         source, _line_of(data, nul))
+        raise InputError("a NUL byte: not a text file (trec_eval miscounts its lines at one and "
+                         "crashes)", source, _line_of(data, nul))
     bom = 0 if data[:3] == _BOM else data.find(b"\n" + _BOM)
     if bom >= 0:
         lineno = 1 if bom == 0 else _line_of(data, bom) + 1
