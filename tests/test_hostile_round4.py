@@ -278,7 +278,8 @@ def letor_pair(tmp_path_factory):
 
 @pytest.mark.parametrize("args", [["conventions"], ["conventions", "--axes"],
                                   ["eval", "{d}/d.txt", "{d}/s.txt"],
-                                  ["eval", "{d}/d.txt", "{d}/s.txt", "-o", "-"]])
+                                  ["eval", "{d}/d.txt", "{d}/s.txt", "-o", "-"],
+                                  ["predict", "{d}/no-model", "{d}/d.txt"]])
 def test_closed_stdout_is_refused_in_one_line_before_the_work(letor_pair, args):
     # AttributeError: 'NoneType' object has no attribute 'flush', exit status 1
     proc = _cli([a.format(d=letor_pair) for a in args], close=(1,))
