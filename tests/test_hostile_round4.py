@@ -1,5 +1,5 @@
-"""Hostile input, round four: separators and numbers as the format's own tool reads them, errors
-that name their file and line, and ends that are one line and an exit status."""
+"""Hostile input: separators and numbers as the format's own tool reads them, errors that name
+their file and line, and ends that are one line and an exit status."""
 
 from __future__ import annotations
 
