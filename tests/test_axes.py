@@ -379,7 +379,7 @@ def test_command_line_refusals(files, tmp_path, capsys):
     (tmp_path / "big.txt").write_text("31 qid:1 1:0.5 #docid = a\n0 qid:1 1:0.2 #docid = b\n")
     (tmp_path / "big-scores.txt").write_text("1\n2\n")
     fails(capsys, ["eval", tmp_path / "big.txt", tmp_path / "big-scores.txt", "-c", "lightgbm"],
-          f"{tmp_path / 'big.txt'}: label 31 of document 1 (qid 1) is above 30, the largest "
+          f"{tmp_path / 'big.txt'}:1: label 31 (qid 1) is above 30, the largest "
           "label convention lightgbm accepts (max_label=30)")
 
 

@@ -241,7 +241,8 @@ def test_bad_conventions_files_are_one_line(tmp_path, text, message):
 def test_conventions_file_not_utf8(tmp_path):
     f = tmp_path / "bad.yaml"
     f.write_bytes(b"\xff\xfeconventions: {}\n")
-    with pytest.raises(C.ConventionError, match=r"bad.yaml: cannot read conventions: not UTF-8"):
+    with pytest.raises(C.ConventionError, match=r"bad.yaml:1: cannot read conventions: not UTF-8 "
+                                                r"text \(byte 1 of the line\)"):
         load_conventions(f)
 
 

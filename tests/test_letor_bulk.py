@@ -14,7 +14,7 @@ import ltrconv.data.letor_bulk as bulk
 from ltrconv.data.lines import parse_number
 
 ENGINES = ["numpy", "numba"]
-FIELDS = ("X", "y", "qid", "offsets", "docid")
+FIELDS = ("X", "y", "qid", "offsets", "docid", "lines")
 
 
 def read(path, engine, **kw):

@@ -239,8 +239,11 @@ STDOUT_NAME = "standard output"
 def write_stdout(text: str) -> None:
     """Write ``text`` to standard output in full, or raise :class:`OutputError` naming it.
 
-    Characters the output's encoding lacks are written as backslash escapes."""
+    Characters the output's encoding lacks are written as backslash escapes. Standard output
+    closed when the process started (``>&-``: ``sys.stdout`` is None) is refused."""
     stream = sys.stdout
+    if stream is None:
+        raise OutputError("closed (the shell's >&-); the result has nowhere to go", STDOUT_NAME)
     try:
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):  # replaced by an object without a descriptor

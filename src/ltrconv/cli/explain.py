@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> None:
         from ..evaluation.metrics import evaluate_dataset
 
         data = Dataset.load(args.data, features=False)
+        data.check_labels([a, b])  # refused at the file's line
         scores = read_scores(args.scores, data.n_docs)
 
         def evaluate(conv):

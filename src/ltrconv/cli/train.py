@@ -69,18 +69,23 @@ def algorithm_parameters() -> str:
 
 
 def parse_params(items: Sequence[str]) -> dict:
-    """``--param KEY=VALUE`` options as {KEY: VALUE read as YAML}."""
+    """``--param KEY=VALUE`` options as {KEY: VALUE read as YAML}; a KEY given twice is
+    refused."""
     if not items:
         return {}
     import yaml
 
     from ..evaluation import safe_yaml
 
-    params = {}
+    params, given = {}, {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise LtrconvError(f"--param {shown(item)}: expected KEY=VALUE")
+        if key in given:  # the last would win silently
+            raise LtrconvError(f"--param {shown(key)} is given twice ({shown(given[key])} and "
+                               f"{shown(item)}); give each parameter once")
+        given[key] = item
         try:
             params[key] = safe_yaml.load(value)
         except yaml.YAMLError as exc:
@@ -129,6 +134,9 @@ def run(args: argparse.Namespace) -> None:
     from ..evaluation import scorer  # noqa: F401
     train = Dataset.load(args.train, docid_warning=by_docid)
     vali = Dataset.load(args.vali, docid_warning=by_docid) if args.vali else None
+    for data in (train, vali):  # the metric's labels, refused at their file and line
+        if data is not None:
+            data.check_labels([convention_set.metric(args.metric).convention])
     if vali is not None:  # a file may omit features that are zero throughout it
         width = max(train.X.shape[1], vali.X.shape[1])
         train, vali = train.with_width(width), vali.with_width(width)

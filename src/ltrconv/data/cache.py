@@ -99,11 +99,7 @@ def _check_npz_members(path: Path) -> None:
                                      f"{shown(info.filename)} is compressed (caches are "
                                      "stored uncompressed)", where)
                 with zf.open(info) as member:
-                    version = np.lib.format.read_magic(member)
-                    read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                                   else np.lib.format.read_array_header_2_0)
-                    shape, _, dtype = read_header(member)
-                    header = member.tell()
+                    shape, dtype, header = _member_header(member, info.filename, where)
                 if dtype.hasobject:
                     raise InputError(f"not a dataset cache: member {shown(info.filename)} holds "
                                      "Python objects", where)
@@ -118,3 +114,23 @@ def _check_npz_members(path: Path) -> None:
     except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as exc:
         raise InputError(f"not a dataset cache, or a truncated/corrupt one ({shown(str(exc))})",
                          where) from None
+
+
+def _member_header(member, name: str, where: str) -> tuple[tuple, np.dtype, int]:
+    """(shape, dtype, header length) of the ``.npy`` member ``name``. numpy parses the header
+    as a Python literal: a forged one may raise whatever the tokenizer or the parser raise
+    (``tokenize.TokenError`` for an unterminated string, ``SyntaxError``, ``RecursionError``,
+    ``MemoryError``), each an :class:`InputError` here."""
+    try:
+        version = np.lib.format.read_magic(member)
+        if version not in ((1, 0), (2, 0), (3, 0)):
+            raise ValueError(f"unknown .npy format version {version}")
+        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0)
+        shape, _, dtype = read_header(member)
+        return shape, dtype, member.tell()
+    except (OSError, zipfile.BadZipFile, zlib.error, EOFError, ValueError):
+        raise  # said by the caller
+    except Exception as exc:  # the header is untrusted text numpy evaluates as a literal
+        raise InputError(f"not a dataset cache: member {shown(name)} has an unreadable .npy "
+                         f"header ({shown(f'{type(exc).__name__}: {exc}')})", where) from None

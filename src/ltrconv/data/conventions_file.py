@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError, printable
 from ..evaluation.convention_set import BUILTINS, ConventionError, ConventionSet
-from .fileio import check_regular
+from .fileio import check_regular, decode
 
 MAX_BYTES = 1 << 20
 """Largest conventions file read (about 25,000 one-line definitions): PyYAML's nodes take over
@@ -45,12 +45,15 @@ def load_conventions(path: str | Path | None, base: ConventionSet = BUILTINS) ->
         raise ConventionError(f"{name}: cannot read conventions: {size:,} bytes, more than "
                               f"the {MAX_BYTES:,} a conventions file may have")
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise ConventionError(f"{name}: cannot read conventions: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConventionError(f"{name}: cannot read conventions: not UTF-8 text (byte "
-                              f"{exc.start})") from None
+    try:
+        text = decode(raw, path)
+    except InputError as exc:  # not UTF-8, or a NUL byte: the message names the line
+        where = f"{name}:{exc.line}"
+        raise ConventionError(f"{where}: cannot read conventions: "
+                              f"{str(exc).removeprefix(where + ': ')}") from None
     try:
         doc = safe_yaml.load(text)
     except yaml.YAMLError as exc:

@@ -94,14 +94,40 @@ def map_bytes(path: str | Path) -> bytes | mmap.mmap:
 
 
 def read_text(path: str | Path) -> str:
-    """:func:`read_bytes` decoded as UTF-8; other bytes raise :class:`InputError` naming the
-    byte's offset (in the decompressed content for a compressed file)."""
+    """:func:`read_bytes` decoded as UTF-8 (:func:`decode`)."""
     return decode(read_bytes(path), path)
 
 
 def decode(raw: bytes, path: str | Path) -> str:
-    """``raw`` (the content of ``path``) as UTF-8 text, as :func:`read_text` decodes it."""
+    """``raw`` (the content of ``path``) as UTF-8 text. Bytes that are not UTF-8, and a NUL
+    byte (no text file holds one), raise :class:`InputError` naming the line (lines ending at
+    LF, CRLF or a lone CR, as text-mode ``open`` counts them) and the byte within it (in the
+    decompressed content for a compressed file)."""
+    refuse_nul(raw, path)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", str(path)) from None
+        raise InputError(f"not UTF-8 text (byte {column_at(raw, exc.start)} of the line)",
+                         str(path), line_at(raw, exc.start)) from None
+
+
+def refuse_nul(raw: bytes, path: str | Path) -> None:
+    """Raise :class:`InputError` at the first NUL byte of ``raw`` (the content of ``path``),
+    naming its line as :func:`decode` does."""
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raise InputError(f"not a text file: a NUL byte (byte {column_at(raw, nul)} of the line)",
+                         str(path), line_at(raw, nul))
+
+
+def line_at(raw: bytes, offset: int) -> int:
+    """The 1-based line of ``raw`` that holds byte ``offset``, lines ending at LF, CRLF or a
+    lone CR."""
+    head = raw[:offset]
+    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+
+
+def column_at(raw: bytes, offset: int) -> int:
+    """The 1-based place of byte ``offset`` in its line (see :func:`line_at`)."""
+    start = max(raw.rfind(b"\n", 0, offset), raw.rfind(b"\r", 0, offset))
+    return offset - start

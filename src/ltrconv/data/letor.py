@@ -8,7 +8,7 @@ of one query are contiguous. Lines, labels, qids and docids are read by the rule
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import NoReturn
@@ -19,7 +19,7 @@ from ..errors import ECHO_LIMIT, InputError, LtrconvError, printable, shown
 from ..evaluation.queries import docid_ranks, offsets_from_qid
 from ..outputs import atomic_path
 from .cache import read_cache
-from .fileio import decode, read_bytes, read_text
+from .fileio import decode, read_bytes, read_text, refuse_nul
 from .letor_bulk import parse_bulk
 from .lines import MAX_FEATURES, data_lines, parse_number, split_lines
 
@@ -34,7 +34,8 @@ class Dataset:
 
     ``X`` (n, d) float64 features, ``y`` (n,) int labels, ``qid`` (n,) query id per row,
     ``offsets`` (q+1,) so that query i spans rows ``offsets[i]:offsets[i+1]``,
-    ``docid`` (n,) strings (empty where the file has none).
+    ``docid`` (n,) strings (empty where the file has none), ``lines`` (n,) the 1-based line of
+    each row in ``source`` when it was read from a text file (None otherwise).
     """
 
     X: np.ndarray
@@ -43,6 +44,7 @@ class Dataset:
     offsets: np.ndarray
     docid: np.ndarray
     source: str = ""
+    lines: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         n = len(self.y)
@@ -74,6 +76,15 @@ class Dataset:
     @property
     def sizes(self) -> np.ndarray:
         return np.diff(self.offsets)
+
+    def check_labels(self, conventions) -> None:
+        """Raise the :class:`InputError` of the first label one of ``conventions`` (each a
+        :class:`~ltrconv.evaluation.conventions.Convention`) does not accept, naming the file
+        and line (the file and the document's place when the lines are not known)."""
+        from ..evaluation.labels import convention_labels
+
+        for conv in conventions:
+            convention_labels(self.y, conv, self.qid, self.source or None, self.lines)
 
     def save(self, path: str | Path) -> None:
         """Write an ``.npz`` cache atomically."""
@@ -306,6 +317,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
                                        and 1 <= n_features <= MAX_FEATURES):
         raise LtrconvError(f"n_features must be an integer in 1..{MAX_FEATURES}, got {n_features!r}")
     raw = read_bytes(path)
+    refuse_nul(raw, path)  # the fast path would keep one in a comment's docid
     limit = MAX_FEATURES if n_features is None else n_features
     bulk = parse_bulk(raw, limit, n_features, features)
     if bulk is not None:  # a well-formed file, read in bulk
@@ -340,6 +352,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
         offsets=offsets,
         docid=docid_arr,
         source=path,
+        lines=np.asarray(linenos, dtype=np.int64),
     )
 
 

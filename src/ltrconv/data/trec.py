@@ -8,11 +8,25 @@
   column (qrels: ``relevance``, ``score`` or ``rel``; runs: ``score``): ir_measures' and ranx's
   DataFrame columns.
 
-A TREC text whose fields are separated by one space (or one tab) throughout is read by
-pyarrow's CSV reader on one thread (a second thread cost more CPU time than it saved wall time
-on a 1M-line run); any other goes to pandas' C parser, and a bad line (wrong number of fields,
-a non-numeric score or grade, a blank line) is an :class:`~ltrconv.errors.InputError` naming
-the file and line.
+A TREC text is split as trec_eval splits it: lines end at LF only, and fields are separated
+by runs of the bytes C's ``isspace`` takes for whitespace (space, tab, vertical tab, form feed,
+carriage return), so a CR before the LF, or a form feed between two fields, separates fields
+as a space does; every other byte (a quote, ``#``, U+00A0, ``\x1c``) belongs to its field. A
+file whose fields are separated by one space (or one tab) throughout is read by pyarrow's CSV
+reader on one thread (a second thread cost more CPU time than it saved wall time on a 1M-line
+run); any other goes, with those separators made spaces, to pandas' C parser with quoting off.
+A bad line is an :class:`~ltrconv.errors.InputError` naming the file and line: a wrong number
+of fields (a blank line too), a score or grade that is not a finite number, a NUL byte
+(trec_eval crashes on one), a UTF-8 byte order mark (trec_eval would keep it in the first qid).
+
+Scores and grades are numbers as :func:`~ltrconv.data.lines.parse_number` reads them (ASCII
+digits, sign, point, exponent; not ``0x1``, ``1_0``, ``inf`` or ``nan``), in every format:
+TREC text, TSV/CSV, and string columns of a DataFrame or Parquet file. trec_eval reads a score
+with ``atof``, which reads exponents as these readers do, but a grade with ``atol``, which stops
+at the first character that is not a digit: ``1e1`` is 1 to trec_eval and 10 to the tools that
+read a float, ``10e-1`` 10 and 1. A grade written with an exponent is therefore refused, naming
+its line; one with a fraction (``1.5``) is read as the number it is, each convention then
+reading it as its tool does (trec_eval truncates).
 """
 
 from __future__ import annotations
@@ -20,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import mmap
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +42,7 @@ import numpy as np
 
 from ..errors import InputError, printable, shown
 from ..evaluation.runs import Located
+from .lines import parse_number
 
 QID_COLUMNS = ("query_id", "q_id", "qid")
 DOC_COLUMNS = ("doc_id", "docno")
@@ -90,6 +106,7 @@ def read(path: str | Path, kind: str) -> Located:
 
 def _read_trec(data: bytes | mmap.mmap, source: str, kind: str) -> Located:
     """A TREC text (the bytes of a file, or its mapping)."""
+    _check_bytes(data, source)
     if not data or (data[:1 << 12].isspace() and bytes(data).isspace()):
         if data:
             _explain(bytes(data), source, kind)
@@ -101,6 +118,30 @@ def _read_trec(data: bytes | mmap.mmap, source: str, kind: str) -> Located:
     data = bytes(data)  # the slow readers take bytes
     _check_text(data, source)
     return _read_trec_pandas(data, source, kind)
+
+
+def _line_of(data: bytes | mmap.mmap, offset: int) -> int:
+    """The 1-based line (lines ending at LF) that holds byte ``offset`` of ``data``."""
+    return int(np.count_nonzero(np.frombuffer(data, np.uint8, count=offset) == 10)) + 1
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _check_bytes(data: bytes | mmap.mmap, source: str) -> None:
+    """Refuse a NUL byte (no text holds one; trec_eval's line count stops at it, and it then
+    writes past its table of lines) and a UTF-8 byte order mark at the start of a line
+    (trec_eval keeps it in the qid, pyarrow would drop it at the start of a piece), naming the
+    line; found with memchr/memmem, without splitting."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InputError("a NUL byte: not a text file (trec_eval miscounts its lines at one and "
+                         "crashes)", source, _line_of(data, nul))
+    bom = 0 if data[:3] == _BOM else data.find(b"\n" + _BOM)
+    if bom >= 0:
+        lineno = 1 if bom == 0 else _line_of(data, bom) + 1
+        raise InputError("a UTF-8 byte order mark (U+FEFF) starts the line: trec_eval would "
+                         "read it as part of the qid; remove it", source, lineno)
 
 
 def _check_text(data: bytes, source: str) -> None:
@@ -138,9 +179,10 @@ memory at once."""
 
 
 def _read_trec_arrow(data: bytes | mmap.mmap, source: str, kind: str) -> Located | None:
-    """pyarrow's CSV reader, piece by piece, for files whose fields are separated by one
-    space or one tab throughout; None (the pandas reader then reads or explains) for anything
-    else."""
+    """pyarrow's CSV reader, piece by piece; a piece whose fields are not separated by one
+    space or one tab throughout is read :func:`_squeezed` (trec_eval's separators made single
+    spaces). None (the pandas reader then reads or explains) for a file with a bad line, or
+    a grade not written as :data:`GRADE` says."""
     try:
         import pyarrow as pa
         import pyarrow.csv as pcsv
@@ -150,25 +192,39 @@ def _read_trec_arrow(data: bytes | mmap.mmap, source: str, kind: str) -> Located
     delim = b"\t" if b"\t" in data[:4096].split(b"\n", 1)[0] else b" "
     names = [f"f{i}" for i in range(n)]
     types = {c: pa.string() for c in names}
-    types[f"f{v}"] = pa.float64()
-    options = dict(
-        read_options=pcsv.ReadOptions(column_names=names, use_threads=False),
-        parse_options=pcsv.ParseOptions(delimiter=delim.decode(), quote_char=False,
-                                        ignore_empty_lines=False),
-        convert_options=pcsv.ConvertOptions(column_types=types,
-                                            include_columns=["f0", "f2", f"f{v}"],
-                                            strings_can_be_null=False))
+    types[f"f{v}"] = pa.float64() if kind == "run" else pa.string()  # grades: checked first
+
+    def options(sep: str) -> dict:
+        return dict(
+            read_options=pcsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False,
+                                            ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(column_types=types,
+                                                include_columns=["f0", "f2", f"f{v}"],
+                                                strings_can_be_null=False))
+
+    plain, spaced = options(delim.decode()), options(" ")
     from ..evaluation.run_ids import arrow_numbers
 
     view, columns, let_go = memoryview(data), {"f0": [], "f2": [], "value": []}, 0
     for start, end in _pieces(data):
+        piece, how = view[start:end], plain
         if not _single_delimited(data, delim[0], start=start, end=end):
-            return None
+            piece = piece.tobytes().replace(b"\r\n", b"\n")  # a CR before LF separates
+            if not _single_delimited(piece, delim[0]):
+                piece, how = _squeezed(piece), spaced
         try:
-            table = pcsv.read_csv(pa.BufferReader(pa.py_buffer(view[start:end])), **options)
+            table = pcsv.read_csv(pa.BufferReader(pa.py_buffer(piece)), **how)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return None
+        del piece
         value = table[f"f{v}"]
+        if kind == "qrels":
+            import pyarrow.compute as pc
+
+            if not pc.all(pc.match_substring_regex(value, f"^(?:{GRADE.pattern})$")).as_py():
+                return None
+            value = pc.cast(value, pa.float64())
         if value.null_count:
             return None
         columns["f0"] += table["f0"].chunks
@@ -187,6 +243,25 @@ def _read_trec_arrow(data: bytes | mmap.mmap, source: str, kind: str) -> Located
         return None
     return Located(pa.chunked_array(columns["f0"], pa.string()),
                    pa.chunked_array(columns["f2"], pa.string()), value, source)
+
+
+def _squeezed(piece: bytes) -> bytes:
+    """``piece`` (whole lines) with every run of trec_eval's separators (:data:`_SEPARATORS`
+    and the space) made one space, and none left at a line's start or end: the same fields
+    on the same lines, separated as a one-space-delimiter reader needs."""
+    b = np.frombuffer(piece.translate(_TO_SPACE), np.uint8)
+    space = b == 32
+    if not space.any():
+        return b.tobytes()
+    field = ~space & (b != 10)
+    first = np.flatnonzero(space[1:] & field[:-1]) + 1  # a run's first space, after a field
+    solid = np.flatnonzero(~space)
+    after = np.searchsorted(solid, first)  # the byte after the run: a field's, or LF or the end
+    inside = after < len(solid)
+    inside[inside] = b[solid[after[inside]]] != 10
+    keep = ~space
+    keep[first[inside]] = True
+    return b[keep].tobytes()
 
 
 def _pieces(data: bytes | mmap.mmap, size: int | None = None):
@@ -236,27 +311,33 @@ def _single_delimited(data: bytes | mmap.mmap, delim: int, block: int = 1 << 18,
     return True
 
 
+_SEPARATORS = b"\t\x0b\x0c\r"
+"""The bytes besides the space that C's ``isspace`` takes for whitespace (the newline aside):
+trec_eval's field separators, made spaces before pandas splits the fields."""
+_TO_SPACE = bytes.maketrans(_SEPARATORS, b" " * len(_SEPARATORS))
+
+
 def _read_trec_pandas(data: bytes, source: str, kind: str) -> Located:
+    import csv
     import io
 
     import pandas as pd
 
     n = len(TREC_FIELDS[kind])
     v = _VALUE_FIELD[kind]
-    dtypes: dict[int, Any] = {i: str for i in range(n + 1)}
-    dtypes[v] = np.float64
+    data = data.translate(_TO_SPACE)
     try:
         df = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=range(n + 1),
-                         dtype=dtypes, keep_default_na=False, na_values={v: []},
-                         skip_blank_lines=False, engine="c", usecols=None)
-    except ValueError:  # a value that is not a number, a line of more fields: find its line
+                         dtype=str, keep_default_na=False, na_filter=False,
+                         quoting=csv.QUOTE_NONE, skip_blank_lines=False, engine="c")
+    except ValueError:  # a line of more fields: find its line
         _explain(data, source, kind)
         raise
     extra = df[n].to_numpy() != ""
     short = (df[n - 1].to_numpy() == "") if kind == "run" else \
         (df[0].to_numpy() == "") | (df[2].to_numpy() == "")
-    value = df[v].to_numpy(dtype=np.float64)
-    bad = extra | short | ~np.isfinite(value)
+    value, bad_value = text_numbers(df[v].to_numpy(dtype=object), kind)
+    bad = extra | short | bad_value
     if bad.any():
         _explain(data, source, kind)
         i = int(np.flatnonzero(bad)[0])
@@ -266,46 +347,112 @@ def _read_trec_pandas(data: bytes, source: str, kind: str) -> Located:
 
 def _explain(data: bytes, source: str, kind: str) -> None:
     """Raise an InputError for the first bad line of a TREC text (the slow path, taken only
-    once the fast reader has found something wrong): a wrong number of fields, or a value
-    that is not a finite number as the TREC tools write one (no ``1_000``, ``0x10``)."""
-    import io
-
-    from .lines import parse_number
-
+    once the fast reader has found something wrong): a wrong number of fields (split as
+    trec_eval splits them), or a value that :func:`value_problem` refuses."""
     n = len(TREC_FIELDS[kind])
     v = _VALUE_FIELD[kind]
-    with io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace") as fh:
-        for lineno, line in enumerate(fh, 1):
-            parts = line.split(None, n)  # at most n + 1 parts, however long the line
-            if len(parts) != n:
-                got = len(line.split()) if len(line) < 1 << 16 else f"more than {n}"
-                raise InputError(f"expected {n} fields ({' '.join(TREC_FIELDS[kind])}), got "
-                                 f"{got}: {shown(line.rstrip())}", source, lineno)
-            x = parse_number(parts[v])
-            if x is None or not np.isfinite(x):
-                raise InputError(f"{_VALUE_NAME[kind]} {shown(parts[v])} is not a finite "
-                                 "number", source, lineno)
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    for lineno, line in enumerate(lines, 1):
+        parts = line.split(None, n)  # bytes: split at C's whitespace; at most n + 1 parts
+        if len(parts) != n:
+            got = len(line.split()) if len(line) < 1 << 16 else f"more than {n}"
+            text = line.decode("utf-8", "replace").rstrip(" \t\r\x0b\x0c")
+            raise InputError(f"expected {n} fields ({' '.join(TREC_FIELDS[kind])}), got "
+                             f"{got}: {shown(text)}", source, lineno)
+        problem = value_problem(parts[v].decode("utf-8", "replace"), kind)
+        if problem:
+            raise InputError(problem, source, lineno)
+
+
+GRADE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+"""A grade as the readers take it: ASCII digits with an optional sign and fraction, no
+exponent (trec_eval's ``atol`` would stop at one)."""
+SCORE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A score as the readers take it: a finite :func:`~ltrconv.data.lines.parse_number` number
+(what ``atof`` reads too); one that overflows to infinity is refused after conversion."""
+_VALUE_RULE = {"qrels": GRADE, "run": SCORE}
+
+
+def _atol(token: str) -> int:
+    """C's ``atol`` of ``token`` (which starts as a number does): its sign and leading digits."""
+    m = re.match(r"[+-]?[0-9]*", token)
+    digits = m.group(0).lstrip("+-")
+    return int(m.group(0)) if digits else 0
+
+
+def value_problem(token: str, kind: str) -> str | None:
+    """Why ``token`` is no score (``kind="run"``) or grade (``"qrels"``), or None if it is
+    one."""
+    x = parse_number(token)
+    if x is None or not np.isfinite(x):
+        return f"{_VALUE_NAME[kind]} {shown(token)} is not a finite number"
+    if not _VALUE_RULE[kind].fullmatch(token):  # a grade with an exponent
+        return (f"grade {shown(token)} has an exponent: trec_eval reads a grade with atol, "
+                f"which stops before it ({_atol(token)}), other tools as the number "
+                f"({x:g}); write the grade without one")
+    return None
+
+
+_STRIP = " \t\n\r\x0b\x0c"
+
+
+def text_numbers(texts: np.ndarray, kind: str, strip: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(float64 values, where each is bad) of the strings ``texts`` (an object array; an
+    element that is not a string is bad) read as scores or grades by :func:`value_problem`'s
+    rules; ``strip``: C whitespace around a number is allowed (a table's cell)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    is_text = np.fromiter((isinstance(x, str) for x in texts), bool, len(texts))
+    arr = pa.array(np.where(is_text, texts, ""), type=pa.string())
+    if strip:
+        arr = pc.utf8_trim(arr, characters=_STRIP)
+    ok = pc.match_substring_regex(arr, f"^(?:{_VALUE_RULE[kind].pattern})$")
+    ok = np.asarray(ok.to_numpy(zero_copy_only=False), dtype=bool) & is_text
+    values = np.full(len(texts), np.nan)
+    if ok.any():
+        values[ok] = pc.cast(arr.filter(pa.array(ok)), pa.float64()).to_numpy()
+    return values, ~np.isfinite(values)
 
 
 def _read_table(data: bytes, source: str, kind: str, sep: str) -> Located:
-    """A TSV/CSV text with a header line; every line must have the header's fields."""
+    """A TSV/CSV text with a header line; every line must have the header's fields (a blank
+    line has none). Rows are lines: a carriage return is read only before a line feed, and a
+    quoted field may not hold a line break, so that a message's line is the file's."""
     import io
     import warnings
 
     import pandas as pd
 
     _check_text(data, source)
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InputError("a NUL byte: not a text file", source, _line_of(data, nul))
+    lone_cr = re.search(rb"\r(?!\n)", data)
+    if lone_cr:
+        raise InputError("a carriage return not followed by a line feed (lines end at LF or "
+                         "CRLF)", source, _line_of(data, lone_cr.start()))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             df = pd.read_csv(io.BytesIO(data), sep=sep, dtype=str, keep_default_na=False,
-                             index_col=False)
+                             na_filter=False, index_col=False, skip_blank_lines=False)
     except pd.errors.EmptyDataError:
         raise InputError(f"empty {kind} table: expected a header line naming its columns",
                          source) from None
     except (ValueError, pd.errors.ParserWarning):  # a line of another number of fields
         _count_fields(data, source, sep)
         raise
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if len(df) + 1 != lines:  # a quoted field holding a line break
+        _count_fields(data, source, sep)
+    blank = np.flatnonzero((df.to_numpy(dtype=object) == "").all(axis=1)) if df.shape[1] else []
+    if len(blank):
+        raise InputError(f"a blank line (each line holds the header's {df.shape[1]} fields)",
+                         source, int(blank[0]) + 2)
     header = data.split(b"\n", 1)[0].decode("utf-8").strip("\r\ufeff")
     names = [c.strip('"') for c in header.split(sep)]
     for c in QID_COLUMNS + DOC_COLUMNS + VALUE_COLUMNS[kind]:
@@ -317,18 +464,22 @@ def _read_table(data: bytes, source: str, kind: str, sep: str) -> Located:
 
 def _count_fields(data: bytes, source: str, sep: str) -> None:
     """Raise an InputError at the first line whose number of fields differs from the
-    header's."""
+    header's, or whose quoted field holds a line break."""
     import csv
     import io
 
     text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", errors="replace",
                             newline="")
     rows = csv.reader(text, delimiter=sep)
-    width = None
+    width, line = None, 0
     for row in rows:
+        line += 1
+        if rows.line_num != line:
+            raise InputError("a quoted field holds a line break (a row is one line)", source,
+                             line)
         if width is None:
             width = len(row)
-        elif row and len(row) != width:
+        elif len(row) != width:
             raise InputError(f"{len(row)} fields, the header has {width}", source,
                              rows.line_num)
 
@@ -348,56 +499,96 @@ def _item(x: Any) -> Any:
     return x.item() if isinstance(x, np.generic) else x
 
 
-def _ids(df, cols: tuple[str, str], source: str, header_lines: int) -> list[np.ndarray]:
-    """The query and docid columns as strings; a missing (None, NaN, NA) or empty id is
-    refused at the first row that has one."""
-    out, bad = [], np.zeros(len(df), dtype=bool)
-    for col in cols:
-        ids = df[col].astype(str).to_numpy(dtype=object)
-        bad |= df[col].isna().to_numpy() | (ids == "")
-        out.append(ids)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        col = next(c for c in cols if df[c].isna().iloc[i] or str(df[c].iloc[i]) == "")
-        what = "query id" if col == cols[0] else "docid"
-        raise InputError(f"no {what} (got {shown(_item(df[col].iloc[i]))}) in column {col!r}",
-                         source, i + 1 + header_lines)
+def _id_strings(column, what: str, col: str, source: str, header_lines: int) -> np.ndarray:
+    """The ids of ``column`` as strings (an object array): bytes decoded as UTF-8 (refused,
+    naming the row, when they are not), anything else by ``str``; a missing one (None, NaN,
+    NA) becomes ``""``."""
+    values = column.to_numpy(dtype=object)
+    missing = column.isna().to_numpy()
+    out = np.empty(len(values), dtype=object)
+    for i, x in enumerate(values.tolist()):
+        if missing[i]:
+            out[i] = ""
+        elif isinstance(x, str):
+            out[i] = x
+        elif isinstance(x, (bytes, bytearray, memoryview)):
+            try:
+                out[i] = bytes(x).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{what} {shown(bytes(x))} in column {col!r} is not UTF-8 text "
+                                 f"(byte {exc.start + 1})", source, i + 1 + header_lines) from None
+        else:
+            out[i] = str(x)
     return out
+
+
+def _frame_values(raw, kind: str, col: str, source: str) -> tuple[np.ndarray, np.ndarray]:
+    """(float64 values, where each is bad) of a DataFrame's value column: numbers as they
+    are, strings read by :func:`text_numbers` (as the same text in a file would be)."""
+    import pandas as pd
+
+    kind_of = getattr(getattr(raw.dtype, "categories", raw), "dtype", raw.dtype).kind
+    if kind_of in "mMc":
+        raise InputError(f"column {col!r} holds {raw.dtype} values; {_VALUE_NAME[kind]}s must "
+                         "be real numbers", source)
+    if kind_of in "biuf":
+        numbers = pd.to_numeric(raw.astype(raw.dtype.categories.dtype)
+                                if hasattr(raw.dtype, "categories") else raw, errors="coerce")
+        value = np.asarray(numbers, dtype=np.float64)
+        return value, ~np.isfinite(value)
+    obj = raw.to_numpy(dtype=object)
+    obj = np.array([bytes(x).decode("utf-8", "replace")
+                    if isinstance(x, (bytes, bytearray)) else x for x in obj.tolist()],
+                   dtype=object) if len(obj) else obj
+    is_text = np.fromiter((isinstance(x, str) for x in obj), bool, len(obj))
+    value, bad = text_numbers(obj, kind, strip=True)
+    if not is_text.all():  # numbers among the strings
+        rest = pd.to_numeric(pd.Series(obj[~is_text], dtype=object), errors="coerce")
+        if np.asarray(rest).dtype.kind == "c":
+            raise InputError(f"column {col!r} holds complex numbers; {_VALUE_NAME[kind]}s "
+                             "must be real numbers", source)
+        value[~is_text] = np.asarray(rest, dtype=np.float64)
+        bad = ~np.isfinite(value) | (bad & is_text)
+    return value, bad
 
 
 def from_frame(df, kind: str, source: str | None = None, header_lines: int = 0) -> Located:
     """A pandas DataFrame in ir_measures' (``query_id``, ``doc_id``, ``relevance``/``score``)
     or ranx's (``q_id``, ``doc_id``, ``score``) columns; rows numbered from 1 (plus
-    ``header_lines``) in messages. Ids are read as strings (a missing or empty one is
-    refused); values must be real numbers (dates, durations and complex numbers are not)."""
-    import pandas as pd
-
+    ``header_lines``) in messages. Ids are read as strings (bytes as UTF-8; a missing or empty
+    one is refused); values must be real numbers (dates, durations and complex numbers are
+    not), and a value given as a string must be one as a file writes it (:func:`value_problem`).
+    The first row with a problem is named."""
     source = source or f"{kind} DataFrame"
     q = _column(df, QID_COLUMNS, "query", source)
     d = _column(df, DOC_COLUMNS, "document", source)
     c = _column(df, VALUE_COLUMNS[kind], _VALUE_NAME[kind], source)
     raw = df[c]
-    kind_of = getattr(getattr(raw.dtype, "categories", raw), "dtype", raw.dtype).kind
-    if kind_of in "mMc":
-        raise InputError(f"column {c!r} holds {raw.dtype} values; {_VALUE_NAME[kind]}s must "
-                         "be real numbers", source)
-    numbers = pd.to_numeric(raw, errors="coerce")
-    if np.asarray(numbers).dtype.kind == "c":
-        raise InputError(f"column {c!r} holds complex numbers; {_VALUE_NAME[kind]}s must be "
-                         "real numbers", source)
-    value = np.asarray(numbers, dtype=np.float64)
-    bad = ~np.isfinite(value)
+    value, bad_value = _frame_values(raw, kind, c, source)
+    qid = _id_strings(df[q], "query id", q, source, header_lines)
+    docid = _id_strings(df[d], "docid", d, source, header_lines)
+    no_qid, no_docid = qid == "", docid == ""
+    bad = no_qid | no_docid | bad_value
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"{_VALUE_NAME[kind]} {shown(_item(raw.iloc[i]))} in column {c!r} is "
-                         "not a finite number", source, i + 1 + header_lines)
+        where = (source, i + 1 + header_lines)
+        for col, missing, what in ((q, no_qid, "query id"), (d, no_docid, "docid")):
+            if missing[i]:
+                raise InputError(f"no {what} (got {shown(_item(df[col].iloc[i]))}) in column "
+                                 f"{col!r}", *where)
+        item = _item(raw.iloc[i])
+        if isinstance(item, str) and value_problem(item.strip(_STRIP), kind):
+            raise InputError(f"{value_problem(item.strip(_STRIP), kind)} (column {c!r})", *where)
+        raise InputError(f"{_VALUE_NAME[kind]} {shown(item)} in column {c!r} is not a finite "
+                         "number", *where)
     lines = np.arange(1 + header_lines, len(df) + 1 + header_lines)
-    qid, docid = _ids(df, (q, d), source, header_lines)
     return Located(qid, docid, value, source, lines)
 
 
 def from_dict(mapping: Any, kind: str) -> Located:
-    """pytrec_eval's ``{qid: {docid: value}}`` (a ranx ``Qrels``/``Run`` via ``to_dict``)."""
+    """pytrec_eval's ``{qid: {docid: value}}`` (a ranx ``Qrels``/``Run`` via ``to_dict``).
+    Ids are strings (bytes decoded as UTF-8); a value given as a string is read as a file's
+    would be (:func:`value_problem`)."""
     source = f"{kind} dict"
     if not isinstance(mapping, dict):
         raise InputError(f"expected {{qid: {{docid: {_VALUE_NAME[kind]}}}}}, got "
@@ -407,24 +598,46 @@ def from_dict(mapping: Any, kind: str) -> Located:
         if not isinstance(docs_of, dict):
             raise InputError(f"query {shown(q)}: expected a dict of docid to "
                              f"{_VALUE_NAME[kind]}, got {type(docs_of).__name__}", source)
-        qids.extend([str(q)] * len(docs_of))
-        docs.extend(map(str, docs_of))
+        qids.extend([_dict_id(q, "query id", q, source)] * len(docs_of))
+        docs.extend(_dict_id(d, "docid", q, source) for d in docs_of)
         values.extend(docs_of.values())
-    try:
-        value = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        bad = next(i for i, x in enumerate(values) if not _is_number(x))
-        raise InputError(f"query {shown(qids[bad])}, docid {shown(docs[bad])}: "
-                         f"{_VALUE_NAME[kind]} {shown(values[bad])} is not a number",
-                         source) from None
+    fast = np.asarray(values) if values else np.zeros(0)
+    if fast.dtype.kind in "biuf":
+        return Located(np.asarray(qids, dtype=object), np.asarray(docs, dtype=object),
+                       fast.astype(np.float64), source)
+    value = np.empty(len(values))
+    for i, x in enumerate(values):
+        problem = None
+        if isinstance(x, str):
+            problem = value_problem(x, kind)
+            value[i] = np.nan if problem else float(x)
+        elif _is_number(x):
+            value[i] = float(x)
+        else:
+            problem = f"{_VALUE_NAME[kind]} {shown(x)} is not a number"
+        if problem:
+            raise InputError(f"query {shown(qids[i])}, docid {shown(docs[i])}: {problem}",
+                             source)
     return Located(np.asarray(qids, dtype=object), np.asarray(docs, dtype=object), value,
                    source)
+
+
+def _dict_id(x: Any, what: str, qid: Any, source: str) -> str:
+    """An id of a dict as a string: bytes decoded as UTF-8, anything else by ``str``."""
+    if isinstance(x, (bytes, bytearray)):
+        try:
+            return bytes(x).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            where = "" if what == "query id" else f"query {shown(qid)}: "
+            raise InputError(f"{where}{what} {shown(bytes(x))} is not UTF-8 text (byte "
+                             f"{exc.start + 1})", source) from None
+    return str(x)
 
 
 def _is_number(x: Any) -> bool:
     try:
         float(x)
-        return not isinstance(x, (bool, str))
+        return not isinstance(x, (bool, str, bytes))
     except (TypeError, ValueError):
         return False
 

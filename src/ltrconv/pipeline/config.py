@@ -34,8 +34,75 @@ _Validator = jsonschema.validators.extend(
 
 
 def load_schema(repo: str | Path) -> dict:
-    """The workflow's config schema from checkout ``repo``."""
-    return yaml.safe_load((Path(repo) / SCHEMA).read_text())
+    """The workflow's config schema from checkout ``repo`` (a key given twice refused)."""
+    return load_file(Path(repo) / SCHEMA)
+
+
+def load_file(path: str | Path) -> dict:
+    """A YAML (or JSON) config file as ``yaml.safe_load`` reads it, the way Snakemake reads
+    ``--configfile``, but a mapping that gives a key twice is a :class:`ConfigError` naming
+    the file, the key and both lines: ``safe_load`` (and Snakemake) keep the last value
+    silently."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the config file: "
+                          f"{getattr(exc, 'strerror', None) or exc}") from None
+    check_keys_once(text, str(path))
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from None
+
+
+def check_files(paths) -> None:
+    """Refuse a key given twice in any of the config files ``paths`` (Snakemake's
+    ``workflow.configfiles``), as :func:`load_file` does; files Snakemake could not read are
+    left to its own message."""
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        check_keys_once(text, str(path))
+
+
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def check_keys_once(text: str, name: str) -> None:
+    """Raise :class:`ConfigError` at the first mapping of the YAML ``text`` (the file
+    ``name``) that repeats a key: ``config key 'a.b': given twice (lines 3 and 7)``. Keys
+    merged in with ``<<`` may be overridden, as YAML intends; text that is not YAML is left
+    to the reader."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return
+    todo, seen = [(root, "")], set()
+    while todo:
+        node, where = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            todo += [(item, f"{where}.{i}" if where else str(i))
+                     for i, item in enumerate(node.value)]
+        elif isinstance(node, yaml.MappingNode):
+            first: dict = {}
+            for key, value in node.value:
+                if key.tag == _MERGE:
+                    continue
+                label = key.value if isinstance(key, yaml.ScalarNode) else "?"
+                path = f"{where}.{label}" if where else str(label)
+                ident = (key.tag, key.value) if isinstance(key, yaml.ScalarNode) else id(key)
+                if ident in first:
+                    raise ConfigError(f"{name}:{key.start_mark.line + 1}: config key "
+                                      f"'{path}' is given twice (first on line {first[ident]}); "
+                                      "each key may appear once")
+                first[ident] = key.start_mark.line + 1
+                todo.append((value, path))
 
 
 def merge(base: dict, *overlays: dict) -> dict:
