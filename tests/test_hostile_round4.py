@@ -533,3 +533,22 @@ def test_catboost_real_labels_agree_as_the_listing_says(convention, variant):
                     rounded = max(rounded, gap)
     assert rounded <= 1e-15
     assert 1e-8 < given <= float(stated.group(1))
+
+
+def test_bytes_docids_rank_by_their_bytes_in_evaluate():
+    """docid-desc ranks ties by the docid's bytes: bytes docids (UTF-8 or not, in a bytes or
+    an object array) by themselves, text by its UTF-8 bytes; a mix of kinds is refused."""
+    import numpy as np
+
+    import ltrconv
+    from ltrconv.errors import InputError
+
+    y, s, q = np.array([0, 1, 0]), np.full(3, 0.5), np.zeros(3, dtype=int)
+    for docs in ([b"a", b"\xff\x01", b"\xc3\xa9"],
+                 np.array([b"a", b"\xff\x01", b"\xc3\xa9"], dtype=object),
+                 ["a", "\u00ff", "\u00e9"]):  # c3 bf > c3 a9 > 61
+        ev = ltrconv.evaluate(y, s, q, docid=docs, conventions=["trec"], cutoffs=[1])
+        assert ev["trec"]["NDCG@1"][0] == 1.0, docs
+    with pytest.raises(InputError, match="docid mixes bytes and other values"):
+        ltrconv.evaluate(y, s, q, docid=np.array([b"a", "b", b"c"], dtype=object),
+                         conventions=["trec"], cutoffs=[1])

@@ -161,6 +161,18 @@ def test_wrong_type_names_key(tmp_path):
     assert "config key 'folds'" in out and "is not of type 'array'" in out
 
 
+def test_config_key_given_twice_stops_the_dry_run_naming_file_and_lines(tmp_path):
+    cfg = base_config(tmp_path / "SYN")
+    write_dataset(tmp_path / "SYN")
+    path = tmp_path / "twice.yaml"
+    path.write_text(yaml.safe_dump(cfg) + "folds: [1]\n")  # folds is in the dump already
+    proc = snakemake(tmp_path / "w", path, "-n", timeout=120)
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert re.search(rf"{re.escape(str(path))}:\d+: config key 'folds' is given twice "
+                     r"\(first on line \d+\)", out), out[-2000:]
+
+
 def test_missing_dataset_offline_names_key(tmp_path):
     cfg = base_config(tmp_path / "absent")
     cfg["datasets"]["SYN"] = {"urls": ["http://127.0.0.1:9/SYN.zip"],

@@ -37,6 +37,10 @@ from ltrconv.pipeline.figures import FIGURES  # noqa: E402
 from ltrconv.pipeline.paths import LIBRARY_TABLES, SPLITS, TABLES  # noqa: E402
 from ltrconv.pipeline.untracked import Untracked  # noqa: E402
 
+try:  # a key given twice in a config file: Snakemake would keep the last value silently
+    _config.check_files(workflow.configfiles)
+except ConfigError as exc:
+    raise WorkflowError(str(exc)) from None
 _errors = _config.schema_errors(config, _config.load_schema(REPO))
 if _errors:
     raise WorkflowError("Invalid configuration:\n  " + "\n  ".join(_errors))

@@ -17,14 +17,24 @@ query), one float per rank."""
 
 
 def docid_ranks(docid: np.ndarray | None, n: int) -> np.ndarray:
-    """Rank of each docid in byte order (0 = smallest); zeros when there are none."""
+    """Rank of each docid in byte order (0 = smallest); zeros when there are none. Text is
+    ranked by its UTF-8 bytes, ``bytes`` by themselves (any bytes, UTF-8 or not)."""
     if docid is None:
         return np.zeros(n, dtype=np.int64)
     docid = np.asarray(docid)
     if len(docid) != n:
         raise InputError(f"docid has {len(docid)} entries for {n} documents")
-    # numpy orders str arrays by code point, which is UTF-8 byte order
-    _, inv = np.unique(docid.astype(str), return_inverse=True)
+    if docid.dtype.kind == "O":
+        kinds = {type(d) for d in docid.tolist()}
+        if bytes in kinds and kinds != {bytes}:
+            raise InputError("docid mixes bytes and other values ("
+                             f"{', '.join(sorted(k.__name__ for k in kinds))}); give one kind")
+        if kinds == {bytes}:
+            docid = docid.astype(bytes)
+    # numpy orders bytes arrays by their bytes, and str arrays by code point, which is UTF-8
+    # byte order: bytes are compared as they are, whatever they encode
+    _, inv = np.unique(docid if docid.dtype.kind == "S" else docid.astype(str),
+                       return_inverse=True)
     return inv.astype(np.int64)
 
 
