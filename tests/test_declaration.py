@@ -88,19 +88,28 @@ def _numba_functions(path: Path) -> list[ast.FunctionDef]:
     return out
 
 
+TRAINING_NDCG = ("rankers/adarank.py", "rankers/coordinate_ascent.py", "rankers/lambdamart.py",
+                 "rankers/lambdamart_lightgbm.py", "rankers/linear_objective.py")
+"""The rankers' modules whose numba functions score NDCG under the training convention (they
+take :class:`~ltrconv.evaluation.scorer.QueryArrays`)."""
+
+
 def test_engine_kernels_take_a_convention_not_its_parts():
-    """No numba function of the engine takes more than 8 parameters, and none switches
-    behaviour on an argument's None (a default of None)."""
+    """No numba function of the engine, or of a ranker scoring NDCG in training, takes more
+    than 8 parameters, and none switches behaviour on an argument's None (a default of None)."""
+    paths = sorted((SRC / "evaluation").glob("*.py")) + [SRC / m for m in TRAINING_NDCG]
     too_many, none_defaults = [], []
-    for path in sorted((SRC / "evaluation").glob("*.py")):
+    for path in paths:
         for fn in _numba_functions(path):
             n = len(fn.args.args)
+            where = f"{path.relative_to(SRC)}:{fn.name}"
             if n > 8:
-                too_many.append(f"{path.name}:{fn.name} ({n})")
+                too_many.append(f"{where} ({n})")
             if any(isinstance(d, ast.Constant) and d.value is None for d in fn.args.defaults):
-                none_defaults.append(f"{path.name}:{fn.name}")
+                none_defaults.append(where)
     assert too_many == [] and none_defaults == []
-    assert _numba_functions(SRC / "evaluation" / "_kernels.py"), "the check sees no kernel"
+    for module in ("evaluation/_kernels.py", *TRAINING_NDCG):
+        assert _numba_functions(SRC / module), f"the check sees no kernel in {module}"
 
 
 # ---- a made-up axis in three places ---------------------------------------------------------

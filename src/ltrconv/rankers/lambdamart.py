@@ -54,10 +54,16 @@ _NUMPY_PREDICT_MAX = 2_000_000
 
 
 @njit(cache=True)
-def query_lambdas(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, idcg, lam_q, w_q):
-    """Add one query's λ and w (module docstring) into ``lam_q`` / ``w_q``."""
+def query_lambdas(arrays, scores, idcg, query, lam, w):
+    """Add the λ and w (module docstring) of query ``query`` into ``lam`` / ``w`` (all documents',
+    like ``scores``): the convention of ``arrays`` (a :class:`QueryArrays` whose ``disc`` are
+    :func:`swap_discounts`), ``idcg`` the query's IDCG@k under those discounts."""
+    lo, hi = arrays.offsets[query], arrays.offsets[query + 1]
+    gains_q, scores_q, labels_q = arrays.gains[lo:hi], scores[lo:hi], arrays.labels[lo:hi]
+    lam_q, w_q = lam[lo:hi], w[lo:hi]
+    disc, k, tie_code = arrays.disc, arrays.k, arrays.tie_code
     n = len(scores_q)
-    order = rank_order(scores_q, labels_q, tiekey_q,
+    order = rank_order(scores_q, labels_q, arrays.tiekey[lo:hi],
                        INPUT_ORDER if tie_code == AVERAGE else tie_code)
     size = min(k, n)
     for j in range(n):
@@ -82,15 +88,13 @@ def query_lambdas(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, idcg
                 w_q[b] += h
 
 
-def _all_lambdas(gains, scores, labels, tiekey, offsets, disc, k, tie_code, idcg):
+def _all_lambdas(arrays, scores, idcg):
     n = len(scores)
     lam = np.zeros(n)
     w = np.zeros(n)
-    for q in prange(len(offsets) - 1):
+    for q in prange(len(arrays.offsets) - 1):
         if idcg[q] > 0.0:
-            a, b = offsets[q], offsets[q + 1]
-            query_lambdas(gains[a:b], scores[a:b], labels[a:b], tiekey[a:b], disc, k, tie_code,
-                          idcg[q], lam[a:b], w[a:b])
+            query_lambdas(arrays, scores, idcg[q], q, lam, w)
     return lam, w
 
 
@@ -138,9 +142,8 @@ def lambdas(scorer: NDCGScorer, scores: np.ndarray, disc: np.ndarray | None = No
         disc = swap_discounts(scorer)
     if idcg is None:
         idcg = ideal_dcgs(scorer, disc)
-    a = scorer.arrays
     kernel = all_lambdas_parallel if len(scores) >= PARALLEL_MIN_DOCS else all_lambdas
-    return kernel(a.gains, scores, a.labels, a.tiekey, a.offsets, disc, a.k, a.tie_code, idcg)
+    return kernel(scorer.arrays._replace(disc=disc), scores, idcg)
 
 
 @njit(cache=True)

@@ -45,14 +45,19 @@ finished after 15 s)."""
 
 
 @njit(cache=True)
-def query_lambdas(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_idcg, sigma,
-                  grad_q, hess_q):
-    """Add one query's λ-gradients and Hessians into ``grad_q`` / ``hess_q`` (no n×n matrix);
-    ``|ΔNDCG|`` from :func:`ltrconv.evaluation.scorer.swap_delta`."""
-    n = len(gains_q)
+def query_lambdas(arrays, scores, sigma, q, grad, hess):
+    """Add the λ-gradients and Hessians of query ``q`` under the convention of ``arrays`` (a
+    :class:`QueryArrays`) into ``grad`` / ``hess`` (all documents', like ``scores``; no n×n
+    matrix); ``|ΔNDCG|`` from :func:`ltrconv.evaluation.scorer.swap_delta`."""
+    inv_idcg = arrays.inv_idcg[q]
     if inv_idcg == 0.0:
         return
-    d = rank_discounts(scores_q, labels_q, tiekey_q, disc, k, tie_code)
+    a, b = arrays.offsets[q], arrays.offsets[q + 1]
+    gains_q, scores_q, labels_q = arrays.gains[a:b], scores[a:b], arrays.labels[a:b]
+    grad_q, hess_q = grad[a:b], hess[a:b]
+    n = len(gains_q)
+    d = rank_discounts(scores_q, labels_q, arrays.tiekey[a:b], arrays.disc, arrays.k,
+                       arrays.tie_code)
     for i in range(n):
         for j in range(n):
             if labels_q[i] <= labels_q[j]:
@@ -70,24 +75,20 @@ def query_lambdas(gains_q, scores_q, labels_q, tiekey_q, disc, k, tie_code, inv_
 
 
 @njit(parallel=True, cache=True)
-def all_lambdas(gains, scores, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, sigma):
+def all_lambdas(arrays, scores, sigma):
     """Loss gradient and Hessian for every document; each query writes only its own rows."""
     n = len(scores)
     grad = np.zeros(n)
     hess = np.zeros(n)
-    for q in prange(len(offsets) - 1):
-        a, b = offsets[q], offsets[q + 1]
-        query_lambdas(gains[a:b], scores[a:b], labels[a:b], tiekey[a:b], disc, k, tie_code,
-                      inv_idcg[q], sigma, grad[a:b], hess[a:b])
+    for q in prange(len(arrays.offsets) - 1):
+        query_lambdas(arrays, scores, sigma, q, grad, hess)
     return grad, hess
 
 
 def lambda_gradients(scorer: NDCGScorer, scores: np.ndarray, sigma: float = 1.0):
     """(grad, hess) of the LambdaMART loss at ``scores`` under ``scorer``'s convention and k."""
     scores = np.ascontiguousarray(scores, dtype=np.float64)
-    a = scorer.arrays
-    return all_lambdas(a.gains, scores, a.labels, a.tiekey, a.offsets, a.disc, a.k, a.tie_code,
-                       a.inv_idcg, float(sigma))
+    return all_lambdas(scorer.arrays, scores, float(sigma))
 
 
 class LambdaMARTLightGBM(Ranker):

@@ -9,6 +9,8 @@ DCG@k sums ``gain * disc[rank]`` over the relevant documents in index order.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..evaluation.scorer import NDCGScorer, precedes
@@ -21,6 +23,50 @@ _MARGIN64, _MARGIN32, _TINY32, _HUGE32, _HUGE64 = 1e-9, 1e-5, 1e-30, 1e37, 1e300
 # |b| below this share of |fl(d x)| vanishes in fl(b + fl(d x)), for that and every larger |d|.
 _ABSORBED = 2.0 ** -60
 _SHORT = 16  # queries up to this length start sorting from the identity
+# The kernels read a tuple's arrays into locals before their loops, and the helpers that take a
+# tuple inside a loop (relevant_of, _stays_until, _pair_until) are inlined (inline="always"):
+# read or passed in the loops, the tuples doubled the time of LinearObjective.line on MQ2008.
+
+
+class Relevant(NamedTuple):
+    """The documents of non-zero gain, query by query: query q's are ``idx[off[q]:off[q + 1]]``
+    (indices into all documents, ascending: the order DCG sums in)."""
+
+    off: np.ndarray
+    idx: np.ndarray
+
+    @classmethod
+    def of(cls, gains: np.ndarray, offsets: np.ndarray) -> Relevant:
+        """The documents of ``gains`` > 0 of the queries ``offsets`` delimits."""
+        rel = gains > 0
+        counts = np.add.reduceat(rel.astype(np.int64), offsets[:-1])
+        return cls(np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+                   np.flatnonzero(rel).astype(np.int64))
+
+
+class _Ray(NamedTuple):
+    """One query of a line search ``s = base + d x`` (local arrays): ``order`` its ranking at
+    the step being evaluated, ``s`` its scores there, ``base`` and ``x``; the query's ``labels``
+    and ``tiekey`` and the convention's ``tie_code``; ``m`` = min(k, n), the depth NDCG@k reads;
+    ``sign`` of the steps d and ``t_max`` the largest |d|."""
+
+    order: np.ndarray
+    s: np.ndarray
+    base: np.ndarray
+    x: np.ndarray
+    labels: np.ndarray
+    tiekey: np.ndarray
+    tie_code: int
+    m: int
+    sign: float
+    t_max: float
+
+
+@njit(nogil=True, cache=True, inline="always")
+def relevant_of(rel, q, a):
+    """Local indices (query q's documents start at ``a``) of query q's documents in ``rel``
+    (a :class:`Relevant`)."""
+    return rel.idx[rel.off[q]:rel.off[q + 1]] - a
 
 
 @njit(nogil=True, cache=True)
@@ -86,18 +132,23 @@ def _sorted_dcg(order, s, gains, rel, disc, m, tie_code, pos):
     return total
 
 
-@njit(nogil=True, cache=True)
-def _stays_until(u, v, su, sv, bu, bv, yu, yv, lu, lv, ku, kv, t, t_max, tie_code):
-    """A bound T such that document u, ranked above v at ``s = b + d x`` with ``|d| = t``,
-    stays above v for every ``d`` of the same sign with ``t <= |d| < T`` (strictly above
-    under ``average``, unless their scores are equal for every d); ``T = t`` promises nothing
-    and ``T = inf`` everything. ``y = sign(d) x`` is the slope of a score in ``|d|``.
+@njit(nogil=True, cache=True, inline="always")
+def _stays_until(ray, u, v, t):
+    """A bound T such that document u, ranked above v at ``s = b + d x`` with ``|d| = t``
+    (``ray``: a :class:`_Ray`), stays above v for every ``d`` of the same sign with
+    ``t <= |d| < T`` (strictly above under ``average``, unless their scores are equal for every
+    d); ``T = t`` promises nothing and ``T = inf`` everything. ``y = sign(d) x`` is the slope
+    of a score in ``|d|``.
 
     Scores are rounded: ``fl(b + fl(d x))`` is monotone in d, so a document of slope >= 0
     never falls below one of slope <= 0, and equal slopes give equal products, so the larger
     ``b`` stays ahead or ties. Otherwise the exact gap ``(bu - bv) + |d| (yu - yv)`` must
     exceed a bound on the rounding error that is linear in |d| too; T is where it stops.
     """
+    su, sv, bu, bv = ray.s[u], ray.s[v], ray.base[u], ray.base[v]
+    yu, yv = ray.sign * ray.x[u], ray.sign * ray.x[v]
+    lu, lv, ku, kv = ray.labels[u], ray.labels[v], ray.tiekey[u], ray.tiekey[v]
+    tie_code, t_max = ray.tie_code, ray.t_max
     if yu == yv:
         if bu == bv or yu == 0.0 or (su == sv and max(abs(bu), abs(bv)) < abs(su) * _ABSORBED):
             return np.inf  # equal or constant scores, or b lost in the rounding of d x
@@ -123,34 +174,31 @@ def _stays_until(u, v, su, sv, bu, bv, yu, yv, lu, lv, ku, kv, t, t_max, tie_cod
     return until
 
 
-@njit(nogil=True, cache=True)
-def _pair_until(p, order, s, base, x, sign, t, t_max, m, labels, tiekey, tie_code):
+@njit(nogil=True, cache=True, inline="always")
+def _pair_until(ray, p, t):
     """:func:`_stays_until` for the p-th pair of :func:`_order_until`."""
+    order, m = ray.order, ray.m
     u = order[p] if p < m - 1 else order[m - 1]
-    v = order[p + 1]
-    return _stays_until(u, v, s[u], s[v], base[u], base[v], sign * x[u], sign * x[v],
-                        labels[u], labels[v], tiekey[u], tiekey[v], t, t_max, tie_code)
+    return _stays_until(ray, u, order[p + 1], t)
 
 
 @njit(nogil=True, cache=True)
-def _order_until(order, s, base, x, sign, t, t_next, t_max, m, labels, tiekey, tie_code,
-                 first):
-    """``(T, p)``: the top ``m`` of ``order`` (its members, their order and, under
+def _order_until(ray, t, t_next, first):
+    """``(T, p)``: the top ``m`` of ``ray.order`` (its members, their order and, under
     ``average``, their ties) stays as it is for steps ``t <= |d| < T``, because each adjacent
     pair of the top ``m`` stays in order and the m-th document stays above every one below
     it; ``p`` is the pair that set T. Gives up (T <= t_next) as soon as one pair stops
     before the next step ``t_next``; pair ``first`` is tried first.
     """
-    n = len(order)
+    n = len(ray.order)
     until, arg = np.inf, -1
     if 0 <= first < n - 1:
-        until = _pair_until(first, order, s, base, x, sign, t, t_max, m, labels, tiekey,
-                            tie_code)
+        until = _pair_until(ray, first, t)
         arg = first
         if until <= t_next:
             return until, arg
     for p in range(n - 1):
-        bound = _pair_until(p, order, s, base, x, sign, t, t_max, m, labels, tiekey, tie_code)
+        bound = _pair_until(ray, p, t)
         if bound < until:
             until, arg = bound, p
             if until <= t_next:
@@ -186,30 +234,27 @@ def _start(order, base, x, d):
 
 
 @njit(nogil=True, cache=True)
-def _query_dcg(s, gains, labels, tiekey, rel, disc, k, tie_code, order, pos):
-    """DCG@k of one query scored ``s`` (local arrays), ranking it from scratch."""
-    n = len(s)
-    _start(order[:n], s, s, 0.0)
-    _sort(order[:n], s, labels, tiekey, INPUT_ORDER if tie_code == AVERAGE else tie_code)
-    return _sorted_dcg(order[:n], s, gains, rel, disc, min(k, n), tie_code, pos)
-
-
-@njit(nogil=True, cache=True)
-def _per_query(scores, offsets, gains, labels, tiekey, rel_off, rel_idx, disc, k, tie_code,
-               inv_idcg, fallback):
+def _per_query(arrays, rel, scores):
+    """NDCG@k of each query under the convention of ``arrays`` (a :class:`QueryArrays`;
+    ``rel`` its :class:`Relevant`), each ranked from scratch."""
+    gains, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, fallback = arrays
     nq = len(offsets) - 1
     out = np.empty(nq)
     top = max_size(offsets)
     order = np.empty(top, dtype=np.int64)
     pos = np.empty(top, dtype=np.int64)
+    sort_code = INPUT_ORDER if tie_code == AVERAGE else tie_code
     for q in range(nq):
-        a, b = offsets[q], offsets[q + 1]
         if inv_idcg[q] == 0.0:
             out[q] = fallback[q]
-        else:
-            rel = rel_idx[rel_off[q]:rel_off[q + 1]] - a
-            out[q] = inv_idcg[q] * _query_dcg(scores[a:b], gains[a:b], labels[a:b],
-                                              tiekey[a:b], rel, disc, k, tie_code, order, pos)
+            continue
+        a, b = offsets[q], offsets[q + 1]
+        n = b - a
+        s = scores[a:b]
+        _start(order[:n], s, s, 0.0)
+        _sort(order[:n], s, labels[a:b], tiekey[a:b], sort_code)
+        out[q] = inv_idcg[q] * _sorted_dcg(order[:n], s, gains[a:b], relevant_of(rel, q, a),
+                                           disc, min(k, n), tie_code, pos)
     return out
 
 
@@ -222,9 +267,9 @@ def max_size(offsets):
 
 
 @njit(nogil=True, cache=True)
-def _line(base, step, deltas, queries, offsets, gains, labels, tiekey, rel_off, rel_idx, disc,
-          k, tie_code, inv_idcg):
-    """``out[c] = sum_{q in queries} NDCG_q(base + deltas[c] * step)`` (fixed order of sums).
+def _line(arrays, rel, base, step, deltas, queries):
+    """``out[c] = sum_{q in queries} NDCG_q(base + deltas[c] * step)`` (fixed order of sums)
+    under the convention of ``arrays`` (a :class:`QueryArrays`; ``rel`` its :class:`Relevant`).
 
     Each query's ranking is carried from one delta to the next and repaired by insertion
     sort; an unchanged ranking reuses the last value. When ``deltas`` is monotone (one
@@ -232,6 +277,7 @@ def _line(base, step, deltas, queries, offsets, gains, labels, tiekey, rel_off, 
     provably cannot change (:func:`_order_until`) are not evaluated at all. Values equal
     those of ranking every candidate from scratch, bit for bit.
     """
+    gains, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, _ = arrays
     nc = len(deltas)
     out = np.zeros(nc)
     top = max_size(offsets)
@@ -252,7 +298,8 @@ def _line(base, step, deltas, queries, offsets, gains, labels, tiekey, rel_off, 
         gq = gains[a:b]
         lq = labels[a:b]
         kq = tiekey[a:b]
-        rel = rel_idx[rel_off[q]:rel_off[q + 1]] - a
+        rq = relevant_of(rel, q, a)
+        ray = _Ray(o, s, bq, xq, lq, kq, tie_code, m, sign, t_max)
         _start(o, bq, xq, deltas[0] if nc else 0.0)
         value = 0.0
         until = 0.0
@@ -266,11 +313,10 @@ def _line(base, step, deltas, queries, offsets, gains, labels, tiekey, rel_off, 
                 s[i] = bq[i] + d * xq[i]
             moved = _sort(o, s, lq, kq, sort_code)
             if c == 0 or moved or tie_code == AVERAGE:
-                value = inv_idcg[q] * _sorted_dcg(o, s, gq, rel, disc, m, tie_code, pos)
+                value = inv_idcg[q] * _sorted_dcg(o, s, gq, rq, disc, m, tie_code, pos)
             out[c] += value
             if sign != 0.0 and c + 1 < nc:
-                until, hint = _order_until(o, s, bq, xq, sign, abs(d), abs(deltas[c + 1]),
-                                           t_max, m, lq, kq, tie_code, hint)
+                until, hint = _order_until(ray, abs(d), abs(deltas[c + 1]), hint)
     return out
 
 
@@ -298,21 +344,18 @@ class LinearObjective:
     """
 
     def __init__(self, scorer: NDCGScorer):
+        self.arrays = scorer.arrays
         (self.gains, self.labels, self.tiekey, self.offsets, self.disc, self.k, self.tie_code,
-         self.inv_idcg, self.fallback) = scorer.arrays
-        rel = self.gains > 0
-        counts = np.add.reduceat(rel.astype(np.int64), self.offsets[:-1])
-        self.rel_off = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        self.rel_idx = np.flatnonzero(rel).astype(np.int64)
+         self.inv_idcg, self.fallback) = self.arrays
+        self.rel = Relevant.of(self.gains, self.offsets)
+        self.rel_off, self.rel_idx = self.rel
         self.active = np.flatnonzero(self.inv_idcg != 0.0).astype(np.int64)
         self.n_queries = len(self.offsets) - 1
         self.counted = ~np.isnan(self.fallback)  # all but the queries empty=skip leaves out
         self.skips = not self.counted.all()
 
     def per_query(self, scores: np.ndarray) -> np.ndarray:
-        return _per_query(scores, self.offsets, self.gains, self.labels, self.tiekey,
-                          self.rel_off, self.rel_idx, self.disc, self.k, self.tie_code,
-                          self.inv_idcg, self.fallback)
+        return _per_query(self.arrays, self.rel, scores)
 
     def counted_per_query(self, scores: np.ndarray) -> np.ndarray:
         """:meth:`per_query` of the counted queries only."""
@@ -333,8 +376,7 @@ class LinearObjective:
 
     def line(self, base, step, deltas, queries=None) -> np.ndarray:
         queries = self.active if queries is None else queries
-        return _line(base, step, np.asarray(deltas, dtype=np.float64), queries, self.offsets,
-                     self.gains, self.labels, self.tiekey, self.rel_off, self.rel_idx, self.disc,
-                     self.k, self.tie_code, self.inv_idcg)
+        return _line(self.arrays, self.rel, base, step, np.asarray(deltas, dtype=np.float64),
+                     queries)
 
 
