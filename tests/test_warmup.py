@@ -54,3 +54,14 @@ def test_a_setting_the_ranker_does_not_take_stops_the_warmup(monkeypatch):
     with pytest.raises(ValueError, match=r"ranknet has no parameter\(s\) \['epochs'\]"):
         warmup.run(["adarank", "ranknet"], say=trained.append)
     assert trained == []  # refused before any fit
+
+
+def test_warmup_names_the_evaluation_engine_apart(capsys):
+    """``python -m ltrconv.warmup evaluation`` warms the evaluation engine alone; naming a
+    ranker warms that ranker alone; no name warms both."""
+    assert warmup.main(["evaluation"]) == 0
+    out = capsys.readouterr().out
+    assert "evaluation ready" in out and not any(f"{a} ready" in out for a in warmup.SMALL)
+    assert warmup.main(["adarank"]) == 0
+    out = capsys.readouterr().out
+    assert "adarank ready" in out and "evaluation ready" not in out

@@ -52,12 +52,15 @@ def _fold(root: Path) -> tuple[Path, Path]:
     return root / "train.txt", root / "vali.txt"
 
 
-def run(algorithms=None, say=print) -> float:
+def run(algorithms=None, say=print, evaluation: bool | None = None) -> float:
     """Warm every kernel the ``algorithms`` (default: the study's, :data:`ltrconv.rankers
-    .registry.ORDER`) and the evaluation use; returns the seconds taken."""
+    .registry.ORDER`) and, with ``evaluation`` (default: when no algorithm is named), the
+    numba evaluation engine use; returns the seconds taken."""
     from . import cli
     from .rankers import registry
 
+    if evaluation is None:
+        evaluation = algorithms is None
     algorithms = registry.ORDER if algorithms is None else algorithms
     small = {a: [arg for p in _small_params(a) for arg in ("--param", p)] for a in algorithms}
     start = time.perf_counter()
@@ -74,9 +77,10 @@ def run(algorithms=None, say=print) -> float:
             if status:
                 raise SystemExit(f"ltrconv.warmup: {algorithm} failed (exit {status})")
             say(f"ltrconv.warmup: {algorithm} ready ({time.perf_counter() - t0:.1f} s)")
-        t0 = time.perf_counter()
-        _evaluation(train)
-        say(f"ltrconv.warmup: evaluation ready ({time.perf_counter() - t0:.1f} s)")
+        if evaluation:
+            t0 = time.perf_counter()
+            _evaluation(train)
+            say(f"ltrconv.warmup: evaluation ready ({time.perf_counter() - t0:.1f} s)")
     return time.perf_counter() - start
 
 
@@ -96,11 +100,19 @@ def _evaluation(path: Path) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ltrconv.warmup", description=__doc__)
     parser.add_argument("algorithms", nargs="*",
-                        help="rankers to warm (default: the study's, those of the registry)")
+                        help="rankers to warm, and 'evaluation' for the evaluation engine "
+                             "(default: the study's rankers, those of the registry, and the "
+                             "evaluation engine)")
     args = parser.parse_args(argv)
-    total = run(args.algorithms or None)
+    names = [a for a in args.algorithms if a != EVALUATION]
+    total = run(names if args.algorithms else None,
+                evaluation=not args.algorithms or EVALUATION in args.algorithms)
     print(f"ltrconv.warmup: numba kernels compiled and cached in {total:.1f} s")
     return 0
+
+
+EVALUATION = "evaluation"
+"""The name that asks ``python -m ltrconv.warmup`` for the evaluation engine."""
 
 
 if __name__ == "__main__":
