@@ -190,7 +190,7 @@ def record(argv):
 
 
 real_main, cli.main = cli.main, record
-warmup.run(say=lambda text: None)
+warmup.run(say=lambda text: None, evaluation=False)  # the rankers alone
 cli.main = real_main
 out = io.StringIO()
 with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
