@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -81,6 +81,19 @@ class TrainingData:
     scorer: NDCGScorer
     val_scorer: NDCGScorer
     held_out: bool
+    docid: Any = None
+    docid_val: Any = None
+
+    def under(self, spec: MetricSpec) -> "TrainingData":
+        """The same arrays with the scorers of metric ``spec``."""
+        from ..evaluation.scorer import NDCGScorer
+
+        top = int(max(self.y.max(), self.y_val.max()))
+        return replace(self,
+                       scorer=NDCGScorer(self.y, self.offsets, spec.convention, spec.k,
+                                         docid=self.docid, max_label=top),
+                       val_scorer=NDCGScorer(self.y_val, self.offsets_val, spec.convention,
+                                             spec.k, docid=self.docid_val, max_label=top))
 
 
 def _require_two_labels(y: np.ndarray, offsets: np.ndarray, split: str) -> None:
@@ -242,12 +255,8 @@ class Ranker(PlainEstimator):
             raise InputError(f"validation X has {Xv.shape[1]} features, training X {X.shape[1]}")
         if held_out:
             _require_two_labels(yv, offv, "validation")
-        top = int(max(y.max(), yv.max()))
-        from ..evaluation.scorer import NDCGScorer
-
-        scorer = NDCGScorer(y, off, spec.convention, spec.k, docid=docid, max_label=top)
-        val_scorer = NDCGScorer(yv, offv, spec.convention, spec.k, docid=docid_val, max_label=top)
-        return TrainingData(X, y, off, Xv, yv, offv, scorer, val_scorer, held_out)
+        return TrainingData(X, y, off, Xv, yv, offv, None, None, held_out, docid,
+                            docid_val).under(spec)
 
     # --- estimator API ------------------------------------------------------------------
     def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None):
@@ -262,6 +271,41 @@ class Ranker(PlainEstimator):
         return self
 
     def _fit(self, data: TrainingData) -> None:
+        raise NotImplementedError
+
+    # --- one training, several metrics --------------------------------------------------
+    shared_training: bool = False
+    """True when the metric does not steer training, only chooses among what training makes
+    (epochs, rounds, C, architectures): :meth:`fit_many` then trains once for every metric.
+    Each such ranker says why in its docstring."""
+
+    def fit_many(self, metrics, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None,
+                 docid_val=None, **fit_params) -> dict[str, "Ranker"]:
+        """One fitted model per metric of ``metrics`` (MetricSpec strings), keyed by it: each the
+        model a copy of this ranker with that ``metric`` fits on the same data, to the last bit
+        of its model file. A ranker with :attr:`shared_training` trains once and selects under
+        every metric; the others fit once per metric. A random ranker draws one seed for all
+        (give an integer ``random_state`` for the models to equal single fits)."""
+        names = list(metrics) if not isinstance(metrics, str) else [metrics]
+        if not names or len(set(names)) < len(names):
+            raise InputError(f"{self.name}: fit_many needs distinct metrics, got {metrics!r}")
+        models = [type(self)(**{**self.get_params(deep=False), "metric": m}) for m in names]
+        kw = dict(X_val=X_val, y_val=y_val, qid_val=qid_val, docid=docid, docid_val=docid_val)
+        if not self.shared_training or len(models) == 1:
+            return {m: model.fit(X, y, qid, **kw, **fit_params) for m, model in zip(names, models)}
+        for model in models:
+            model._validate_params()
+        data = models[0]._prepare(X, y, qid, X_val, y_val, qid_val, docid, docid_val)
+        datas = [data] + [data.under(model.metric_spec) for model in models[1:]]
+        models[0]._fit_shared(models, datas, **fit_params)
+        for model in models:
+            model.n_features_in_ = data.X.shape[1]
+        return dict(zip(names, models))
+
+    def _fit_shared(self, models: list["Ranker"], datas: list[TrainingData]) -> None:
+        """Train once on ``datas[0]``'s arrays and set each model's fitted state as its own fit
+        on ``datas[i]`` (the same arrays, that model's scorers) would: rankers with
+        :attr:`shared_training` implement it."""
         raise NotImplementedError
 
     def _selected(self) -> str:

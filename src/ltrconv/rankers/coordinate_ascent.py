@@ -374,9 +374,11 @@ class CoordinateAscent(UnitRanker):
         self._validate_params()
         return int(self.n_restarts)
 
-    def _fit_units(self, data: TrainingData, units: tuple[int, ...]) -> tuple[dict, list[dict]]:
+    def _fit_units(self, datas: list[TrainingData],
+                   units: tuple[int, ...]) -> tuple[dict, list[list[dict]]]:
         """Run restarts ``0..max(units)`` in order; each of ``units``'s weights, validation and
-        training NDCG, sweeps."""
+        training NDCG, sweeps. The metric steers every step (one ``datas``)."""
+        data, = datas
         max_sweeps = None if self.max_sweeps is None else int(self.max_sweeps)
         reg = None if self.reg is None else float(self.reg)
         X = np.ascontiguousarray(as_float32_values(data.X))
@@ -402,7 +404,7 @@ class CoordinateAscent(UnitRanker):
                 val = vq.score(linear_scores(Xv, w)) if vq is not None else t
                 found[r] = {"coef": w, "val_score": float(val), "train_score": float(t),
                             "sweeps": int(n), "log": log}
-        return {}, [found[r] for r in units]
+        return {}, [[found[r] for r in units]]
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
         """Keep the restart with the best validation NDCG, the first on ties."""

@@ -181,10 +181,14 @@ at once, one float per candidate and feature."""
 class RankBoost(Ranker):
     """Pairwise boosting of threshold stumps; rounds chosen on validation NDCG@k.
 
-    Deterministic, as RankLib 2.x runs it, so there is no ``random_state``.
+    Deterministic, as RankLib 2.x runs it, so there is no ``random_state``. The metric does not
+    steer training (``shared_training``): each round's stump and weight follow the pair
+    distribution alone, and the validation NDCG only picks how many rounds to keep, so
+    :meth:`fit_many` runs the rounds once for several metrics.
     """
 
     name = "rankboost"
+    shared_training = True
     _parameter_constraints = {
         "metric": [Metric()],
         "n_rounds": [Integer(1)],
@@ -208,8 +212,13 @@ class RankBoost(Ranker):
         self.objective = objective
 
     def _fit(self, data: TrainingData) -> None:
+        self._fit_shared([self], [data])
+
+    def _fit_shared(self, models: list["RankBoost"], datas: list[TrainingData]) -> None:
+        """The rounds once; each model keeps the rounds up to its own best validation score."""
+        data = datas[0]
         X, Xv = as_float32_values(data.X), as_float32_values(data.X_val)
-        y, off, val_scorer = data.y, data.offsets, data.val_scorer
+        y, off = data.y, data.offsets
         hi, lo, by_worse = _pairs_in_position_order(y, off)
         make = ranklib_thresholds if self.thresholds == "ranklib" else quantile_thresholds
         per_feature = [np.sort(t)[::-1] for t in make(X, int(self.n_thresholds))]
@@ -220,8 +229,8 @@ class RankBoost(Ranker):
         D = np.full(len(hi), 1.0 / len(hi))
         Z = 1.0
         F_val = np.zeros(len(data.y_val))
-        rounds, log = [], []
-        best, best_val = 0, 0.0
+        rounds = []
+        picks = [{"scorer": d.val_scorer, "log": [], "best": 0, "best_val": 0.0} for d in datas]
         for _ in range(int(self.n_rounds)):
             pi = potentials(D, hi, lo, by_worse, len(y))
             f, theta, r = best_stump(values, rows, off, thr, thr_off, pi, signed)
@@ -233,18 +242,21 @@ class RankBoost(Ranker):
             Z = reweight(D, hi, lo, fires, alpha)
             F_val += alpha * (Xv[:, f] > theta)
             rounds.append((int(f), float(theta), float(alpha)))
-            val = val_scorer.mean(F_val)
-            log.append((int(f), float(theta), R, val))
-            if val > best_val:
-                best, best_val = len(rounds), val
+            for pick in picks:
+                val = pick["scorer"].mean(F_val)
+                pick["log"].append((int(f), float(theta), R, val))
+                if val > pick["best_val"]:
+                    pick["best"], pick["best_val"] = len(rounds), val
             D /= Z
-        keep = best if best else len(rounds)
-        self.log_ = log
-        self.best_iteration_ = keep
-        self.val_score_ = best_val if best else (log[-1][3] if log else 0.0)
-        self.features_ = np.array([r[0] for r in rounds[:keep]], dtype=np.int64)
-        self.thresholds_ = np.array([r[1] for r in rounds[:keep]], dtype=np.float64)
-        self.alphas_ = np.array([r[2] for r in rounds[:keep]], dtype=np.float64)
+        for model, pick in zip(models, picks):
+            best, log = pick["best"], pick["log"]
+            keep = best if best else len(rounds)
+            model.log_ = log
+            model.best_iteration_ = keep
+            model.val_score_ = pick["best_val"] if best else (log[-1][3] if log else 0.0)
+            model.features_ = np.array([r[0] for r in rounds[:keep]], dtype=np.int64)
+            model.thresholds_ = np.array([r[1] for r in rounds[:keep]], dtype=np.float64)
+            model.alphas_ = np.array([r[2] for r in rounds[:keep]], dtype=np.float64)
 
     def _predict(self, X) -> np.ndarray:
         """F(x) = sum_t alpha_t [x_{f_t} > theta_t], summed round by round."""

@@ -289,6 +289,36 @@ def ordered_mean(values: np.ndarray) -> float:
     return total / len(values)
 
 
+class EpochPick:
+    """One validation scorer's choice of epoch while a net trains: the first epoch with the best
+    score above ``start`` (its weights copied; before any, ``params``, epoch 0), the history,
+    and whether ``patience`` epochs without a better score have stopped it."""
+
+    def __init__(self, scorer, start: float, params: np.ndarray | None = None):
+        self.scorer = scorer
+        self.history: list[float] = []
+        self.best_params, self.best_epoch, self.best_score = params, 0, start
+        self.running = True
+        self.last_params = None
+
+    def see(self, epoch: int, score: float, params: np.ndarray, patience: int | None) -> None:
+        self.history.append(score)
+        if score > self.best_score:
+            self.best_params, self.best_epoch, self.best_score = params.copy(), epoch, score
+        elif patience is not None and epoch - self.best_epoch >= patience:
+            self.running = False
+            if self.best_params is None:
+                self.last_params = params.copy()  # the weights where this scorer stopped
+
+    def result(self, params: np.ndarray):
+        """(best weights, epoch, score, history); with no epoch above the start, the weights
+        where it stopped (``params`` when it ran to the end)."""
+        best = self.best_params
+        if best is None:
+            best = self.last_params if self.last_params is not None else params.copy()
+        return best, self.best_epoch, float(self.best_score), self.history
+
+
 MAX_UNITS = 4096
 """Most units in one hidden layer (the paper's grid goes to 500): two such layers hold 16.8M
 weights, 134 MB in float64."""
@@ -337,9 +367,14 @@ class RankNet(UnitRanker):
     ``fit(..., units=[a, ...])`` trains some of them and
     :meth:`~ltrconv.rankers.units.UnitRanker.gather` joins such partial fits into this fit's
     model (:mod:`ltrconv.rankers.units`).
+
+    The metric does not steer training (``shared_training``): the updates follow the labels'
+    pairs alone, and the validation NDCG only picks each architecture's epoch and then the
+    architecture, so :meth:`fit_many` trains each architecture once for several metrics.
     """
 
     name = "ranknet"
+    shared_training = True
     _parameter_constraints = {
         "metric": [Metric()],
         "architectures": [Check(_architectures_ok, ARCHITECTURES)],
@@ -382,9 +417,12 @@ class RankNet(UnitRanker):
         self._validate_params()
         return len(self.architectures)
 
-    def _fit_units(self, data: TrainingData, units: tuple[int, ...]) -> tuple[dict, list[dict]]:
-        """Train architectures ``units`` (indices into ``architectures``); each one's best
-        weights, epoch, validation score and history. ``shared``: the feature count."""
+    def _fit_units(self, datas: list[TrainingData],
+                   units: tuple[int, ...]) -> tuple[dict, list[list[dict]]]:
+        """Train architectures ``units`` (indices into ``architectures``) once; under each of
+        ``datas``' validation scorers, each one's best weights, epoch, validation score and
+        history. ``shared``: the feature count."""
+        data = datas[0]
         archs = tuple(tuple(int(u) for u in arch) for arch in self.architectures)
         X = as_float32_values(data.X)
         Xv = as_float32_values(data.X_val)
@@ -393,19 +431,22 @@ class RankNet(UnitRanker):
         with_pairs = np.array([y[a:b].min() < y[a:b].max() for a, b in zip(off[:-1], off[1:])])
         queries = np.flatnonzero(with_pairs).astype(np.int64)
         seed = self._seed()
-        records = []
+        records = [[] for _ in datas]
         for index in units:
-            params, epoch, score, history = self._train_one(
-                (X.shape[1], *archs[index], 1), seed, X, y, off, queries, Xv, data.val_scorer)
-            records.append({"architecture": archs[index], "best_epoch": epoch,
+            results = self._train_one((X.shape[1], *archs[index], 1), seed, X, y, off, queries,
+                                      Xv, [d.val_scorer for d in datas])
+            for out, (params, epoch, score, history) in zip(records, results):
+                out.append({"architecture": archs[index], "best_epoch": epoch,
                             "val_score": score, "history": history, "params": params})
         return {"n_features": X.shape[1]}, records
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
         select_architecture(self, shared, records)
 
-    def _train_one(self, sizes, seed, X, y, off, queries, Xv, val_scorer):
-        """Train one architecture for ``max_epochs``; (best weights, epoch, score, history).
+    def _train_one(self, sizes, seed, X, y, off, queries, Xv, val_scorers):
+        """Train one architecture for ``max_epochs``; under each validation scorer, (best
+        weights, epoch, score, history). The weights do not depend on the scorer: one run
+        serves all, each scorer keeping its own best epoch and its own ``patience``.
 
         The best score starts at 0, as RankLib's: when no epoch scores above it (RankLib then
         stops with an error) the last epoch's weights are kept, with epoch 0."""
@@ -422,24 +463,20 @@ class RankNet(UnitRanker):
         pairs = np.zeros(longest, dtype=np.int64)
         pred_out = np.zeros((256, u_off[-1]))
         lr = float(self.learning_rate)
-        counted = val_scorer.counted
-        history: list[float] = []
-        best_params, best_epoch, best_score = None, 0, 0.0
+        patience = None if self.patience is None else int(self.patience)
+        picks = [EpochPick(scorer, 0.0) for scorer in val_scorers]
         for epoch in range(1, int(self.max_epochs) + 1):
             _train_epoch(params, sizes_a, w_off, u_off, X, y, off, queries, lr, out, fp, d_i,
                          d_j, acc, pairs)
-            per_query = val_scorer.per_query(_predict(params, sizes_a, w_off, u_off, Xv,
-                                                      pred_out))
-            score = ordered_mean(per_query[counted])
-            history.append(score)
-            if score > best_score:
-                best_params, best_epoch, best_score = params.copy(), epoch, score
-            elif self.patience is not None and epoch - best_epoch >= int(self.patience):
+            scores = _predict(params, sizes_a, w_off, u_off, Xv, pred_out)
+            for pick in picks:
+                if pick.running:
+                    per_query = pick.scorer.per_query(scores)
+                    pick.see(epoch, ordered_mean(per_query[pick.scorer.counted]), params,
+                             patience)
+            if not any(pick.running for pick in picks):
                 break
-        if best_params is None:
-            best_params = params.copy()
-        return best_params, best_epoch, float(best_score), history
-
+        return [pick.result(params) for pick in picks]
     def _predict(self, X) -> np.ndarray:
         """The output unit's value for the float32-rounded features."""
         return forward(self.params_, self.sizes_, as_float32_values(X))

@@ -24,7 +24,8 @@ import numpy as np
 from ..jit import njit
 from .base import TrainingData
 from .params import Check, Integer, Metric, Number, Options, RandomState
-from .ranknet import ARCHITECTURES, PAPER_GRID, _architectures_ok, select_architecture
+from .ranknet import (ARCHITECTURES, PAPER_GRID, EpochPick, _architectures_ok,
+                      select_architecture)
 from .units import UnitRanker
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
@@ -225,9 +226,15 @@ class RankNetAdam(UnitRanker):
     architectures are independent units: ``fit(..., units=[a, ...])`` trains some of them and
     :meth:`~ltrconv.rankers.units.UnitRanker.gather` joins such partial fits into this fit's
     model (:mod:`ltrconv.rankers.units`).
+
+    The metric does not steer training (``shared_training``): the loss is the pairwise cross
+    entropy, and the validation NDCG only stops each architecture and picks its epoch and the
+    architecture, so :meth:`fit_many` trains each architecture once, until every metric has
+    stopped it.
     """
 
     name = "ranknet_adam"
+    shared_training = True
     _parameter_constraints = {
         "metric": [Metric()],
         "architectures": [Check(_architectures_ok, ARCHITECTURES)],
@@ -260,10 +267,13 @@ class RankNetAdam(UnitRanker):
         self._validate_params()
         return len(self.architectures)
 
-    def _fit_units(self, data: TrainingData, units: tuple[int, ...]) -> tuple[dict, list[dict]]:
-        """Train architectures ``units`` (indices into ``architectures``) with early stopping;
-        each one's best weights, epoch, validation score and history. ``shared``: the feature
-        scaling, the same for every architecture."""
+    def _fit_units(self, datas: list[TrainingData],
+                   units: tuple[int, ...]) -> tuple[dict, list[list[dict]]]:
+        """Train architectures ``units`` (indices into ``architectures``) once, each until every
+        validation scorer of ``datas`` has stopped early; under each scorer, each one's best
+        weights, epoch, validation score and history. ``shared``: the feature scaling, the same
+        for every architecture."""
+        data = datas[0]
         archs = tuple(tuple(int(u) for u in arch) for arch in self.architectures)
         X, y, off = data.X, data.y, data.offsets
         mean = X.mean(axis=0)
@@ -276,13 +286,13 @@ class RankNetAdam(UnitRanker):
         train_q = np.flatnonzero(with_pairs).astype(np.int64)
         act = ACTIVATIONS[self.activation]
         seed = self._seed()
-        records = []
+        records = [[] for _ in datas]
         for index in units:
             hidden = archs[index]
-            params, epoch, score, history = self._train_one(
-                (X.shape[1], *hidden, 1), seed, index, Z, y, off, train_q, Zv, data.val_scorer,
-                act)
-            records.append({"architecture": hidden, "best_epoch": epoch, "val_score": score,
+            results = self._train_one((X.shape[1], *hidden, 1), seed, index, Z, y, off, train_q,
+                                      Zv, [d.val_scorer for d in datas], act)
+            for out, (params, epoch, score, history) in zip(records, results):
+                out.append({"architecture": hidden, "best_epoch": epoch, "val_score": score,
                             "history": history, "params": params})
         return {"n_features": X.shape[1], "mean": mean, "std": std}, records
 
@@ -291,8 +301,10 @@ class RankNetAdam(UnitRanker):
         self.mean_ = np.asarray(shared["mean"]).astype(np.float64)
         self.std_ = np.asarray(shared["std"]).astype(np.float64)
 
-    def _train_one(self, sizes, seed, index, Z, y, off, train_q, Zv, val_scorer, act):
-        """Train one architecture with early stopping; (best params, epoch, score, history)."""
+    def _train_one(self, sizes, seed, index, Z, y, off, train_q, Zv, val_scorers, act):
+        """Train one architecture with early stopping; under each validation scorer, (best
+        params, epoch, score, history). The weights and the query order do not depend on the
+        scorer: one run serves all, until every scorer has stopped."""
         rng = np.random.default_rng([seed, index])
         params = init_params(sizes, rng)
         sizes_a, w_off, b_off, u_off, total = _layout_arrays(sizes)
@@ -301,20 +313,19 @@ class RankNetAdam(UnitRanker):
         acts = np.zeros((int(np.diff(off).max()), u_off[-1]))
         pred_acts = np.zeros((256, u_off[-1]))
         step = 0
-        history: list[float] = []
-        best_params, best_epoch, best_score = params.copy(), 0, -np.inf
+        start = params.copy()
+        picks = [EpochPick(scorer, -np.inf, start) for scorer in val_scorers]
         for epoch in range(1, int(self.max_epochs) + 1):
             order = rng.permutation(train_q)
             step, _ = _train_epoch(params, m, v, step, sizes_a, w_off, b_off, u_off, act, Z, y,
                                    off, order, float(self.learning_rate), 0.9, 0.999, 1e-8, acts)
-            score = val_scorer.mean(
-                _predict(params, sizes_a, w_off, b_off, u_off, act, Zv, pred_acts))
-            history.append(score)
-            if score > best_score:
-                best_params, best_epoch, best_score = params.copy(), epoch, score
-            elif epoch - best_epoch >= int(self.patience):
+            scores = _predict(params, sizes_a, w_off, b_off, u_off, act, Zv, pred_acts)
+            for pick in picks:
+                if pick.running:
+                    pick.see(epoch, pick.scorer.mean(scores), params, int(self.patience))
+            if not any(pick.running for pick in picks):
                 break
-        return best_params, best_epoch, float(best_score), history
+        return [pick.result(params) for pick in picks]
 
     def _predict(self, X) -> np.ndarray:
         """Network output on the standardised features."""

@@ -68,9 +68,14 @@ class RankSVM(Ranker):
     the dual solver's passes (``loss="hinge"``); ``converged_[c]`` is False when a fit used them
     all. ``random_state`` is liblinear's, which shuffles the dual solver's coordinates
     (``loss="hinge"``); the primal solvers draw nothing.
+
+    The metric does not steer training (``shared_training``): each C's weights minimise the
+    pairwise hinge loss, and the validation NDCG only picks the C, so :meth:`fit_many` solves
+    each C once for several metrics.
     """
 
     name = "ranksvm"
+    shared_training = True
     _parameter_constraints = {
         "metric": [Metric()],
         "C_grid": [Check(_grid_ok, "a non-empty list of finite numbers C > 0")],
@@ -131,25 +136,38 @@ class RankSVM(Ranker):
                          fit_intercept=False, max_iter=int(self.max_iter), random_state=seed)
 
     def _fit(self, data: TrainingData) -> None:
+        self._fit_shared([self], [data])
+
+    def _fit_shared(self, models: list["RankSVM"], datas: list[TrainingData]) -> None:
+        """Each C's weights once; each model keeps the C of its own best validation score."""
+        data = datas[0]
         grid = np.asarray(self.C_grid, dtype=np.float64).ravel()
         if self._solver() == "newton":
             from .pairs import count_pairs
 
-            self.n_pairs_ = int(count_pairs(data.y, data.offsets))
+            first = {"n_pairs_": int(count_pairs(data.y, data.offsets))}
             fits = (self._newton(data, float(C)) for C in grid)
+            last = {}
         else:
-            fits = self._liblinear(data, grid)
-        Xv, val_scorer = data.X_val, data.val_scorer
-        self.val_scores_, self.converged_, self.n_iter_ = [], [], []
-        best = -math.inf
+            D, t = pairwise_differences(data.X, data.y, data.offsets)
+            fits = self._liblinear(D, t, grid)
+            first, last = {}, {"n_pairs_": len(t) // 2}
+        for model in models:  # the attributes in the order a single fit has always set them
+            model.__dict__.update(first)
+            model.val_scores_, model.converged_, model.n_iter_ = [], [], []
+            model.__dict__.update(last)
+        best = [-math.inf] * len(models)
         for C, (w, n_iter) in zip(grid, fits):
-            self.converged_.append(n_iter < self.max_iter)
-            self.n_iter_.append(n_iter)
-            score = val_scorer.mean(Xv @ w)
-            self.val_scores_.append(score)
-            if score > best:
-                best, self.coef_, self.best_C_ = score, w.copy(), float(C)
-        self.val_score_ = best
+            scores = data.X_val @ w
+            for i, (model, d) in enumerate(zip(models, datas)):
+                model.converged_.append(n_iter < self.max_iter)
+                model.n_iter_.append(n_iter)
+                score = d.val_scorer.mean(scores)
+                model.val_scores_.append(score)
+                if score > best[i]:
+                    best[i], model.coef_, model.best_C_ = score, w.copy(), float(C)
+        for model, score in zip(models, best):
+            model.val_score_ = score
 
     def _newton(self, data: TrainingData, C: float) -> tuple[np.ndarray, int]:
         """w and its Newton steps (liblinear-ranksvm's objective and stopping rule)."""
@@ -160,11 +178,11 @@ class RankSVM(Ranker):
         res = tron(obj, data.X.shape[1], float(self.tol), int(self.max_iter))
         return res.w, res.n_iter
 
-    def _liblinear(self, data: TrainingData, grid):
+    def _liblinear(self, D, t, grid):
+        """w and liblinear's iterations for each C of ``grid`` on the pair differences ``D``
+        and their signs ``t``."""
         from sklearn.exceptions import ConvergenceWarning
 
-        D, t = pairwise_differences(data.X, data.y, data.offsets)
-        self.n_pairs_ = len(t) // 2
         seed = self._seed()
         for C in grid:
             with warnings.catch_warnings():

@@ -47,10 +47,11 @@ def _digest(data: TrainingData, docid, docid_val) -> str:
 class UnitRanker(Ranker):
     """A ranker whose fit runs ``n_units()`` independent units and keeps the best on validation.
 
-    Subclasses implement ``n_units()``, ``_fit_units(data, units) -> (shared, records)`` (one
-    record per unit, in the order of ``units``; ``shared`` what every unit's model needs, e.g.
-    the feature scaling) and ``_select(units, shared, records)``, which sets the fitted
-    attributes from the records of ``units`` (ascending) as the single fit does.
+    Subclasses implement ``n_units()``, ``_fit_units(datas, units) -> (shared, records)``
+    (``records[i]``: the records under ``datas[i]``'s scorers, one per unit in the order of
+    ``units``; ``shared`` what every unit's model needs, e.g. the feature scaling; more than one
+    ``datas`` only with :attr:`shared_training`) and ``_select(units, shared, records)``, which
+    sets the fitted attributes from the records of ``units`` (ascending) as the single fit does.
     """
 
     unit: str = "unit"  # what one unit is, for messages: "restart", "architecture"
@@ -69,20 +70,29 @@ class UnitRanker(Ranker):
         self._validate_params()
         chosen = None if units is None else self._check_units(units)
         data = self._prepare(X, y, qid, X_val, y_val, qid_val, docid, docid_val)
-        if chosen is None:
-            self._fit(data)
-        else:
-            shared, records = self._fit_units(data, chosen)
-            self._select(chosen, shared, records)
-            self.partial_ = {"units": dict(zip(chosen, records)), "shared": shared,
-                             "seed": self._seed(), "data": _digest(data, docid, docid_val)}
+        self._fit_shared([self], [data], chosen)
         self.n_features_in_ = data.X.shape[1]
         return self
 
+    def fit_many(self, metrics, X, y, qid, *, units: Sequence[int] | None = None, **kw):
+        """:meth:`Ranker.fit_many`; with ``units``, partial fits of those units (see
+        :meth:`fit`)."""
+        return super().fit_many(metrics, X, y, qid, units=units, **kw)
+
     def _fit(self, data: TrainingData) -> None:
-        units = tuple(range(self.n_units()))
-        shared, records = self._fit_units(data, units)
-        self._select(units, shared, records)
+        self._fit_shared([self], [data])
+
+    def _fit_shared(self, models, datas, units: Sequence[int] | None = None) -> None:
+        """Fit ``units`` (all when None) once for ``models``, each selecting on its own
+        ``datas[i]``; with ``units``, each model is a partial fit."""
+        chosen = tuple(range(self.n_units())) if units is None else self._check_units(units)
+        shared, per_model = self._fit_units(datas, chosen)
+        for model, data, records in zip(models, datas, per_model):
+            model._select(chosen, shared, records)
+            if units is not None:
+                model.partial_ = {"units": dict(zip(chosen, records)), "shared": shared,
+                                  "seed": self._seed(),
+                                  "data": _digest(data, data.docid, data.docid_val)}
 
     def _check_units(self, units) -> tuple[int, ...]:
         n = self.n_units()
@@ -101,7 +111,8 @@ class UnitRanker(Ranker):
                              f"0..{n - 1}, got {units!r}")
         return tuple(sorted(chosen))
 
-    def _fit_units(self, data: TrainingData, units: tuple[int, ...]) -> tuple[dict, list[dict]]:
+    def _fit_units(self, datas: list[TrainingData],
+                   units: tuple[int, ...]) -> tuple[dict, list[list[dict]]]:
         raise NotImplementedError
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
