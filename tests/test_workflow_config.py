@@ -229,8 +229,15 @@ def test_full_config_dry_run(mq2008_dir, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout + proc.stderr
     n_algorithms = 6 + len(VARIANTS)
-    # one train job per algorithm and training convention, one evaluate job per algorithm
-    assert re.search(rf"^train\s+{n_algorithms * 3}$", out, re.M), out[-2000:]
+    # the pairwise rankers (RankBoost, RankSVM, RankNet: their loss is pairwise, the NDCG only
+    # selects) and their variants are trained once for the three training conventions; the
+    # others once per convention. One evaluate job per algorithm.
+    rankers = ["rankboost", "ranksvm", "ranknet"] + [v.get("ranker", v["of"])
+                                                      for v in VARIANTS.values()]
+    shared = sum(r in ("rankboost", "ranksvm", "ranknet", "ranknet_adam") for r in rankers)
+    assert shared == 5
+    assert re.search(rf"^train\s+{(n_algorithms - shared) * 3}$", out, re.M), out[-2000:]
+    assert re.search(rf"^train_shared\s+{shared}$", out, re.M), out[-2000:]
     assert re.search(rf"^evaluate\s+{n_algorithms}$", out, re.M), out[-2000:]
 
 
@@ -304,7 +311,14 @@ def test_extended_config_dry_run(mq2008_dir, tmp_path):
     seeds = lambda a: len(cfg["seeds"]) if a in ("coordinate_ascent", "ranknet") else 1  # noqa: E731
     own = cfg["train_conventions_by_algorithm"]  # more conventions: an evaluate rule each
     more = 2 * sum((len(c) - 3) * seeds(a) for a, c in own.items())
-    for rule, count in (("train", 3 * models + more),
+    variants = {**VARIANTS, **cfg["variants"]}
+    selecting = ("rankboost", "ranksvm", "ranknet", "ranknet_adam")
+    pairwise = ["rankboost", "ranksvm", "ranknet"] + [
+        v for v, spec in variants.items()
+        if spec is not None and spec.get("ranker", spec["of"]) in selecting]
+    assert pairwise == ["rankboost", "ranksvm", "ranknet"]  # their variants are off here
+    shared = 2 * sum(seeds(a) for a in pairwise)  # trained once for all three conventions
+    for rule, count in (("train", 3 * (models - shared) + more), ("train_shared", shared),
                         ("evaluate", models - 2 * sum(seeds(a) for a in own)),
                         *((f"evaluate_{a}", 2 * seeds(a)) for a in own), ("winning", 1),
                         ("seed_tables", 2), ("ties_figure", 2 * (6 + n_variants)),

@@ -144,6 +144,14 @@ def algorithm_models(kind, suffix, conventions=None):
     return _paths.algorithm_models(PLAN, kind, suffix, conventions)
 
 
+def shared_parts(name, conventions):
+    return _paths.shared_parts(PLAN, name, conventions)
+
+
+def convention_files(kind, name, conventions):
+    return _paths.convention_files(PLAN, kind, name, conventions)
+
+
 def gather_inputs(wc):
     return _paths.gather_inputs(PLAN, wc.dataset, wc.algorithm, wc.train_convention,
                                 wc.get("seed", ""))

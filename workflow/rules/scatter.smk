@@ -9,7 +9,7 @@ rule fit_fold:
     until the gather job has copied them)."""
     wildcard_constraints:
         dataset=one_of(PLAN.scattered),
-        algorithm=one_of(PLAN.whole_algorithms),
+        algorithm=one_of([a for a in PLAN.whole_algorithms if a in PLAN.apart_algorithms]),
     input:
         train=lambda wc: [cache(wc.dataset, wc.fold, "train")],
         vali=lambda wc: [cache(wc.dataset, wc.fold, "vali")],
@@ -17,11 +17,11 @@ rule fit_fold:
     output:
         models=[temp(part_stem("parts") + "whole.pkl")],
         scores=[temp(part_stem("parts") + "whole.test_scores.npy")],
-        fits=temp(part_stem("parts") + "whole.tsv"),
+        fits=[temp(part_stem("parts") + "whole.tsv")],
     params:
         folds=lambda wc: [int(wc.fold)],
         ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
-        metric=lambda wc: train_metric(wc.train_convention),
+        metrics=lambda wc: [train_metric(wc.train_convention)],
         hyperparams=train_hyperparams,
         **CONVENTIONS_PARAMS,
     log:
@@ -44,19 +44,19 @@ rule fit_unit:
     runs on one thread whatever it says."""
     wildcard_constraints:
         dataset=one_of(PLAN.scattered),
-        algorithm=one_of(PLAN.unit_algorithms),
+        algorithm=one_of([a for a in PLAN.unit_algorithms if a in PLAN.apart_algorithms]),
         unit=r"\d+",
     input:
         train=lambda wc: [cache(wc.dataset, wc.fold, "train")],
         vali=lambda wc: [cache(wc.dataset, wc.fold, "vali")],
     output:
         models=[temp(part_stem("parts") + "unit{unit}.pkl")],
-        fits=temp(part_stem("parts") + "unit{unit}.tsv"),
+        fits=[temp(part_stem("parts") + "unit{unit}.tsv")],
     params:
         folds=lambda wc: [int(wc.fold)],
         unit=lambda wc: int(wc.unit),
         ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
-        metric=lambda wc: train_metric(wc.train_convention),
+        metrics=lambda wc: [train_metric(wc.train_convention)],
         hyperparams=train_hyperparams,
         model_threads=PLAN.train_threads,
         **CONVENTIONS_PARAMS,
@@ -71,6 +71,80 @@ rule fit_unit:
         CONDA_ENV
     script:
         "../scripts/fit.py"
+
+
+# Shared training (PLAN.shared_train_rules): one job per fold, or per fold and unit, writes the
+# parts of every training convention; a gather job per convention then reads its own.
+for _suffix, _algorithms, _conventions in PLAN.shared_train_rules:
+
+    rule:
+        """One fold of an algorithm fitted whole, once for every training convention (the
+        convention only selects): each convention's model, test scores and fit record."""
+        name:
+            f"fit_fold_shared{_suffix}"
+        wildcard_constraints:
+            dataset=one_of(PLAN.scattered),
+            algorithm=one_of([a for a in _algorithms if a in PLAN.whole_algorithms]),
+        input:
+            train=lambda wc: [cache(wc.dataset, wc.fold, "train")],
+            vali=lambda wc: [cache(wc.dataset, wc.fold, "vali")],
+            test=lambda wc: [cache(wc.dataset, wc.fold, "test")],
+        output:
+            models=[temp(p) for p in shared_parts("whole.pkl", _conventions)],
+            scores=[temp(p) for p in shared_parts("whole.test_scores.npy", _conventions)],
+            fits=[temp(p) for p in shared_parts("whole.tsv", _conventions)],
+        params:
+            folds=lambda wc: [int(wc.fold)],
+            ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
+            metrics=[train_metric(c) for c in _conventions],
+            hyperparams=train_hyperparams,
+            **CONVENTIONS_PARAMS,
+        log:
+            algorithm_stem("fit", PLAN.logs) + "fold{fold}/whole.log",
+        benchmark:
+            algorithm_stem("bench/fit_fold_shared") + "fold{fold}/whole.tsv"
+        threads: PLAN.train_threads
+        resources:
+            **job_resources("fit_fold_shared"),
+        conda:
+            CONDA_ENV
+        script:
+            "../scripts/fit.py"
+
+    rule:
+        """One unit on one fold, trained once for every training convention: each
+        convention's partial model and fit record."""
+        name:
+            f"fit_unit_shared{_suffix}"
+        wildcard_constraints:
+            dataset=one_of(PLAN.scattered),
+            algorithm=one_of([a for a in _algorithms if a in PLAN.unit_algorithms]),
+            unit=r"\d+",
+        input:
+            train=lambda wc: [cache(wc.dataset, wc.fold, "train")],
+            vali=lambda wc: [cache(wc.dataset, wc.fold, "vali")],
+        output:
+            models=[temp(p) for p in shared_parts("unit{unit}.pkl", _conventions)],
+            fits=[temp(p) for p in shared_parts("unit{unit}.tsv", _conventions)],
+        params:
+            folds=lambda wc: [int(wc.fold)],
+            unit=lambda wc: int(wc.unit),
+            ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
+            metrics=[train_metric(c) for c in _conventions],
+            hyperparams=train_hyperparams,
+            model_threads=PLAN.train_threads,
+            **CONVENTIONS_PARAMS,
+        log:
+            algorithm_stem("fit", PLAN.logs) + "fold{fold}/unit{unit}.log",
+        benchmark:
+            algorithm_stem("bench/fit_unit_shared") + "fold{fold}/unit{unit}.tsv"
+        threads: 1
+        resources:
+            **job_resources("fit_unit_shared"),
+        conda:
+            CONDA_ENV
+        script:
+            "../scripts/fit.py"
 
 
 rule gather:

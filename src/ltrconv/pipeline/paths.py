@@ -33,10 +33,22 @@ def model_stem(plan: Plan, kind, root=None, dataset="{dataset}", algorithm="{alg
             f"fold{fold}")
 
 
-def part_stem(plan: Plan, kind, root=None) -> str:
+def part_stem(plan: Plan, kind, root=None, train_convention="{train_convention}") -> str:
     """ROOT/{dataset}/KIND/{algorithm}/{train_convention}/[seed{seed}/]fold{fold}/: the directory
     of one fold's parts of a scattered fit (their files, logs or benchmarks)."""
-    return f"{model_stem(plan, kind, root)}/"
+    return f"{model_stem(plan, kind, root, train_convention=train_convention)}/"
+
+
+def shared_parts(plan: Plan, name, conventions) -> list[str]:
+    """The part ``name`` (``whole.pkl``, ``unit{unit}.tsv``, ...) of one fold under each of
+    ``conventions``: what a shared training job of a scattered dataset writes."""
+    return [part_stem(plan, "parts", train_convention=c) + name for c in conventions]
+
+
+def convention_files(plan: Plan, kind, name, conventions) -> list[str]:
+    """The file ``name`` of one algorithm under each of ``conventions`` (a shared training
+    job's fits.tsv)."""
+    return [convention_stem(plan, kind, train_convention=c) + name for c in conventions]
 
 
 def algorithm_stem(plan: Plan, kind, root=None) -> str:

@@ -139,6 +139,28 @@ class Plan:
             (f"evaluate_{a}", [a], list(self.algorithms[a].train_conventions)) for a in own]
 
     @property
+    def shared_training(self) -> list[str]:
+        """The algorithms trained once for all their training conventions: the registry's
+        ``selection`` rankers (the NDCG only picks among what training makes, so each
+        convention's model is selected from one training), when they have more than one."""
+        from ltrconv.rankers import registry
+
+        return [a for a, p in self.algorithms.items() if len(p.train_conventions) > 1
+                and registry.get(p.ranker).convention == registry.SELECTION]
+
+    @property
+    def shared_train_rules(self) -> list[tuple[str, list[str], list[str]]]:
+        """The rules of shared training as (name suffix, algorithms, training conventions): ""
+        for the algorithms trained with train_conventions, "_ALGORITHM" for one with a list of
+        its own (the outputs of a rule are one list for all its jobs)."""
+        common = list(self.train_conventions)
+        shared = self.shared_training
+        own = [a for a in shared if list(self.algorithms[a].train_conventions) != common]
+        same = [a for a in shared if a not in own]
+        return ([("", same, common)] if same else []) + [
+            (f"_{a}", [a], list(self.algorithms[a].train_conventions)) for a in own]
+
+    @property
     def few_scores(self) -> list[str]:
         """The trained algorithms whose scores take few distinct values (registry order)."""
         from ltrconv.rankers import registry
@@ -173,6 +195,11 @@ class Plan:
     @property
     def whole_algorithms(self) -> list[str]:
         return [a for a, p in self.algorithms.items() if not p.units]
+
+    @property
+    def apart_algorithms(self) -> list[str]:
+        """The algorithms trained once per training convention (not :attr:`shared_training`)."""
+        return [a for a in self.algorithms if a not in self.shared_training]
 
     @property
     def train_threads(self) -> int:

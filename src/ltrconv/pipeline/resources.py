@@ -27,9 +27,14 @@ MEM_FACTOR = 2.0
 RUNTIME_FACTOR = 3.0
 MIN_RUNTIME = 10
 DISK_FACTOR = 3.0
-RULES_BY_ALGORITHM = ("train", "evaluate", "fit_fold", "fit_unit", "gather")
-TRAINING = ("train", "fit_fold", "fit_unit")
-STANDS_IN = {"fit_fold": "train", "fit_unit": "train"}  # a rule without figures: whose to take
+RULES_BY_ALGORITHM = ("train", "train_shared", "evaluate", "fit_fold", "fit_fold_shared",
+                      "fit_unit", "fit_unit_shared", "gather")
+TRAINING = ("train", "train_shared", "fit_fold", "fit_fold_shared", "fit_unit",
+            "fit_unit_shared")
+# a rule without figures: whose to take (a shared training job trains as much as one train job
+# and selects under each convention, milliseconds more)
+STANDS_IN = {"fit_fold": "train", "fit_unit": "train", "train_shared": "train",
+             "fit_fold_shared": "fit_fold", "fit_unit_shared": "fit_unit"}
 # The study's jobs hold one chunk of the per-query table at a time (at most
 # ltrconv.study.per_query_store.BUDGET rows, or one algorithm's scores under one evaluation
 # convention and metric type when that is more), and the writer streams it: their peak grows
@@ -88,7 +93,7 @@ def lookup(jobs: dict, rule: str, algorithm: str | None, base: str | None) -> di
             if name in entry:
                 return entry[name]
         return largest(entry.values())
-    if STANDS_IN.get(rule) in jobs:
+    if rule in STANDS_IN:
         return lookup(jobs, STANDS_IN[rule], algorithm, base)
     light = []
     for name, entry in jobs.items():

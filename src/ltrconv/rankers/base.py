@@ -274,10 +274,16 @@ class Ranker(PlainEstimator):
         raise NotImplementedError
 
     # --- one training, several metrics --------------------------------------------------
-    shared_training: bool = False
-    """True when the metric does not steer training, only chooses among what training makes
-    (epochs, rounds, C, architectures): :meth:`fit_many` then trains once for every metric.
-    Each such ranker says why in its docstring."""
+    @property
+    def shared_training(self) -> bool:
+        """True when the metric does not steer training, only chooses among what training
+        makes (epochs, rounds, C, architectures): the registry's ``selection`` rankers
+        (:mod:`ltrconv.rankers.registry`), each saying why in its docstring. :meth:`fit_many`
+        then trains once for every metric."""
+        from .registry import KNOWN, SELECTION
+
+        entry = KNOWN.get(self.name)
+        return entry is not None and entry.convention == SELECTION
 
     def fit_many(self, metrics, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None,
                  docid_val=None, **fit_params) -> dict[str, "Ranker"]:

@@ -188,7 +188,6 @@ class RankBoost(Ranker):
     """
 
     name = "rankboost"
-    shared_training = True
     _parameter_constraints = {
         "metric": [Metric()],
         "n_rounds": [Integer(1)],

@@ -374,7 +374,6 @@ class RankNet(UnitRanker):
     """
 
     name = "ranknet"
-    shared_training = True
     _parameter_constraints = {
         "metric": [Metric()],
         "architectures": [Check(_architectures_ok, ARCHITECTURES)],

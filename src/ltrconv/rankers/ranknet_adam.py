@@ -234,7 +234,6 @@ class RankNetAdam(UnitRanker):
     """
 
     name = "ranknet_adam"
-    shared_training = True
     _parameter_constraints = {
         "metric": [Metric()],
         "architectures": [Check(_architectures_ok, ARCHITECTURES)],

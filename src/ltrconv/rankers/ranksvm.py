@@ -75,7 +75,6 @@ class RankSVM(Ranker):
     """
 
     name = "ranksvm"
-    shared_training = True
     _parameter_constraints = {
         "metric": [Metric()],
         "C_grid": [Check(_grid_ok, "a non-empty list of finite numbers C > 0")],
