@@ -45,6 +45,7 @@ def fit(smk, log, i: int, fold, params: dict, metrics: list[str]) -> tuple[float
     start = time.perf_counter()
     models = ranker.fit_many(distinct, train.X, train.y, train.qid, X_val=vali.X, y_val=vali.y,
                              qid_val=vali.qid, docid=train.docid, docid_val=vali.docid,
+                             verbose=lambda line: log.info(f"{what}: {line}"),
                              **({} if unit is None else {"units": [unit]}))
     scores = {}
     if test is not None:

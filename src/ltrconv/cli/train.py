@@ -30,6 +30,9 @@ def add_parser(subparsers) -> None:
     tr.add_argument("--out", metavar="FILE", required=True, help="where to save the model")
     tr.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
                     help="algorithm parameter, VALUE read as YAML; repeatable")
+    tr.add_argument("--quiet", action="store_true",
+                    help="no progress lines on stderr (a fit longer than a few seconds prints "
+                         "one every ten seconds or so)")
     add_conventions_file(tr)
     tr.set_defaults(func=run)
     plain_help = tr.format_help
@@ -149,7 +152,8 @@ def run(args: argparse.Namespace) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rankers.TrainingSelectionWarning)  # said above
         try:
-            model.fit(train.X, train.y, train.qid, docid=train.docid, **kwargs)
+            model.fit(train.X, train.y, train.qid, docid=train.docid, verbose=not args.quiet,
+                      **kwargs)
         except rankers.DegenerateDataError as exc:
             raise InputError(str(exc), args.train if exc.split == "training" else args.vali) from None
     model.save(args.out)

@@ -33,6 +33,7 @@ from ..evaluation.queries import MAX_LABEL, offsets_from_qid
 from ..evaluation.spec import MetricSpec
 from .estimator import NotFittedError, PlainEstimator
 from .params import ParamError, unknown_message, validate
+from .progress import SILENT, Progress
 
 if TYPE_CHECKING:  # the scorer loads numba: fit needs it, predict and load do not
     from ..evaluation.scorer import NDCGScorer
@@ -83,6 +84,7 @@ class TrainingData:
     held_out: bool
     docid: Any = None
     docid_val: Any = None
+    progress: Progress = SILENT
 
     def under(self, spec: MetricSpec) -> "TrainingData":
         """The same arrays with the scorers of metric ``spec``."""
@@ -231,9 +233,12 @@ class Ranker(PlainEstimator):
                              "accepted (the gain 2^l - 1 overflows beyond it)")
         return X, y.astype(np.int64), offsets_from_qid(qid)
 
-    def _prepare(self, X, y, qid, X_val, y_val, qid_val, docid=None, docid_val=None) -> TrainingData:
+    def _prepare(self, X, y, qid, X_val, y_val, qid_val, docid=None, docid_val=None,
+                 verbose=False, metrics=None) -> TrainingData:
         """Checked training and validation data with their scorers (the rules of the module
-        docstring); validation falls back to the training data, with a warning."""
+        docstring); validation falls back to the training data, with a warning. ``verbose``:
+        the fit's progress (:mod:`ltrconv.rankers.progress`), naming ``metrics`` (default the
+        ranker's)."""
         spec = self.metric_spec
         X, y, off = self.check_xyq(X, y, qid, "training")
         _require_two_labels(y, off, "training")
@@ -255,17 +260,21 @@ class Ranker(PlainEstimator):
             raise InputError(f"validation X has {Xv.shape[1]} features, training X {X.shape[1]}")
         if held_out:
             _require_two_labels(yv, offv, "validation")
+        progress = Progress.of(verbose, self.name, metrics or [str(spec)])
         return TrainingData(X, y, off, Xv, yv, offv, None, None, held_out, docid,
-                            docid_val).under(spec)
+                            docid_val, progress).under(spec)
 
     # --- estimator API ------------------------------------------------------------------
-    def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None):
+    def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None,
+            verbose=False):
         """Fit on rows ``X`` with labels ``y`` grouped by ``qid`` (each query's rows contiguous);
         select on ``(X_val, y_val, qid_val)``. ``docid`` / ``docid_val`` order tied scores for
-        conventions that break ties by document id (``trec``)."""
+        conventions that break ties by document id (``trec``). ``verbose``: True prints the
+        progress of a long fit to stderr, a callable gets each line (silent by default;
+        :mod:`ltrconv.rankers.progress`)."""
         self.__dict__.pop("n_features_in_", None)
         self._validate_params()
-        data = self._prepare(X, y, qid, X_val, y_val, qid_val, docid, docid_val)
+        data = self._prepare(X, y, qid, X_val, y_val, qid_val, docid, docid_val, verbose)
         self._fit(data)
         self.n_features_in_ = data.X.shape[1]
         return self
@@ -286,7 +295,7 @@ class Ranker(PlainEstimator):
         return entry is not None and entry.convention == SELECTION
 
     def fit_many(self, metrics, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None,
-                 docid_val=None, **fit_params) -> dict[str, "Ranker"]:
+                 docid_val=None, verbose=False, **fit_params) -> dict[str, "Ranker"]:
         """One fitted model per metric of ``metrics`` (MetricSpec strings), keyed by it: each the
         model a copy of this ranker with that ``metric`` fits on the same data, to the last bit
         of its model file. A ranker with :attr:`shared_training` trains once and selects under
@@ -296,12 +305,14 @@ class Ranker(PlainEstimator):
         if not names or len(set(names)) < len(names):
             raise InputError(f"{self.name}: fit_many needs distinct metrics, got {metrics!r}")
         models = [type(self)(**{**self.get_params(deep=False), "metric": m}) for m in names]
-        kw = dict(X_val=X_val, y_val=y_val, qid_val=qid_val, docid=docid, docid_val=docid_val)
+        kw = dict(X_val=X_val, y_val=y_val, qid_val=qid_val, docid=docid, docid_val=docid_val,
+                  verbose=verbose)
         if not self.shared_training or len(models) == 1:
             return {m: model.fit(X, y, qid, **kw, **fit_params) for m, model in zip(names, models)}
         for model in models:
             model._validate_params()
-        data = models[0]._prepare(X, y, qid, X_val, y_val, qid_val, docid, docid_val)
+        data = models[0]._prepare(X, y, qid, X_val, y_val, qid_val, docid, docid_val, verbose,
+                                  names)
         datas = [data] + [data.under(model.metric_spec) for model in models[1:]]
         models[0]._fit_shared(models, datas, **fit_params)
         for model in models:

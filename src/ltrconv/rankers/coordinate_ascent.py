@@ -391,7 +391,7 @@ class CoordinateAscent(UnitRanker):
                       dtype=np.bool_).reshape(d, -1)
         rnd = JavaRandom(self._seed())
         wanted = set(units)
-        found = {}
+        found, best = {}, -np.inf
         for r in range(max(units) + 1):
             w0 = np.full(d, float(np.float32(1.0) / np.float32(d)))
             if self.init == "random" and r > 0:
@@ -404,6 +404,10 @@ class CoordinateAscent(UnitRanker):
                 val = vq.score(linear_scores(Xv, w)) if vq is not None else t
                 found[r] = {"coef": w, "val_score": float(val), "train_score": float(t),
                             "sweeps": int(n), "log": log}
+                best = max(best, float(val))
+            data.progress.step(r + 1, max(units) + 1,
+                               lambda: f"restart {r + 1} of {max(units) + 1}",
+                               None if best == -np.inf else best)
         return {}, [[found[r] for r in units]]
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:

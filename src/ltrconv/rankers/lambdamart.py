@@ -254,6 +254,8 @@ class LambdaMART(Ranker):
             val_hist.append(v)
             if v > best_score:
                 best, best_score = m, v
+            data.progress.step(m + 1, int(self.n_estimators),
+                               lambda: f"tree {m + 1} of at most {self.n_estimators}", best_score)
             if m - best > int(self.early_stopping_rounds):
                 break
         kept = len(trees) if best == _NO_BEST else best + 1

@@ -246,6 +246,9 @@ class RankBoost(Ranker):
                 pick["log"].append((int(f), float(theta), R, val))
                 if val > pick["best_val"]:
                     pick["best"], pick["best_val"] = len(rounds), val
+            data.progress.step(len(rounds), int(self.n_rounds),
+                               lambda: f"round {len(rounds)} of {self.n_rounds}",
+                               [pick["best_val"] for pick in picks])
             D /= Z
         for model, pick in zip(models, picks):
             best, log = pick["best"], pick["log"]

@@ -319,6 +319,29 @@ class EpochPick:
         return best, self.best_epoch, float(self.best_score), self.history
 
 
+class UnitTicks:
+    """The progress of a fit over architectures (``units``), ``epochs`` each at most: where it
+    is and the best validation score so far under each of ``n`` metrics."""
+
+    def __init__(self, progress, archs, units, epochs: int, n: int):
+        self.progress, self.archs, self.units, self.epochs = progress, archs, units, epochs
+        self.best = [-np.inf] * n
+        self.pos = 0
+
+    def __call__(self, epoch: int, picks) -> None:
+        index = self.units[self.pos]
+        self.progress.step(
+            self.pos * self.epochs + epoch, len(self.units) * self.epochs,
+            lambda: (f"architecture {self.pos + 1} of {len(self.units)} {self.archs[index]}, "
+                     f"epoch {epoch} of {self.epochs}"),
+            [max(b, p.best_score) for b, p in zip(self.best, picks)])
+
+    def done(self, scores) -> None:
+        """An architecture is over, with these best scores."""
+        self.best = [max(b, s) for b, s in zip(self.best, scores)]
+        self.pos += 1
+
+
 MAX_UNITS = 4096
 """Most units in one hidden layer (the paper's grid goes to 500): two such layers hold 16.8M
 weights, 134 MB in float64."""
@@ -431,9 +454,11 @@ class RankNet(UnitRanker):
         queries = np.flatnonzero(with_pairs).astype(np.int64)
         seed = self._seed()
         records = [[] for _ in datas]
+        tick = UnitTicks(data.progress, archs, units, int(self.max_epochs), len(datas))
         for index in units:
             results = self._train_one((X.shape[1], *archs[index], 1), seed, X, y, off, queries,
-                                      Xv, [d.val_scorer for d in datas])
+                                      Xv, [d.val_scorer for d in datas], tick)
+            tick.done([r[2] for r in results])
             for out, (params, epoch, score, history) in zip(records, results):
                 out.append({"architecture": archs[index], "best_epoch": epoch,
                             "val_score": score, "history": history, "params": params})
@@ -442,7 +467,7 @@ class RankNet(UnitRanker):
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
         select_architecture(self, shared, records)
 
-    def _train_one(self, sizes, seed, X, y, off, queries, Xv, val_scorers):
+    def _train_one(self, sizes, seed, X, y, off, queries, Xv, val_scorers, tick):
         """Train one architecture for ``max_epochs``; under each validation scorer, (best
         weights, epoch, score, history). The weights do not depend on the scorer: one run
         serves all, each scorer keeping its own best epoch and its own ``patience``.
@@ -473,6 +498,7 @@ class RankNet(UnitRanker):
                     per_query = pick.scorer.per_query(scores)
                     pick.see(epoch, ordered_mean(per_query[pick.scorer.counted]), params,
                              patience)
+            tick(epoch, picks)
             if not any(pick.running for pick in picks):
                 break
         return [pick.result(params) for pick in picks]

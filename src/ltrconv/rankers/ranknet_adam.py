@@ -24,7 +24,7 @@ import numpy as np
 from ..jit import njit
 from .base import TrainingData
 from .params import Check, Integer, Metric, Number, Options, RandomState
-from .ranknet import (ARCHITECTURES, PAPER_GRID, EpochPick, _architectures_ok,
+from .ranknet import (ARCHITECTURES, PAPER_GRID, EpochPick, UnitTicks, _architectures_ok,
                       select_architecture)
 from .units import UnitRanker
 
@@ -286,10 +286,12 @@ class RankNetAdam(UnitRanker):
         act = ACTIVATIONS[self.activation]
         seed = self._seed()
         records = [[] for _ in datas]
+        tick = UnitTicks(data.progress, archs, units, int(self.max_epochs), len(datas))
         for index in units:
             hidden = archs[index]
             results = self._train_one((X.shape[1], *hidden, 1), seed, index, Z, y, off, train_q,
-                                      Zv, [d.val_scorer for d in datas], act)
+                                      Zv, [d.val_scorer for d in datas], act, tick)
+            tick.done([r[2] for r in results])
             for out, (params, epoch, score, history) in zip(records, results):
                 out.append({"architecture": hidden, "best_epoch": epoch, "val_score": score,
                             "history": history, "params": params})
@@ -300,7 +302,7 @@ class RankNetAdam(UnitRanker):
         self.mean_ = np.asarray(shared["mean"]).astype(np.float64)
         self.std_ = np.asarray(shared["std"]).astype(np.float64)
 
-    def _train_one(self, sizes, seed, index, Z, y, off, train_q, Zv, val_scorers, act):
+    def _train_one(self, sizes, seed, index, Z, y, off, train_q, Zv, val_scorers, act, tick):
         """Train one architecture with early stopping; under each validation scorer, (best
         params, epoch, score, history). The weights and the query order do not depend on the
         scorer: one run serves all, until every scorer has stopped."""
@@ -322,6 +324,7 @@ class RankNetAdam(UnitRanker):
             for pick in picks:
                 if pick.running:
                     pick.see(epoch, pick.scorer.mean(scores), params, int(self.patience))
+            tick(epoch, picks)
             if not any(pick.running for pick in picks):
                 break
         return [pick.result(params) for pick in picks]

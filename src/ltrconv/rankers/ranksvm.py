@@ -156,7 +156,7 @@ class RankSVM(Ranker):
             model.val_scores_, model.converged_, model.n_iter_ = [], [], []
             model.__dict__.update(last)
         best = [-math.inf] * len(models)
-        for C, (w, n_iter) in zip(grid, fits):
+        for i_C, (C, (w, n_iter)) in enumerate(zip(grid, fits), start=1):
             scores = data.X_val @ w
             for i, (model, d) in enumerate(zip(models, datas)):
                 model.converged_.append(n_iter < self.max_iter)
@@ -165,6 +165,8 @@ class RankSVM(Ranker):
                 model.val_scores_.append(score)
                 if score > best[i]:
                     best[i], model.coef_, model.best_C_ = score, w.copy(), float(C)
+            data.progress.step(i_C, len(grid),
+                               lambda: f"C = {C:g} ({i_C} of {len(grid)})", best)
         for model, score in zip(models, best):
             model.val_score_ = score
 

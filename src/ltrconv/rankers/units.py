@@ -61,7 +61,7 @@ class UnitRanker(Ranker):
         raise NotImplementedError
 
     def fit(self, X, y, qid, *, X_val=None, y_val=None, qid_val=None, docid=None, docid_val=None,
-            units: Sequence[int] | None = None):
+            units: Sequence[int] | None = None, verbose=False):
         """As :meth:`Ranker.fit`; with ``units``, fit only those units (a partial fit, see the
         module docstring). A partial fit needs an integer ``random_state``: every unit must draw
         from the same seed."""
@@ -69,7 +69,7 @@ class UnitRanker(Ranker):
         self.__dict__.pop("partial_", None)
         self._validate_params()
         chosen = None if units is None else self._check_units(units)
-        data = self._prepare(X, y, qid, X_val, y_val, qid_val, docid, docid_val)
+        data = self._prepare(X, y, qid, X_val, y_val, qid_val, docid, docid_val, verbose)
         self._fit_shared([self], [data], chosen)
         self.n_features_in_ = data.X.shape[1]
         return self
