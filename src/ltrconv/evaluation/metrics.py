@@ -365,6 +365,7 @@ def evaluate(
         groups.setdefault(key, []).append(i)
     vals_of: dict[int, np.ndarray] = {}
     warn_float32_range(scores, convs)
+    C, sizes = len(ks), np.diff(offsets)[:, None]
     for (read, f32, keyed), members in groups.items():
         labs = labels_of[read]
         s = scores
@@ -388,8 +389,6 @@ def evaluate(
                 vals = _kernels.all_query_metrics(lists, comp, ks, rankdcg, top_only, 1)
         else:
             vals = numpy_all_query_metrics(lists, comp, ks)
-        C = len(ks)
-        sizes = np.diff(offsets)[:, None]
         for j, i in enumerate(todo):
             # the kernels give IDCG@k where NDCG@k goes; the rule makes NDCG@k of it
             vals[j][:, :C] = ndcg(vals[j][:, C:2 * C], vals[j][:, :C], sizes, ks,

@@ -110,6 +110,18 @@ def _ideal(q_code, gains, conv: Convention, nq: int, ks: np.ndarray) -> np.ndarr
                      for k in ks], axis=1)
 
 
+def _qrels_ideal(cache: dict, q_code, grades, conv: Convention, nq: int, ks) -> np.ndarray:
+    """:func:`_ideal` of the qrels under ``conv``, computed once per gain values and discount
+    (conventions that differ elsewhere share it)."""
+    import hashlib
+
+    gains = conv.gains(grades)
+    key = (conv.disc, hashlib.blake2b(np.ascontiguousarray(gains)).digest())
+    if key not in cache:
+        cache[key] = _ideal(q_code, gains, conv, nq, ks)
+    return cache[key]
+
+
 def evaluate_run_arrays(
     qrels: Located,
     run: Located,
@@ -175,6 +187,7 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
                conv.labels, conv.negative, conv.max_label)
         groups.setdefault(key, []).append(i)
     done: dict[int, Evaluation] = {}
+    ideals: dict = {}  # the qrels' IDCG@k by gain values and discount
     for members in groups.values():
         first = convs[members[0]]
         rows, listed = _select(first, ids, run, qrels, in_qrels, nq)
@@ -202,7 +215,7 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         evs = _evaluate_lists(rankings, labels, run.value[rows], rq, rows, ids, ks, need, engine)
         for i, conv, ev in zip(members, group, evs):
             done[i] = _query_values(conv, ev, listed, in_qrels, rq, q_q, grade_q, nq, quniq, ks,
-                                    names, labels)
+                                    names, labels, ideals)
     return {str(conv): done[i] for i, conv in enumerate(convs)}
 
 
@@ -229,7 +242,7 @@ def _select(conv: Convention, ids, run: Located, qrels: Located, in_qrels, nq: i
 
 
 def _query_values(conv: Convention, ev: Evaluation, listed, in_qrels, rq, q_q, grade_q, nq: int,
-                  quniq, ks, names, labels) -> Evaluation:
+                  quniq, ks, names, labels, ideals: dict) -> Evaluation:
     """The run's Evaluation under ``conv`` from the engine's on its ranked lists ``ev``: every
     query the run ranks, also one whose documents were all dropped (an empty ranking: every
     metric 0 but NDCG), then under missing=zero the qrels queries it lacks; NDCG@k by the one
@@ -247,7 +260,7 @@ def _query_values(conv: Convention, ev: Evaluation, listed, in_qrels, rq, q_q, g
     # with the list's ideal, NDCG@k as the engine gave it; an empty ranking (n = 0) has
     # DCG@k = 0 and IDCG@k = 0
     if conv.ideal == "qrels":
-        idcg = _ideal(q_q, conv.gains(grade_q), conv, nq, ks)[qids_code]
+        idcg = _qrels_ideal(ideals, q_q, grade_q, conv, nq, ks)[qids_code]
         values[:, ndcg_cols] = ndcg(values[:, [cols.index(f"DCG@{k}") for k in ks]], idcg,
                                     n[:, None], ks, Rule.of(conv))
     else:
