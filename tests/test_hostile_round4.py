@@ -552,3 +552,39 @@ def test_bytes_docids_rank_by_their_bytes_in_evaluate():
     with pytest.raises(InputError, match="docid mixes bytes and other values"):
         ltrconv.evaluate(y, s, q, docid=np.array([b"a", "b", b"c"], dtype=object),
                          conventions=["trec"], cutoffs=[1])
+
+
+# --- query ids a TSV row cannot hold -------------------------------------------------------
+def test_a_query_named_all_is_refused_in_tsv_and_kept_apart_in_json(tmp_path, capsys):
+    # a query named 'all' was written as a row the TSV's mean row could not be told from:
+    # ttest then read n = 1 where the JSON files gave n = 2
+    (tmp_path / "q").write_bytes(b"all 0 d1 1\nall 0 d2 0\n2 0 d1 1\n2 0 d2 0\n")
+    for name, order in (("a", b"d1 d2"), ("b", b"d2 d1")):
+        first, second = order.split()
+        run = b"".join(b"%s Q0 %s %d %d s\n" % (q, d, r, 3 - r) for q in (b"all", b"2")
+                       for r, d in ((1, first), (2, second)))
+        (tmp_path / name).write_bytes(run)
+    base = ["eval", "--qrels", tmp_path / "q", "-c", "trec_eval", "--per-query"]
+    capsys.readouterr()
+    assert main([str(a) for a in base + ["--run", tmp_path / "a", "--format", "tsv"]]) == 2
+    err = capsys.readouterr().err
+    assert "query 'all' is the name of the TSV's mean row" in err and "--format json" in err, err
+    assert len(err.strip().splitlines()) == 1
+    for name in "ab":
+        assert main([str(a) for a in base + ["--run", tmp_path / name, "--out",
+                                             tmp_path / f"{name}.json"]]) == 0
+    assert main(["ttest", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("trec_eval\tNDCG@10"))
+    assert row.split("\t")[2] == "2", out
+
+
+def test_query_ids_that_would_break_a_tsv_row_are_refused():
+    from ltrconv.evaluation.per_query import format_per_query
+
+    for qid in ("a\tb", "a\nb", "a\rb"):
+        ev = ltrconv.evaluate([1, 0], [0.5, 0.2], [qid, qid], conventions=["trec"], cutoffs="1")
+        assert "\n" in format_per_query(ev, "json", queries=True)
+        with pytest.raises(InputError, match="tab, newline or carriage return"):
+            format_per_query(ev, "tsv", queries=True)
+        assert format_per_query(ev, "tsv").count("\n") == 2  # the means alone are written

@@ -69,12 +69,25 @@ def format_per_query(results: Mapping, fmt: str = "json", *, queries: bool = Fal
     lines = ["\t".join(["convention", "qid", *(columns[j] for j in keep_idx)])]
     for name, ev in results.items():
         if queries:
+            _check_tsv_qids(ev.qids)
             for i, q in enumerate(ev.qids):
                 values = (f"{ev.values[i, j]:.6f}" for j in keep_idx)
                 lines.append("\t".join([name, str(q), *values]))
         means = ev.mean()  # skipped queries (nan above) left out
         lines.append("\t".join([name, "all", *(f"{means[ev.columns[j]]:.6f}" for j in keep_idx)]))
     return "\n".join(lines) + "\n"
+
+
+def _check_tsv_qids(qids) -> None:
+    """Refuse query ids that TSV rows cannot hold faithfully: ``all`` (the mean row's) and ids
+    with a tab, newline or carriage return (they would split or break a row)."""
+    for q in qids:
+        text = str(q)
+        if text == "all" or any(c in text for c in "\t\n\r"):
+            why = ("is the name of the TSV's mean row" if text == "all" else
+                   "holds a tab, newline or carriage return, which would break its TSV row")
+            raise InputError(f"query {shown(text)} {why}; write the per-query values as JSON "
+                             "(--format json), which keeps every query id apart")
 
 
 def _metric_value(v, where: str, path: str) -> float:
