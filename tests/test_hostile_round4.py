@@ -588,3 +588,27 @@ def test_query_ids_that_would_break_a_tsv_row_are_refused():
         with pytest.raises(InputError, match="tab, newline or carriage return"):
             format_per_query(ev, "tsv", queries=True)
         assert format_per_query(ev, "tsv").count("\n") == 2  # the means alone are written
+
+
+# --- warnings about what a command does not use --------------------------------------------
+@pytest.mark.parametrize("command, warns", [
+    (["explain", "--from", "ranklib", "--to", "yahoo"], False),
+    (["explain", "--from", "ranklib", "--to", "trec"], True),
+    (["eval-score"], False),
+    (["eval", "-c", "yahoo"], False),
+    (["eval", "-c", "trec"], True),
+])
+def test_missing_docids_warn_only_where_ties_go_by_docid(tmp_path, capsys, command, warns):
+    # explain and eval-score warned that the docid-desc tie order (trec) could not use the
+    # missing docids, though neither of them (eval-score never, explain without trec) uses it
+    (tmp_path / "d.txt").write_text("1 qid:1 1:0.5\n0 qid:1 1:0.2\n2 qid:2 1:0.1\n0 qid:2 1:0.3\n")
+    (tmp_path / "s.txt").write_text("0.5\n0.2\n0.1\n0.3\n")
+    files = [tmp_path / "d.txt", tmp_path / "s.txt"]
+    if command[0] == "eval-score":
+        args = ["eval-score", *files, tmp_path / "out.txt", "0"]
+    else:
+        args = [command[0], *files, *command[1:]]
+    capsys.readouterr()
+    assert main([str(a) for a in args]) == 0
+    err = capsys.readouterr().err
+    assert ("docid-desc tie order" in err) == warns, err

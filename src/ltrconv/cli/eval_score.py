@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> None:
         raise LtrconvError(f"FLAG {shown(args.flag)}: 1 writes per-query results, 0 the "
                            "averages only")
     check_out(args.output, args.test, args.prediction)
-    data = Dataset.load(args.test, features=False)
+    # the LETOR scripts order tied scores by file position, never by docid
+    data = Dataset.load(args.test, features=False, docid_warning=False)
     scores = read_scores(args.prediction, data.n_docs)
     emit(eval_score_report(data, scores, per_query=args.flag == "1", path=args.test,
                            tool=args.tool), args.output)

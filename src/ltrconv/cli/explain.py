@@ -76,7 +76,9 @@ def run(args: argparse.Namespace) -> None:
         from ..data.letor import Dataset, read_scores
         from ..evaluation.metrics import evaluate_dataset
 
-        data = Dataset.load(args.data, features=False)
+        # docids matter only where a or b breaks ties by them
+        data = Dataset.load(args.data, features=False,
+                            docid_warning="docid-desc" in (a.ties, b.ties))
         data.check_labels([a, b])  # refused at the file's line
         scores = read_scores(args.scores, data.n_docs)
 
