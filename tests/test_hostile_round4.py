@@ -612,3 +612,33 @@ def test_missing_docids_warn_only_where_ties_go_by_docid(tmp_path, capsys, comma
     assert main([str(a) for a in args]) == 0
     err = capsys.readouterr().err
     assert ("docid-desc tie order" in err) == warns, err
+
+
+# --- every metric family the API computes is reachable from the CLI ------------------------
+@pytest.mark.parametrize("family", ltrconv.evaluation.metrics.METRICS)
+@pytest.mark.parametrize("source", ["letor", "trec"])
+def test_each_metric_family_alone_from_the_cli(tmp_path, capsys, family, source):
+    # --metrics DCG printed an empty result and exit 0; DCG,NDCG dropped DCG
+    import json
+
+    (tmp_path / "d.txt").write_text("2 qid:1 1:0.5 #docid = a\n0 qid:1 1:0.2 #docid = b\n"
+                                    "1 qid:1 1:0.4 #docid = c\n")
+    (tmp_path / "s.txt").write_text("0.2\n0.5\n0.4\n")
+    (tmp_path / "q").write_text("1 0 a 2\n1 0 b 0\n1 0 c 1\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 0.5 t\n1 Q0 c 2 0.4 t\n1 Q0 a 3 0.2 t\n")
+    inputs = ([tmp_path / "d.txt", tmp_path / "s.txt"] if source == "letor"
+              else ["--qrels", tmp_path / "q", "--run", tmp_path / "r"])
+    capsys.readouterr()
+    assert main([str(a) for a in ["eval", *inputs, "-c", "trec", "--cutoffs", "2",
+                                  "--metrics", f"{family},NDCG"]]) == 0
+    mean = json.loads(capsys.readouterr().out)["conventions"]["trec"]["mean"]
+    if source == "letor":
+        api = ltrconv.evaluate([2, 0, 1], [0.2, 0.5, 0.4], [1, 1, 1], docid=["a", "b", "c"],
+                               conventions=["trec"], cutoffs="2", metrics=[family, "NDCG"])
+    else:
+        api = ltrconv.evaluate_run(tmp_path / "q", tmp_path / "r", conventions=["trec"],
+                                   cutoffs="2", metrics=[family, "NDCG"])
+    ev = api["trec"]
+    assert set(mean) == set(ev.columns), (mean, ev.columns)
+    for column in ev.columns:
+        assert mean[column] == pytest.approx(float(ev[column].mean()), abs=1e-12), column

@@ -29,7 +29,8 @@ def add_parser(subparsers) -> None:
     e.add_argument("--cutoffs", metavar="K", default="1-10",
                    help="cutoffs, e.g. 1-10 or 1,5,10 (default: 1-10)")
     e.add_argument("--metrics", metavar="LIST", default="NDCG,P,ERR,MAP,RR",
-                   help="metrics to report, of NDCG, P, ERR, MAP, RR (default: all); "
+                   help="metrics to report, of NDCG, DCG, P, ERR, MAP, RR (default: all but "
+                        "DCG); "
                         "without MAP and RR each query is ranked only to the last cutoff")
     e.add_argument("--rankdcg", action="store_true",
                    help="also report RankDCG (Katerenchuk & Rosenberg), ties per convention")

@@ -5,9 +5,9 @@ JSON (the default): ``{"data", "scores", "conventions": {NAME: {"definition", "m
 and ``"queries"`` after each ``"mean"``), each mean and per-query value rounded to 12 decimals,
 null for NaN (a query that a convention leaves without a value); a metric that is NaN for every
 counted query is left out. TSV: a header ``convention qid METRIC...``, with per-query rows when
-asked for, then one ``NAME all`` row of means per convention, values to 6 decimals. The DCG@k
-columns of an evaluation are never written. :func:`parse_per_query` reads the per-query values
-of either form back (``ltrconv ttest``).
+asked for, then one ``NAME all`` row of means per convention, values to 6 decimals. Every
+column of the evaluations is written (``ltrconv eval --metrics`` chooses them).
+:func:`parse_per_query` reads the per-query values of either form back (``ltrconv ttest``).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def format_per_query(results: Mapping, fmt: str = "json", *, queries: bool = Fal
     with ``counts`` each convention's entry says after its means how many queries they count
     (``"queries"``)."""
     columns = next(iter(results.values())).columns
-    keep_idx = [j for j, c in enumerate(columns) if not c.startswith("DCG@")]
+    keep_idx = list(range(len(columns)))
     if fmt == "json":
         doc: dict = {**({"data": data, "scores": scores} if inputs is None else inputs),
                      "conventions": {}}
