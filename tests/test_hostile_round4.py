@@ -642,3 +642,63 @@ def test_each_metric_family_alone_from_the_cli(tmp_path, capsys, family, source)
     assert set(mean) == set(ev.columns), (mean, ev.columns)
     for column in ev.columns:
         assert mean[column] == pytest.approx(float(ev[column].mean()), abs=1e-12), column
+
+
+# --- options given twice; a string where a list is documented -------------------------------
+def _value_options():
+    """Every option of every command that takes one value (not repeatable)."""
+    import argparse
+
+    from ltrconv.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for command, p in sub.choices.items():
+        for action in p._actions:
+            if action.option_strings and type(action).__name__ == "_StoreOnce":
+                values = list(action.choices)[:2] if action.choices else ["x1", "x2"]
+                yield command, action.option_strings[-1], values
+
+
+def test_every_one_value_option_given_twice_is_refused(capsys):
+    # --cutoffs 1 --cutoffs 2 kept 2 silently (argparse's default); -c and --param append
+    options = {(c, o): v for c, o, v in _value_options()}
+    assert ("eval", "--cutoffs") in options and ("train", "--metric") in options
+    assert ("eval", "--convention") not in options and ("train", "--param") not in options
+    for (command, option), (a, b) in options.items():
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exc:
+            main([command.replace("_", "-"), option, a, option, b])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert f"{option} is given twice ({a!r} and {b!r}); give it once" in err, (command, err)
+
+
+def test_a_string_where_a_list_is_documented_is_one_item(tmp_path):
+    # conventions="trec" was read as the conventions 't', 'r', 'e', 'c'
+    y, s, q = [1, 0, 2, 0], [0.5, 0.2, 0.1, 0.3], [1, 1, 2, 2]
+    one = ltrconv.evaluate(y, s, q, conventions="yahoo", metrics="NDCG", cutoffs="2")
+    assert list(one) == ["yahoo"]
+    assert one["yahoo"].values.tolist() == ltrconv.evaluate(
+        y, s, q, conventions=["yahoo"], metrics=["NDCG"], cutoffs=[2])["yahoo"].values.tolist()
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5 t\n")
+    from ltrconv.data.trec import coerce
+    from ltrconv.evaluation.runs import evaluate_run_arrays
+
+    arrays = evaluate_run_arrays(coerce(tmp_path / "q", "qrels"), coerce(tmp_path / "r", "run"),
+                                 conventions="pytrec_eval", metrics="NDCG", cutoffs="2")
+    assert list(arrays) == ["pytrec_eval"]
+    from ltrconv.data.audit import audit
+    from ltrconv.data.synthetic import make_letor
+
+    data = make_letor(n_queries=5, seed=1)
+    assert audit(data, "1-3") == audit(data, [1, 2, 3])
+    import pandas as pd
+
+    from ltrconv.study.winning import winning_numbers
+
+    table = pd.DataFrame({"dataset": ["d"] * 4, "fold": [1, 1, 2, 2],
+                          "algorithm": ["a", "b"] * 2, "mean": [0.5, 0.4, 0.3, 0.6]})
+    assert winning_numbers(table, unit="fold", by=[]).equals(
+        winning_numbers(table, unit=["fold"], by=[]))

@@ -25,6 +25,34 @@ output paths (-o/--out, OUTPUT):
 FORMATTER = argparse.RawDescriptionHelpFormatter
 
 
+class _StoreOnce(argparse._StoreAction):
+    """An option taking one value: given twice, refused (argparse would keep the last one
+    silently). Repeatable options say so and append."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given", {})
+        if option_string is not None and self.dest in given:
+            parser.error(f"{given[self.dest][0]} is given twice ({given[self.dest][1]!r} and "
+                         f"{values!r}); give it once")
+        given[self.dest] = (option_string, values)
+        super().__call__(parser, namespace, values, option_string)
+
+
+class Parser(argparse.ArgumentParser):
+    """ltrconv's argument parser (and its commands'): an option that takes one value may be
+    given once."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+
+    def parse_args(self, args=None, namespace=None):
+        out = super().parse_args(args, namespace)
+        out.__dict__.pop("_given", None)
+        return out
+
+
 def paragraphs(*texts: str) -> str:
     """Paragraphs wrapped for an 80-column terminal, a blank line between them."""
     return "\n\n".join(textwrap.fill(" ".join(t.split()), 78) for t in texts)

@@ -11,7 +11,7 @@ import warnings
 from typing import Sequence
 
 from ..errors import LtrconvError, printable
-from .common import FORMATTER, paragraphs, say
+from .common import FORMATTER, Parser, paragraphs, say
 from .signals import (EXIT_ERROR, EXIT_SIGNAL, closed_standard_streams, received, show_warning,
                       sigterm_raises, signal_of, stdout_gone, stop_message)
 
@@ -33,7 +33,7 @@ EPILOG = ("Bad input stops with one line, 'ltrconv: error: ...', naming the file
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; help texts are plain text for the terminal."""
-    p = argparse.ArgumentParser(prog="ltrconv", description=paragraphs(DESCRIPTION),
+    p = Parser(prog="ltrconv", description=paragraphs(DESCRIPTION),
                                 epilog=paragraphs(EPILOG), formatter_class=FORMATTER)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:

@@ -15,9 +15,13 @@ from ..errors import LtrconvError
 from .letor import Dataset
 
 
-def audit(data: Dataset, cutoffs: Iterable[int] = range(1, 11), rel: int = 1) -> dict:
-    """Profile of ``data``; keys are stable (see :func:`audit_frame` for the tidy form)."""
-    ks = [int(k) for k in cutoffs]
+def audit(data: Dataset, cutoffs: str | int | Iterable[int] = range(1, 11), rel: int = 1) -> dict:
+    """Profile of ``data``; keys are stable (see :func:`audit_frame` for the tidy form).
+    ``cutoffs`` as :func:`~ltrconv.evaluation.metrics.parse_cutoffs` reads them ("1-10",
+    5, [1, 5, 10])."""
+    from ..evaluation.metrics import parse_cutoffs
+
+    ks = parse_cutoffs(cutoffs).tolist()
     sizes = data.sizes
     nq = data.n_queries
     qmax = np.maximum.reduceat(data.y, data.offsets[:-1])

@@ -331,6 +331,8 @@ def evaluate(
     doc_qid = _query_ids(qid, offsets, len(y)) if qid is not None else None
     qids = doc_qid[offsets[:-1]] if doc_qid is not None else np.arange(len(offsets) - 1)
     ks = parse_cutoffs(cutoffs)
+    if isinstance(conventions, (str, Convention)):  # one convention, not its characters
+        conventions = (conventions,)
     convs = [get(c, convention_set) for c in conventions]
     if max_label is not None and not 0 <= int(max_label) <= MAX_LABEL:
         raise InputError(f"max_label {max_label} must lie in 0..{MAX_LABEL}")

@@ -134,6 +134,8 @@ def evaluate_run_arrays(
     """Evaluate ``run`` against ``qrels`` under each convention; ``{key: Evaluation}`` as
     :func:`~ltrconv.evaluation.metrics.evaluate` returns, one row per query evaluated (in the
     order the run first lists them; under ``missing=zero`` the qrels-only ones follow)."""
+    if isinstance(conventions, (str, Convention)):  # one convention, not its characters
+        conventions = (conventions,)
     convs = [get(c) for c in conventions]
     if np.all(np.isfinite(run.value)):
         warn_float32_range(run.value, convs)

@@ -70,7 +70,8 @@ def winning_numbers(
     every other column, e.g. (train_convention, eval_convention, metric, k) for
     ``fold_means.tsv``. Rows come sorted by ``by``, then NWN descending, then method.
     """
-    unit = list(unit)
+    unit = [unit] if isinstance(unit, str) else list(unit)  # one column, not its characters
+    by = [by] if isinstance(by, str) else by
     _require(table, [value, method, *unit], "the table")
     if by is None:
         by = [c for c in table.columns if c not in {value, method, *unit}]
