@@ -4,6 +4,7 @@ their file and line, and ends that are one line and an exit status."""
 from __future__ import annotations
 
 import math
+import os
 import re
 
 import numpy as np
@@ -702,3 +703,45 @@ def test_a_string_where_a_list_is_documented_is_one_item(tmp_path):
                           "algorithm": ["a", "b"] * 2, "mean": [0.5, 0.4, 0.3, 0.6]})
     assert winning_numbers(table, unit="fold", by=[]).equals(
         winning_numbers(table, unit=["fold"], by=[]))
+
+
+# --- duplicate docids where trec_eval looks for them -----------------------------------------
+# trec_eval 9.0.8 (usnistgov/trec_eval) on qrels "1 0 a 1 / 1 0 b 0": it refuses a docid
+# retrieved twice only among the ranked documents it evaluates: the qrels' queries, within -M
+DUP_QRELS = "1 0 a 1\n1 0 b 0\n"
+DUP_RUNS = {
+    # (run, -M): None where trec_eval stops with "duplicate docs x", else its ndcg_cut.10
+    "in a judged query": ("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 x 3 1.5 t\n1 Q0 x 4 1 t\n", None, None),
+    "in a query the qrels lack": ("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n2 Q0 z 1 1 t\n2 Q0 z 2 0.5 t\n",
+                                  None, 1.0),
+    "below -M": ("1 Q0 a 1 3 t\n1 Q0 x 2 2 t\n1 Q0 b 3 1.5 t\n1 Q0 x 4 1 t\n", 2, 1.0),
+    "within -M": ("1 Q0 a 1 3 t\n1 Q0 x 2 2 t\n1 Q0 x 3 1.5 t\n1 Q0 b 4 1 t\n", 3, None),
+}
+
+
+@pytest.mark.parametrize("case", DUP_RUNS)
+def test_duplicates_are_refused_where_trec_eval_refuses_them(tmp_path, case):
+    # a repeat in a query the qrels lack, or below -M, was refused though trec_eval evaluates
+    # the run
+    from ltrconv.evaluation.conventions import get
+
+    run, depth, expected = DUP_RUNS[case]
+    (tmp_path / "q").write_text(DUP_QRELS)
+    (tmp_path / "r").write_text(run)
+    conv = get("trec_eval").with_(depth=depth)
+    if expected is None:
+        with pytest.raises(InputError, match="docid 'x' of query '1' is retrieved again"):
+            ltrconv.evaluate_run(tmp_path / "q", tmp_path / "r", conventions=[conv],
+                                 cutoffs="10")
+    else:
+        ev = ltrconv.evaluate_run(tmp_path / "q", tmp_path / "r", conventions=[conv],
+                                  cutoffs="10")
+        assert float(next(iter(ev.values()))["NDCG@10"].mean()) == expected
+    binary = os.environ.get("LTRCONV_TREC_EVAL")
+    if binary:  # the same verdict from trec_eval itself
+        import subprocess
+
+        proc = subprocess.run([binary, *(["-M", str(depth)] if depth else []), "-m",
+                               "ndcg_cut.10", str(tmp_path / "q"), str(tmp_path / "r")],
+                              capture_output=True, text=True)
+        assert (proc.returncode != 0) == (expected is None), proc.stderr

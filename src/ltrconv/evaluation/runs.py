@@ -25,7 +25,7 @@ from .labels import convention_labels
 from .metrics import (METRICS, Evaluation, evaluate, metric_names, parse_cutoffs,
                       warn_float32_range)
 from .queries import MAX_LABEL
-from .run_ids import ExactIds, run_ids
+from .run_ids import ExactIds, first_duplicate, run_ids
 
 
 @dataclass(frozen=True)
@@ -53,23 +53,33 @@ def _at(ids: Any, i: int) -> str:
     return str(item.as_py() if hasattr(item, "as_py") else item)
 
 
-def _keep_rows(ids: ExactIds, policy: str, run: Located):
-    """Rows kept under ``duplicates=policy`` (refuse: an InputError at the first repeat);
-    ``slice(None)`` when every row is."""
-    dup = ids.run_duplicate()
-    if dup is None:
+def _keep_rows(ids: ExactIds, policy: str):
+    """Rows kept under ``duplicates=policy`` (first, last; refuse keeps every row, and
+    :func:`_refuse_duplicates` looks at what is ranked); ``slice(None)`` when every row is."""
+    if policy == "refuse" or ids.run_duplicate() is None:
         return ALL
-    if policy == "refuse":
-        first, later = dup
-        src, line = run.where(later)
-        raise InputError(f"docid {shown(_at(run.docid, later))} of query "
-                         f"{shown(_at(run.qid, later))} is retrieved again (first at line "
-                         f"{run.where(first)[1]}); trec_eval refuses duplicate docs: remove it, "
-                         "or evaluate under a convention with duplicates=first or last", src, line)
     key = ids.run_key()
     if policy == "first":
         return np.sort(np.unique(key, return_index=True)[1])
     return np.sort(len(key) - 1 - np.unique(key[::-1], return_index=True)[1])
+
+
+def _refuse_duplicates(ids: ExactIds, rows, run: Located) -> None:
+    """An InputError at the first docid retrieved twice among ``rows``: the rows of the
+    queries the qrels judge, within the depth, as trec_eval 9.0.8 checks them (a repeat in
+    another query, or below ``-M``, it evaluates)."""
+    if ids.run_duplicate() is None:  # none in the whole run
+        return
+    key = ids.run_key()
+    dup = first_duplicate(key if isinstance(rows, slice) else key[rows])
+    if dup is None:
+        return
+    first, later = (int(np.arange(len(key))[rows][i]) for i in dup)
+    src, line = run.where(later)
+    raise InputError(f"docid {shown(_at(run.docid, later))} of query "
+                     f"{shown(_at(run.qid, later))} is retrieved again (first at line "
+                     f"{run.where(first)[1]}); trec_eval refuses duplicate docs: remove it, "
+                     "or evaluate under a convention with duplicates=first or last", src, line)
 
 
 ALL = slice(None)
@@ -226,7 +236,7 @@ def _select(conv: Convention, ids, run: Located, qrels: Located, in_qrels, nq: i
     rule), grouped by query, and which queries the run ranks before depth and unjudged
     documents take rows away."""
     r_q = ids.r_q
-    rows = _keep_rows(ids, conv.duplicates, run)
+    rows = _keep_rows(ids, conv.duplicates)
     kept = in_qrels[r_q[rows]]
     if not kept.all():
         rows = _subset(rows, kept)
@@ -237,6 +247,8 @@ def _select(conv: Convention, ids, run: Located, qrels: Located, in_qrels, nq: i
     if conv.depth is not None and len(rq):  # before unjudged ones go, as trec_eval -M -J
         rows = _subset(rows, _top_depth(r_q[rows], run.value[rows], ids.doc_rank(rows), conv,
                                         conv.depth))
+    if conv.duplicates == "refuse":  # as trec_eval: after the qrels' queries and the depth
+        _refuse_duplicates(ids, rows, run)
     if conv.unjudged == "drop":  # a negative grade is no judgment here (trec_eval -J)
         j = ids.judged_at(rows)
         rows = _subset(rows, (j >= 0) & (qrels.value[np.maximum(j, 0)] >= 0))
