@@ -29,7 +29,8 @@ A query is a list of documents with raw labels, scores and docids in input order
   skipped, leaving out the NaN values of a column (NDCG@k where IDCG@k alone gives ``empty``).
 
 Runs with qrels (:func:`run_queries`): only the qrels' queries count. Per query: duplicates
-(``refuse`` raises :class:`Refused`; ``first``/``last`` keep that line, at its place), the
+(``refuse`` raises :class:`Refused` for one within the depth; ``first`` keeps the first line,
+``last`` the last score at the first line's place), the
 ``depth`` cut (ranking by score, ties by docid descending under ``docid-desc``, else input
 order), unjudged documents (``nonrel``: grade 0; ``drop``: unjudged documents and negative
 grades are removed from the ranking), then the labels read: those of the ranked documents,
@@ -377,17 +378,21 @@ def run_queries(conv, qrels: Sequence[tuple[str, str, float]],
             if conv.missing == "skip":
                 continue
             rows = []
-        # duplicates
-        seen: dict[str, tuple[int, str, float]] = {}
-        for row in rows:
-            if row[1] in seen:
-                if conv.duplicates == "refuse":
-                    raise Refused(f"query {q}: docid {row[1]} retrieved twice")
-                if conv.duplicates == "first":
+        # duplicates: refused among what the depth keeps (as trec_eval), or the first line
+        # kept, or the last score at the first line's place (a dict updated line by line)
+        if conv.duplicates == "refuse":
+            rows = _depth_cut(conv, rows)
+            docids = [r[1] for r in rows]
+            if len(set(docids)) < len(docids):
+                raise Refused(f"query {q}: a docid retrieved twice")
+        else:
+            seen: dict[str, tuple[int, str, float]] = {}
+            for row in rows:
+                if row[1] in seen and conv.duplicates == "first":
                     continue
-            seen[row[1]] = row
-        rows = sorted(seen.values(), key=lambda r: r[0])
-        rows = _depth_cut(conv, rows)
+                place = seen[row[1]][0] if row[1] in seen else row[0]
+                seen[row[1]] = (place, row[1], row[2])
+            rows = _depth_cut(conv, sorted(seen.values(), key=lambda r: r[0]))
         # unjudged
         if conv.unjudged == "drop":
             rows = [r for r in rows if r[1] in grades and grades[r[1]] >= 0]

@@ -745,3 +745,30 @@ def test_duplicates_are_refused_where_trec_eval_refuses_them(tmp_path, case):
                                "ndcg_cut.10", str(tmp_path / "q"), str(tmp_path / "r")],
                               capture_output=True, text=True)
         assert (proc.returncode != 0) == (expected is None), proc.stderr
+
+
+# --- ranx-run as ranx reads a run -------------------------------------------------------------
+def test_ranx_run_keeps_a_repeated_docids_last_score_at_its_first_place(tmp_path):
+    # ranx (a dict updated line by line) keeps a docid's last score at its first place; the file
+    # reader kept the last line at its own place, and a tie then ranked otherwise (NDCG@1 0.0
+    # where ranx gives 1.0); a qrels query the run lacks was skipped, a number ranx never gives
+    ranx = pytest.importorskip("ranx", reason="ranx (the test extra) is not installed")
+    rng = np.random.default_rng(4)
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n")
+    qrels = ranx.Qrels.from_file(str(tmp_path / "q"), kind="trec")
+    for trial in range(60):
+        rows = [(str(rng.choice(list("abcd"))), float(rng.choice([1.0, 2.0, 3.0])))
+                for _ in range(int(rng.integers(2, 8)))]
+        (tmp_path / "r").write_text("".join(f"1 Q0 {d} {i + 1} {s} t\n"
+                                            for i, (d, s) in enumerate(rows)))
+        as_dict: dict = {}
+        for d, s in rows:
+            as_dict.setdefault("1", {})[d] = s
+        for k in (1, 3):
+            want = ranx.evaluate(qrels, ranx.Run.from_file(str(tmp_path / "r"), kind="trec"),
+                                 f"ndcg@{k}", make_comparable=True)
+            for run in (tmp_path / "r", as_dict):
+                got = ltrconv.evaluate_run(tmp_path / "q", run, conventions=["ranx-run"],
+                                           cutoffs=str(k))["ranx-run"]
+                assert len(got.qids) == 2  # query 2, which the run lacks, scores 0
+                assert float(got[f"NDCG@{k}"].mean()) == pytest.approx(want, abs=1e-12), rows

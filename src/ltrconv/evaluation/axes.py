@@ -280,8 +280,10 @@ AXES: tuple[Axis, ...] = (
     Axis("missing", "skip", "a qrels query the run lacks is left out, or evaluated as an empty "
          "ranking (trec_eval `-c`, ir_measures); run-only queries are always ignored",
          choices=("skip", "zero"), inputs=("run",)),
-    Axis("duplicates", "refuse", "a docid retrieved twice for one query: an error (trec_eval), "
-         "or its first or last line kept", choices=("refuse", "first", "last"), inputs=("run",)),
+    Axis("duplicates", "refuse", "a docid retrieved twice for one query: an error where it is "
+         "ranked (trec_eval: a qrels query, within the depth), its first line kept, or its last "
+         "score at its first line's place (a dict updated line by line: pytrec_eval, ranx)",
+         choices=("refuse", "first", "last"), inputs=("run",)),
     Axis("depth", None, "only each query's top N documents count (trec_eval `-M`)",
          values="`none`, an integer N ≥ 1", parser=parse_depth, inputs=("run",), annotation=Any),
 )

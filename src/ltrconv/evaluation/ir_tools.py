@@ -13,7 +13,7 @@ from .libraries import Library
 
 _TREC_EVAL = dict(gain="linear", ties="docid-desc", pk="k", negative="zero", ideal="qrels")
 _RANX = dict(gain="linear", ties="numba-quicksort", labels="trunc", negative="zero",
-             ideal="qrels", duplicates="last")
+             ideal="qrels", duplicates="last", missing="zero")
 
 IR_TOOLS: dict[str, Library] = {lib.name: lib for lib in (
     Library("trec_eval", "trec_eval `ndcg_cut.k`, `ndcg`", "trec_eval", "9.0.8",
@@ -37,7 +37,9 @@ IR_TOOLS: dict[str, Library] = {lib.name: lib for lib in (
     Library("ranx-run", "ranx `ndcg` on a Run and Qrels", "ranx", "0.3.21",
             "ideal from the qrels, grades truncated, below 1 gain 0; ties in numba's quicksort "
             "order of the run as ranx.Run receives it (a ranx Run object is already ranked: its "
-            "tie order is not recoverable); a docid given twice keeps its last score",
+            "tie order is not recoverable); a docid given twice keeps its last score at its "
+            "first place; a qrels query the run lacks scores 0 (ranx with "
+            "make_comparable=True; without it ranx refuses such a run)",
             _RANX),
 )}
 """The IR tools' conventions by name, listed after the libraries by ``ltrconv conventions``."""

@@ -53,15 +53,20 @@ def _at(ids: Any, i: int) -> str:
     return str(item.as_py() if hasattr(item, "as_py") else item)
 
 
-def _keep_rows(ids: ExactIds, policy: str):
-    """Rows kept under ``duplicates=policy`` (first, last; refuse keeps every row, and
-    :func:`_refuse_duplicates` looks at what is ranked); ``slice(None)`` when every row is."""
+def _keep_rows(ids: ExactIds, policy: str, value: np.ndarray):
+    """Rows kept under ``duplicates=policy``, ``slice(None)`` when every row is, and the scores:
+    ``first`` keeps a docid's first line; ``last`` its first line with the last line's score
+    (a dict updated line by line: pytrec_eval, ir_measures, ranx); ``refuse`` every row
+    (:func:`_refuse_duplicates` looks at what is ranked)."""
     if policy == "refuse" or ids.run_duplicate() is None:
-        return ALL
+        return ALL, value
     key = ids.run_key()
-    if policy == "first":
-        return np.sort(np.unique(key, return_index=True)[1])
-    return np.sort(len(key) - 1 - np.unique(key[::-1], return_index=True)[1])
+    uniq, first = np.unique(key, return_index=True)
+    if policy == "last":
+        last = len(key) - 1 - np.unique(key[::-1], return_index=True)[1]
+        value = value.copy()
+        value[first] = value[last]
+    return np.sort(first), value
 
 
 def _refuse_duplicates(ids: ExactIds, rows, run: Located) -> None:
@@ -202,7 +207,7 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
     ideals: dict = {}  # the qrels' IDCG@k by gain values and discount
     for members in groups.values():
         first = convs[members[0]]
-        rows, listed = _select(first, ids, run, qrels, in_qrels, nq)
+        rows, listed, value = _select(first, ids, run, qrels, in_qrels, nq)
         grade_q = convention_labels(np.asarray(qrels.value, dtype=np.float64), first,
                                     quniq[q_q], qrels.source,
                                     np.arange(1, len(q_q) + 1) if qrels.lines is None
@@ -224,7 +229,7 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         group = [convs[i] for i in members]
         rankings = [c.with_(ties="input-order") if (run.ranked and c.ties == "numba-quicksort")
                     else c for c in group]
-        evs = _evaluate_lists(rankings, labels, run.value[rows], rq, rows, ids, ks, need, engine)
+        evs = _evaluate_lists(rankings, labels, value[rows], rq, rows, ids, ks, need, engine)
         for i, conv, ev in zip(members, group, evs):
             done[i] = _query_values(conv, ev, listed, in_qrels, rq, q_q, grade_q, nq, quniq, ks,
                                     names, labels, ideals)
@@ -233,10 +238,11 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
 
 def _select(conv: Convention, ids, run: Located, qrels: Located, in_qrels, nq: int):
     """The run rows ``conv`` ranks (its duplicates, the qrels' queries, its depth, its unjudged
-    rule), grouped by query, and which queries the run ranks before depth and unjudged
-    documents take rows away."""
+    rule), grouped by query; which queries the run ranks before depth and unjudged documents
+    take rows away; every row's score (under ``duplicates=last``, a docid's last score at its
+    first row)."""
     r_q = ids.r_q
-    rows = _keep_rows(ids, conv.duplicates)
+    rows, value = _keep_rows(ids, conv.duplicates, run.value)
     kept = in_qrels[r_q[rows]]
     if not kept.all():
         rows = _subset(rows, kept)
@@ -245,14 +251,14 @@ def _select(conv: Convention, ids, run: Located, qrels: Located, in_qrels, nq: i
         rows = _subset(rows, np.argsort(rq, kind="stable"))
     listed = np.bincount(r_q[rows], minlength=nq) > 0
     if conv.depth is not None and len(rq):  # before unjudged ones go, as trec_eval -M -J
-        rows = _subset(rows, _top_depth(r_q[rows], run.value[rows], ids.doc_rank(rows), conv,
+        rows = _subset(rows, _top_depth(r_q[rows], value[rows], ids.doc_rank(rows), conv,
                                         conv.depth))
     if conv.duplicates == "refuse":  # as trec_eval: after the qrels' queries and the depth
         _refuse_duplicates(ids, rows, run)
     if conv.unjudged == "drop":  # a negative grade is no judgment here (trec_eval -J)
         j = ids.judged_at(rows)
         rows = _subset(rows, (j >= 0) & (qrels.value[np.maximum(j, 0)] >= 0))
-    return rows, listed
+    return rows, listed, value
 
 
 def _query_values(conv: Convention, ev: Evaluation, listed, in_qrels, rq, q_q, grade_q, nq: int,
