@@ -255,6 +255,9 @@ def check_figures(cfg: dict) -> None:
         if a not in cfg["algorithms"]:
             raise ConfigError(f"config key 'figures.figure1_algorithms': {a!r} is not under "
                               "'algorithms'")
+        if cfg["algorithms"][a] is None:  # its panel would be left out without a word
+            raise ConfigError(f"config key 'figures.figure1_algorithms': {a!r} is disabled "
+                              f"(algorithms.{a}: null); enable it or leave it out of the list")
     for key in ("figure1_eval_conventions", "figure2_eval_conventions"):
         missing = [c for c in fig[key] if c not in cfg["eval_conventions"]]
         if missing:

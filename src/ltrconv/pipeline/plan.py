@@ -262,74 +262,103 @@ def reference_convention() -> str:
     return Setting.reference
 
 
+class _Errors:
+    """Every refusal of one configuration, collected: a dry run names them all at once."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def __call__(self, check, *args) -> bool:
+        """Run ``check(*args)``; False (and the refusal kept) when it refuses."""
+        try:
+            check(*args)
+        except ConfigError as exc:
+            self.lines.append(str(exc))
+            return False
+        return True
+
+    def add(self, line: str) -> None:
+        self.lines.append(line)
+
+    def raise_any(self) -> None:
+        if len(self.lines) == 1:
+            raise ConfigError(self.lines[0])
+        if self.lines:
+            raise ConfigError(f"{len(self.lines)} configuration errors:\n  "
+                              + "\n  ".join(self.lines))
+
+
 def _check(cfg: dict) -> tuple[list[str], list[str], dict]:
-    """Every check of ``cfg``, once; the enabled datasets, algorithms and variants."""
+    """Every check of ``cfg``, once, every refusal reported together (a check that needs what
+    an earlier one refused is left out); the enabled datasets, algorithms and variants."""
+    from ltrconv.data.conventions_file import load_conventions
+    from ltrconv.errors import LtrconvError
     from ltrconv.evaluation.libraries import LIBRARIES
     from ltrconv.rankers import registry
 
+    err = _Errors()
     for key in ("results_dir", "resources_dir", "logs_dir"):
-        checks.check_directory(key, cfg[key])
+        err(checks.check_directory, key, cfg[key])
     for name, spec in cfg["datasets"].items():
-        checks.check_dataset(name, spec)
-    from ltrconv.data.conventions_file import load_conventions
-    from ltrconv.errors import LtrconvError
-
+        err(checks.check_dataset, name, spec)
     try:
         cset = load_conventions(cfg["conventions_file"])
     except LtrconvError as exc:
-        raise ConfigError(f"config key 'conventions_file': {exc}") from None
-    known = set(cset.names())
-    for key in ("train_conventions", "eval_conventions"):
-        checks.check_known(key, cfg[key], known)
+        cset = None
+        err.add(f"config key 'conventions_file': {exc}")
+    known = set(cset.names()) if cset is not None else None
+    conventions_ok = known is not None and all(
+        [err(checks.check_known, key, cfg[key], known)
+         for key in ("train_conventions", "eval_conventions")])
     datasets = [d for d, spec in cfg["datasets"].items() if spec["enabled"]]
     if not datasets:
-        raise ConfigError("config key 'datasets': no dataset has enabled: true")
+        err.add("config key 'datasets': no dataset has enabled: true")
     for d in datasets:
-        for key in ("train_conventions", "eval_conventions"):
-            for conv in cfg[key]:
-                checks.check_gain(key, cset.get(conv), d, cfg["datasets"][d]["labels"])
-    for d in datasets:
+        if conventions_ok:
+            for key in ("train_conventions", "eval_conventions"):
+                for conv in cfg[key]:
+                    err(checks.check_gain, key, cset.get(conv), d, cfg["datasets"][d]["labels"])
         n = cfg["datasets"][d]["layout"]["n_folds"]
         bad = [k for k in cfg["folds"] if k > n]
         if bad:
-            raise ConfigError(f"config key 'folds': fold(s) {bad} exceed "
-                              f"datasets.{d}.layout.n_folds = {n}")
+            err.add(f"config key 'folds': fold(s) {bad} exceed datasets.{d}.layout.n_folds = {n}")
     for a in cfg["algorithms"]:
         if a not in registry.REGISTRY:
-            raise ConfigError(f"config key 'algorithms.{a}': unknown algorithm; known: "
-                              f"{', '.join(registry.ORDER)}")
-    algos = [a for a, p in cfg["algorithms"].items() if p is not None]
-    if not algos:
-        raise ConfigError("config key 'algorithms': every algorithm is disabled (null)")
+            err.add(f"config key 'algorithms.{a}': unknown algorithm; known: "
+                    f"{', '.join(registry.ORDER)}")
+    algos = [a for a, p in cfg["algorithms"].items() if p is not None and a in registry.REGISTRY]
+    if not [a for a, p in cfg["algorithms"].items() if p is not None]:
+        err.add("config key 'algorithms': every algorithm is disabled (null)")
     variants = {v: spec for v, spec in cfg["variants"].items() if spec is not None}
-    for v, spec in variants.items():
-        checks.check_variant_name(cfg, v, spec)
+    named = {v: spec for v, spec in variants.items() if err(checks.check_variant_name, cfg, v, spec)}
     for a in algos:
-        checks.check_params(a, cfg["algorithms"][a], f"algorithms.{a}")
-    for v, spec in variants.items():
-        checks.check_variant(cfg, v, spec)
+        err(checks.check_params, a, cfg["algorithms"][a], f"algorithms.{a}")
+    for v, spec in named.items():
+        err(checks.check_variant, cfg, v, spec)
     for key, params in [(f"algorithms.{a}", cfg["algorithms"][a]) for a in algos] + [
             (f"variants.{v}.params", spec.get("params") or {}) for v, spec in variants.items()]:
         if "random_state" in params:
-            raise ConfigError(f"config key '{key}.random_state': the seed of every random "
-                              "algorithm is set by config key 'seeds'")
-    enabled, official = algos + list(variants), cfg["figures"]["official_convention"]
+            err.add(f"config key '{key}.random_state': the seed of every random algorithm is "
+                    "set by config key 'seeds'")
+    enabled, official = algos + list(named), cfg["figures"]["official_convention"]
     for a, names in cfg["train_conventions_by_algorithm"].items():
         key = f"train_conventions_by_algorithm.{a}"
         if a not in enabled:
-            raise ConfigError(f"config key '{key}': {a!r} is not an enabled algorithm or "
-                              f"variant; enabled: {', '.join(enabled)}")
+            err.add(f"config key '{key}': {a!r} is not an enabled algorithm or variant; "
+                    f"enabled: {', '.join(enabled)}")
+            continue
         for name in names:
-            checks.check_known(key, [name], known)
+            if known is None or not err(checks.check_known, key, [name], known):
+                continue
             for d in datasets:
-                checks.check_gain(key, cset.get(name), d, cfg["datasets"][d]["labels"])
-            ranker = checks.variant_ranker(variants[a]) if a in variants else a
-            checks.check_objective(ranker, cset.get(name), key)
+                err(checks.check_gain, key, cset.get(name), d, cfg["datasets"][d]["labels"])
+            ranker = checks.variant_ranker(named[a]) if a in named else a
+            err(checks.check_objective, ranker, cset.get(name), key)
         if official not in names:
-            raise ConfigError(f"config key '{key}': must hold figures.official_convention "
-                              f"{official!r}")
-    checks.check_extensions(cfg, tie_conventions(), reference_convention(), LIBRARIES)
-    checks.check_figures(cfg)
+            err.add(f"config key '{key}': must hold figures.official_convention {official!r}")
+    err(checks.check_extensions, cfg, tie_conventions(), reference_convention(), LIBRARIES)
+    err(checks.check_figures, cfg)
+    err.raise_any()
     return datasets, algos, variants
 
 
