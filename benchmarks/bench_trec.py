@@ -1,6 +1,7 @@
 """Speed and memory of ``ltrconv eval --qrels --run`` on TREC files against trec_eval and ranx.
 
     python benchmarks/bench_trec.py --lines 100000 1000000 --trec-eval PATH [--ranx] [--api]
+                                    [--every | --both]
 
 For each size: a synthetic run (1000 documents per query, scores rounded to 3 decimals so that
 ties occur) and qrels (a fifth of each query's documents judged 0-2, plus judged documents
@@ -10,7 +11,10 @@ convention end to end (``python -m ltrconv.cli eval --qrels Q --run R -c trec_ev
 a fresh process, the trec_eval binary (``-m ndcg_cut.10``) on the same files, and ranx
 ``Run.from_file`` + ``Qrels.from_file`` + ``evaluate``. Prints wall and CPU seconds (user +
 system, the process's own, from ``os.wait4``) and peak resident memory (MB) of each, the
-ratios, and each tool's mean (they must agree). Each tool runs ``--repeats`` times,
+ratios, and each tool's mean (they must agree). ``--every`` compares every metric instead:
+``ltrconv eval`` with its default metrics and cutoffs (NDCG, P, ERR at 1-10, MAP, RR) against
+``trec_eval -m all_trec`` (its last line, not a mean to compare); ``--both`` prints both
+comparisons. Each tool runs ``--repeats`` times,
 interleaved, after one untimed run (Python's bytecode caches written, the files in the page
 cache, as for a tool in use); medians.
 """
@@ -36,6 +40,9 @@ print(ev.mean()["NDCG@10"])
 """
 CLI = ["-m", "ltrconv.cli", "eval", "-c", "trec_eval", "--cutoffs", "10", "--metrics", "NDCG",
        "--format", "tsv"]
+# every metric: ltrconv eval's defaults (NDCG, P, ERR, MAP and RR at the cutoffs) against
+# trec_eval's every measure (-m all_trec)
+CLI_EVERY = ["-m", "ltrconv.cli", "eval", "-c", "trec_eval", "--format", "tsv"]
 RANX = """
 import sys
 from ranx import Qrels, Run, evaluate
@@ -94,6 +101,9 @@ def main() -> None:
                     help="runs of each tool, interleaved; medians are printed")
     ap.add_argument("--api", action="store_true",
                     help="time ltrconv.evaluate_run rather than the ltrconv command")
+    ap.add_argument("--every", action="store_true",
+                    help="every metric: ltrconv's defaults against trec_eval -m all_trec")
+    ap.add_argument("--both", action="store_true", help="NDCG@10 alone, then every metric")
     ap.add_argument("--write-to", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.write_to:  # the files, written by a child: the timed tools' peak memory is their
@@ -104,30 +114,43 @@ def main() -> None:
             subprocess.run([sys.executable, __file__, "--lines", str(n), "--write-to", tmp],
                            check=True)
             qrels, run = Path(tmp) / "qrels", Path(tmp) / "run"
-            cmds = {}
-            if args.trec_eval:
-                cmds["trec_eval"] = [args.trec_eval, "-m", "ndcg_cut.10", str(qrels), str(run)]
-            cmds["ltrconv"] = [sys.executable, "-c", API, str(qrels), str(run)] if args.api \
-                else [sys.executable, *CLI, "--qrels", str(qrels), "--run", str(run)]
-            if args.ranx:
-                cmds["ranx"] = [sys.executable, "-c", RANX, str(qrels), str(run)]
-            for cmd in cmds.values():
-                timed(cmd)
-            runs = {name: [] for name in cmds}
-            for _ in range(args.repeats):  # interleaved: load on the machine hits each alike
-                for name, cmd in cmds.items():
-                    runs[name].append(timed(cmd))
-            med = {name: [statistics.median(r[i] for r in rs) for i in range(3)] + [rs[-1][3]]
-                   for name, rs in runs.items()}
-            for name, (wall, cpu, mb, out) in med.items():
-                print(f"{n:>9} lines  {name:10s} wall {wall:7.2f} s  CPU {cpu:7.2f} s  "
-                      f"peak {mb:7.0f} MB  -> {out.split()[-1]}")
-            base = med["ltrconv"]
-            for name, (wall, cpu, _, _) in med.items():
-                if name != "ltrconv":
-                    print(f"{n:>9} lines  {name} / ltrconv: wall {wall / base[0]:.2f}, "
-                          f"CPU {cpu / base[1]:.2f}  (medians of {args.repeats})")
+            modes = ["ndcg", "every"] if args.both else ["every" if args.every else "ndcg"]
+            for mode in modes:
+                compare(n, mode, qrels, run, args)
         sys.stdout.flush()
+
+
+def compare(n: int, mode: str, qrels: Path, run: Path, args) -> None:
+    """Time the tools on one pair of files, NDCG@10 alone (``mode="ndcg"``) or every metric."""
+    every = mode == "every"
+    cmds = {}
+    if args.trec_eval:
+        cmds["trec_eval"] = [args.trec_eval, "-m", "all_trec" if every else "ndcg_cut.10",
+                             str(qrels), str(run)]
+    if args.api and not every:
+        cmds["ltrconv"] = [sys.executable, "-c", API, str(qrels), str(run)]
+    else:
+        cmds["ltrconv"] = [sys.executable, *(CLI_EVERY if every else CLI), "--qrels",
+                           str(qrels), "--run", str(run)]
+    if args.ranx and not every:
+        cmds["ranx"] = [sys.executable, "-c", RANX, str(qrels), str(run)]
+    for cmd in cmds.values():
+        timed(cmd)
+    runs = {name: [] for name in cmds}
+    for _ in range(args.repeats):  # interleaved: load on the machine hits each alike
+        for name, cmd in cmds.items():
+            runs[name].append(timed(cmd))
+    med = {name: [statistics.median(r[i] for r in rs) for i in range(3)] + [rs[-1][3]]
+           for name, rs in runs.items()}
+    what = "every metric" if every else "NDCG@10"
+    for name, (wall, cpu, mb, out) in med.items():
+        print(f"{n:>9} lines  {what:12s} {name:10s} wall {wall:7.2f} s  CPU {cpu:7.2f} s  "
+              f"peak {mb:7.0f} MB  -> {out.split()[-1]}")
+    base = med["ltrconv"]
+    for name, (wall, cpu, _, _) in med.items():
+        if name != "ltrconv":
+            print(f"{n:>9} lines  {what:12s} {name} / ltrconv: wall {wall / base[0]:.2f}, "
+                  f"CPU {cpu / base[1]:.2f}  (medians of {args.repeats})")
 
 
 if __name__ == "__main__":
