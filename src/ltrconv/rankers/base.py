@@ -299,8 +299,9 @@ class Ranker(PlainEstimator):
         """One fitted model per metric of ``metrics`` (MetricSpec strings), keyed by it: each the
         model a copy of this ranker with that ``metric`` fits on the same data, to the last bit
         of its model file. A ranker with :attr:`shared_training` trains once and selects under
-        every metric; the others fit once per metric. A random ranker draws one seed for all
-        (give an integer ``random_state`` for the models to equal single fits)."""
+        every metric; the others fit once per metric. With a ``random_state`` other than an
+        integer, a shared training draws one seed for all its models (and each other fit its
+        own), so the models equal single fits only for an integer ``random_state``."""
         names = list(metrics) if not isinstance(metrics, str) else [metrics]
         if not names or len(set(names)) < len(names):
             raise InputError(f"{self.name}: fit_many needs distinct metrics, got {metrics!r}")

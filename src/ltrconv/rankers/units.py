@@ -87,11 +87,12 @@ class UnitRanker(Ranker):
         ``datas[i]``; with ``units``, each model is a partial fit."""
         chosen = tuple(range(self.n_units())) if units is None else self._check_units(units)
         shared, per_model = self._fit_units(datas, chosen)
+        seed = self._seed() if units is not None else None  # an integer: every unit's seed
         for model, data, records in zip(models, datas, per_model):
             model._select(chosen, shared, records)
             if units is not None:
                 model.partial_ = {"units": dict(zip(chosen, records)), "shared": shared,
-                                  "seed": self._seed(),
+                                  "seed": seed,
                                   "data": _digest(data, data.docid, data.docid_val)}
 
     def _check_units(self, units) -> tuple[int, ...]:
