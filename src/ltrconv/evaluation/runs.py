@@ -61,7 +61,7 @@ def _keep_rows(ids: ExactIds, policy: str, value: np.ndarray):
     if policy == "refuse" or ids.run_duplicate() is None:
         return ALL, value
     key = ids.run_key()
-    uniq, first = np.unique(key, return_index=True)
+    first = np.unique(key, return_index=True)[1]
     if policy == "last":
         last = len(key) - 1 - np.unique(key[::-1], return_index=True)[1]
         value = value.copy()
@@ -79,7 +79,7 @@ def _refuse_duplicates(ids: ExactIds, rows, run: Located) -> None:
     dup = first_duplicate(key if isinstance(rows, slice) else key[rows])
     if dup is None:
         return
-    first, later = (int(np.arange(len(key))[rows][i]) for i in dup)
+    first, later = dup if isinstance(rows, slice) else (int(rows[i]) for i in dup)
     src, line = run.where(later)
     raise InputError(f"docid {shown(_at(run.docid, later))} of query "
                      f"{shown(_at(run.qid, later))} is retrieved again (first at line "
