@@ -127,16 +127,24 @@ class Plan:
         return list(dict.fromkeys(list(self.train_conventions) + [
             t for p in self.algorithms.values() for t in p.train_conventions]))
 
+    def _by_conventions(self, algorithms: list[str]) -> list[tuple[str, list[str], list[str]]]:
+        """``algorithms`` grouped by their list of training conventions, as (name suffix,
+        algorithms, training conventions): "" for those trained with train_conventions, then
+        "_ALGORITHM" for each with a list of its own (the outputs of a Snakemake rule are one
+        list for all its jobs, so each list of conventions is a rule of its own)."""
+        common = list(self.train_conventions)
+        own = [a for a in algorithms if list(self.algorithms[a].train_conventions) != common]
+        same = [a for a in algorithms if a not in own]
+        return ([("", same, common)] if same else []) + [
+            (f"_{a}", [a], list(self.algorithms[a].train_conventions)) for a in own]
+
     @property
     def evaluate_rules(self) -> list[tuple[str, list[str], list[str]]]:
         """The evaluate rules as (name, algorithms, training conventions): ``evaluate`` for the
         algorithms trained with train_conventions, ``evaluate_ALGORITHM`` for one with a list of
-        its own (the outputs of a rule are one list for all its jobs)."""
-        common = list(self.train_conventions)
-        own = [a for a, p in self.algorithms.items() if list(p.train_conventions) != common]
-        shared = [a for a in self.algorithms if a not in own]
-        return ([("evaluate", shared, common)] if shared else []) + [
-            (f"evaluate_{a}", [a], list(self.algorithms[a].train_conventions)) for a in own]
+        its own."""
+        return [("evaluate" + suffix, algorithms, conventions)
+                for suffix, algorithms, conventions in self._by_conventions(list(self.algorithms))]
 
     @property
     def shared_training(self) -> list[str]:
@@ -150,15 +158,9 @@ class Plan:
 
     @property
     def shared_train_rules(self) -> list[tuple[str, list[str], list[str]]]:
-        """The rules of shared training as (name suffix, algorithms, training conventions): ""
-        for the algorithms trained with train_conventions, "_ALGORITHM" for one with a list of
-        its own (the outputs of a rule are one list for all its jobs)."""
-        common = list(self.train_conventions)
-        shared = self.shared_training
-        own = [a for a in shared if list(self.algorithms[a].train_conventions) != common]
-        same = [a for a in shared if a not in own]
-        return ([("", same, common)] if same else []) + [
-            (f"_{a}", [a], list(self.algorithms[a].train_conventions)) for a in own]
+        """The rules of shared training as (name suffix, algorithms, training conventions), one
+        per list of training conventions (:meth:`_by_conventions`)."""
+        return self._by_conventions(self.shared_training)
 
     @property
     def few_scores(self) -> list[str]:
@@ -199,7 +201,8 @@ class Plan:
     @property
     def apart_algorithms(self) -> list[str]:
         """The algorithms trained once per training convention (not :attr:`shared_training`)."""
-        return [a for a in self.algorithms if a not in self.shared_training]
+        shared = self.shared_training
+        return [a for a in self.algorithms if a not in shared]
 
     @property
     def train_threads(self) -> int:
@@ -281,6 +284,9 @@ class _Errors:
         self.lines.append(line)
 
     def raise_any(self) -> None:
+        # a variant inherits its base's hyperparameters: the base's refusal, found again while
+        # the variant is checked, is said once
+        self.lines = list(dict.fromkeys(self.lines))
         if len(self.lines) == 1:
             raise ConfigError(self.lines[0])
         if self.lines:
@@ -335,9 +341,12 @@ def _check(cfg: dict) -> tuple[list[str], list[str], dict]:
         err(checks.check_params, a, cfg["algorithms"][a], f"algorithms.{a}")
     for v, spec in named.items():
         err(checks.check_variant, cfg, v, spec)
-    for key, params in [(f"algorithms.{a}", cfg["algorithms"][a]) for a in algos] + [
-            (f"variants.{v}.params", spec.get("params") or {}) for v, spec in variants.items()]:
-        if "random_state" in params:
+    # random_state of a ranker that draws nothing is refused by its own parameter check above
+    for key, ranker, params in [(f"algorithms.{a}", a, cfg["algorithms"][a]) for a in algos] + [
+            (f"variants.{v}.params", checks.variant_ranker(spec), spec.get("params") or {})
+            for v, spec in named.items()]:
+        if "random_state" in params and ranker in registry.REGISTRY \
+                and registry.get(ranker).randomness:
             err.add(f"config key '{key}.random_state': the seed of every random algorithm is "
                     "set by config key 'seeds'")
     enabled, official = algos + list(named), cfg["figures"]["official_convention"]
