@@ -13,6 +13,7 @@ import pytest
 import scipy.stats as st
 
 import ltrconv
+import ltrconv.errors
 from ltrconv.cli import main
 from ltrconv.data.letor import Dataset
 from ltrconv.data.synthetic import make_letor, write_letor
@@ -195,7 +196,7 @@ def test_rows_match_scipy_and_statsmodels(letor, test):
 
 
 def test_baseline_and_wilcoxon_and_bh(letor):
-    d, data, scores = letor
+    d, _, scores = letor
     res = ltrconv.compare([d / f"{n}.txt" for n in scores], data=d / "data.txt",
                           baseline="random", correction="bh", conventions=["ranklib"],
                           metrics=["NDCG@10", "map"], bootstrap=100)
@@ -249,8 +250,8 @@ def test_a_flip_is_named_and_split_into_its_causes(short_queries):
     parts = []
     for name in ("a", "b"):
         scores = np.loadtxt(d / f"{name}.txt")
-        (e,) = explain(C.get("ranklib"), C.get("letor"), lambda conv: next(iter(
-            evaluate_dataset(data, scores, conventions=[conv], cutoffs=[10]).values())), [10])
+        (e,) = explain(C.get("ranklib"), C.get("letor"), lambda conv, s=scores: next(iter(
+            evaluate_dataset(data, s, conventions=[conv], cutoffs=[10]).values())), [10])
         parts.append({c.axis: c.contribution for c in e.causes})
     assert dict(flip.causes) == pytest.approx({k: parts[0][k] - parts[1][k] for k in parts[0]})
     assert sum(v for _, v in flip.causes) == pytest.approx(flip.diff_to - flip.diff_from)
@@ -346,6 +347,20 @@ def test_bad_options(letor, capsys, extra, message):
     fails(capsys, ["compare", d / "data.txt", d / "good.txt", d / "noisy.txt", *extra], message)
 
 
+def test_score_vectors_name_the_system(letor):
+    _, data, scores = letor
+    bad = scores["good"].copy()
+    bad[data.offsets[4] + 1] = np.nan
+    with pytest.raises(ltrconv.errors.InputError,
+                       match=f"system 'bad': the score of document {data.offsets[4] + 2} "
+                             f"\\(query {data.qid[data.offsets[4]]}\\) is nan"):
+        ltrconv.compare({"good": scores["good"], "bad": bad}, data=data)
+    res = ltrconv.compare({"good": scores["good"], "same": scores["good"].copy()}, data=data,
+                          conventions=["ranklib"], bootstrap=50)
+    assert res.family_size == 0 and res.rows[0]["verdict"] == "tie"
+    assert math.isnan(res.rows[0]["p_adjusted"]) and math.isnan(res.rows[0]["effect"])
+
+
 def test_one_system_or_same_stems_are_refused(letor, tmp_path, capsys):
     d, _, _ = letor
     fails(capsys, ["compare", d / "data.txt", d / "good.txt"], "two score files or more")
@@ -402,7 +417,11 @@ def test_runs_as_dataframes_use_the_run_conventions(runs):
     # trec_eval and pytrec_eval leave query 20 out; ir_measures and ranx score it 0
     assert {k[0]: n for k, n in res.queries.items()} == \
         {"trec_eval": 19, "pytrec_eval": 19, "ir_measures": 20, "ranx-run": 20}
-    assert res.inputs["systems"] == {"two": "run DataFrame", "one": "run DataFrame"}
+    assert res.inputs["systems"] == {"two": "run two (DataFrame)", "one": "run one (DataFrame)"}
+    bad = frames["one"].copy()
+    bad.loc[bad.index[3], "score"] = float("nan")
+    with pytest.raises(ltrconv.errors.InputError, match=r"run one \(DataFrame\):4: score nan"):
+        ltrconv.compare({"two": frames["two"], "one": bad}, qrels=d / "qrels.txt")
 
 
 # --- MQ2008 ----------------------------------------------------------------------------------

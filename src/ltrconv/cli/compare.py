@@ -8,8 +8,15 @@ import argparse
 import os
 
 from ..errors import LtrconvError, printable
-from .common import (add_command, add_conventions_file, add_output, check_out, emit,
-                     load_conventions_file, plot_format)
+from .common import (
+    add_command,
+    add_conventions_file,
+    add_output,
+    check_out,
+    emit,
+    load_conventions_file,
+    plot_format,
+)
 
 SUMMARY = "compare systems under every convention: intervals, tests, verdicts that flip"
 

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -253,11 +254,17 @@ def _letor_inputs(data: Any, systems: dict[str, Any], convs, by_docid: bool) -> 
             scores = read_scores(given)
             label = f"{name} ({given})"
         else:
-            scores = np.asarray(given)
-            if scores.ndim != 1:
-                raise InputError(f"system {shown(name)}: scores must be one-dimensional, got "
-                                 f"shape {scores.shape}")
             label = name
+            scores = np.asarray(given)
+            if scores.ndim != 1 or scores.dtype.kind not in "biuf":
+                raise InputError(f"system {shown(name)}: scores must be a vector of real "
+                                 f"numbers, got shape {scores.shape} of {scores.dtype}")
+            if len(scores) == dataset.n_docs and not np.all(np.isfinite(scores)):
+                bad = int(np.flatnonzero(~np.isfinite(scores))[0])
+                q = int(np.searchsorted(dataset.offsets, bad, side="right")) - 1
+                raise InputError(f"system {shown(name)}: the score of document {bad + 1} (query "
+                                 f"{shown(_plain(dataset.query_ids[q]))}) is {scores[bad]}, not "
+                                 "a finite number")
         _check_rows(label, len(scores), dataset, where)
         scores_of[name] = scores
 
@@ -300,7 +307,7 @@ def _run_inputs(qrels: Any, systems: dict[str, Any]) -> _Inputs:
     from ..evaluation.runs import evaluate_run_arrays
 
     q = coerce(qrels, "qrels")
-    runs = {name: coerce(given, "run") for name, given in systems.items()}
+    runs = {name: _run(given, name) for name, given in systems.items()}
 
     def make(run):
         def ev(conventions, cutoffs, metrics):
@@ -310,6 +317,16 @@ def _run_inputs(qrels: Any, systems: dict[str, Any]) -> _Inputs:
 
     return _Inputs({n: make(r) for n, r in runs.items()},
                    {"qrels": q.source, "systems": {n: r.source for n, r in runs.items()}}, True)
+
+
+def _run(given: Any, name: str):
+    """A system's run, read as :func:`ltrconv.data.trec.coerce` reads it; a DataFrame's
+    messages name the system."""
+    from ..data.trec import coerce, from_frame
+
+    if (type(given).__module__ or "").startswith("pandas") and hasattr(given, "columns"):
+        return from_frame(given, "run", f"run {name} (DataFrame)")
+    return coerce(given, "run")
 
 
 def _matrix(results: dict[str, Evaluation], column: str, label: str, conv, is_run: bool

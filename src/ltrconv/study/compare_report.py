@@ -75,10 +75,10 @@ def header_lines(c: Comparison) -> list[str]:
     source = inputs.get("data") or inputs.get("qrels")
     queries = sorted(set(c.queries.values()))
     q = str(queries[0]) if len(queries) == 1 else f"{queries[0]}-{queries[-1]}"
-    return [f"{len(c.systems)} systems on {source}, {q} queries; "
-            f"{', '.join(c.metrics)} under {', '.join(c.conventions)}",
-            f"test: {test_sentence(c)}; correction: {family_sentence(c)}; verdicts at alpha "
-            f"{c.settings['alpha']:g}",
+    return [(f"{len(c.systems)} systems on {source}, {q} queries; "
+             f"{', '.join(c.metrics)} under {', '.join(c.conventions)}"),
+            (f"test: {test_sentence(c)}; correction: {family_sentence(c)}; verdicts at alpha "
+             f"{c.settings['alpha']:g}"),
             interval_sentence(c)]
 
 
@@ -147,8 +147,8 @@ def _body(c: Comparison, markdown: bool) -> list[str]:
                             _num(r["effect"], 3), _p(r["p"]), _p(r["p_adjusted"]), r["verdict"]]
                            for r in rows], markdown)
     for metric in c.metrics:
-        out += ["", f"{h}Verdicts, {metric} (a or b: significantly better; tie: no significant "
-                "difference)", ""]
+        out += ["", (f"{h}Verdicts, {metric} (a or b: significantly better; tie: no "
+                     "significant difference)"), ""]
         rows = [[s.a, s.b, *(s.verdicts[conv] for conv in c.conventions),
                  "holds" if s.holds else "flips"] for s in c.summaries if s.metric == metric]
         out += _table(["a", "b", *c.conventions, "across conventions"], rows, markdown)
