@@ -340,7 +340,8 @@ def test_conventions_file_cannot_redefine_a_built_in(files, tmp_path, capsys):
     assert empty and {per_query[q]["NDCG@5"] for q in empty} == {0.0}
 
 
-@pytest.mark.parametrize("command", [None, "eval", "eval-score", "ttest", "audit", "conventions",
+@pytest.mark.parametrize("command", [None, "eval", "eval-score", "ttest", "compare", "audit",
+                                     "conventions",
                                      "train", "predict", "check-reference"])
 def test_help_is_plain_text(command, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
@@ -360,8 +361,8 @@ def test_every_argument_has_help():
     from ltrconv.cli import build_parser
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(sub.choices) == {"eval", "eval-score", "ttest", "audit", "conventions", "train",
-                                "predict", "check-reference", "explain"}
+    assert set(sub.choices) == {"eval", "eval-score", "ttest", "compare", "audit", "conventions",
+                                "train", "predict", "check-reference", "explain"}
     for name, parser in sub.choices.items():
         for action in parser._actions:
             assert action.help, f"{name} {action.dest}"
