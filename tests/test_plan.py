@@ -287,6 +287,23 @@ def test_each_refusal_is_said_once_and_only_where_it_applies():
                "config key 'seeds'" in line for line in lines)
 
 
+def test_a_one_split_dataset_runs_its_fold_without_a_folds_edit(paper):
+    """config.yaml's folds: all is every fold of the enabled datasets' layout: MQ2008's five,
+    or a one-split set's one; two sets of different layouts need the folds named."""
+    assert BASE["folds"] == "all" and paper.folds == (1, 2, 3, 4, 5)
+    one = {"MQ2008": {"enabled": False}, "Yahoo-set1": {"enabled": True}}
+    assert BASE["datasets"]["Yahoo-set1"]["layout"]["n_folds"] == 1
+    assert build_plan(merged({"datasets": one})).folds == (1,)
+    both = {"Yahoo-set1": {"enabled": True}}
+    with pytest.raises(ConfigError) as info:
+        build_plan(merged({"datasets": both}))
+    assert str(info.value) == (
+        "config key 'folds': 'all' runs every fold of each enabled dataset, but their layouts "
+        "differ (datasets.MQ2008.layout.n_folds = 5, datasets.Yahoo-set1.layout.n_folds = 1): "
+        "name the folds to run in each (e.g. folds: [1]) or run them apart")
+    assert build_plan(merged({"datasets": both, "folds": [1]})).folds == (1,)
+
+
 def test_one_check_names_every_error_at_once():
     # a trial run with the slow algorithms off stopped on one variant's disabled base per dry
     # run (three runs to find three); a figure panel of a disabled algorithm was left out

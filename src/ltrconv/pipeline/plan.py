@@ -325,9 +325,15 @@ def _check(cfg: dict) -> tuple[list[str], list[str], dict]:
                 for conv in cfg[key]:
                     err(checks.check_gain, key, cset.get(conv), d, cfg["datasets"][d]["labels"])
         n = cfg["datasets"][d]["layout"]["n_folds"]
-        bad = [k for k in cfg["folds"] if k > n]
+        bad = [k for k in cfg["folds"] if k > n] if cfg["folds"] != "all" else []
         if bad:
             err.add(f"config key 'folds': fold(s) {bad} exceed datasets.{d}.layout.n_folds = {n}")
+    n_folds = {d: cfg["datasets"][d]["layout"]["n_folds"] for d in datasets}
+    if cfg["folds"] == "all" and len(set(n_folds.values())) > 1:
+        err.add("config key 'folds': 'all' runs every fold of each enabled dataset, but their "
+                "layouts differ (" + ", ".join(f"datasets.{d}.layout.n_folds = {n}"
+                                               for d, n in n_folds.items())
+                + "): name the folds to run in each (e.g. folds: [1]) or run them apart")
     for a in cfg["algorithms"]:
         if a not in registry.REGISTRY:
             err.add(f"config key 'algorithms.{a}': unknown algorithm; known: "
@@ -407,6 +413,14 @@ def _algorithm(cfg: dict, name: str, variant: dict | None) -> AlgorithmPlan:
         units=rankers.unit_count(ranker, params), variant=variant)
 
 
+def _folds(cfg: dict, datasets: list[str]) -> tuple[int, ...]:
+    """The folds to run (config key folds): the list given, or with "all" every fold of the
+    enabled datasets' layout (:func:`_check` made sure they have as many)."""
+    if cfg["folds"] == "all":
+        return tuple(range(1, cfg["datasets"][datasets[0]]["layout"]["n_folds"] + 1))
+    return tuple(sorted(cfg["folds"]))
+
+
 def build_plan(cfg: dict) -> Plan:
     """The plan of ``cfg``, a configuration the schema accepted with its defaults filled in;
     :class:`ConfigError` (one line naming the config key) when a check fails."""
@@ -424,7 +438,7 @@ def build_plan(cfg: dict) -> Plan:
         resources=cfg["resources_dir"].rstrip("/"),
         logs=cfg["logs_dir"].rstrip("/"),
         datasets={d: _dataset(cfg, d) for d in datasets},
-        folds=tuple(sorted(cfg["folds"])),
+        folds=_folds(cfg, datasets),
         seeds=tuple(cfg["seeds"]),
         algorithms=algorithms,
         train_conventions=tuple(cfg["train_conventions"]),
