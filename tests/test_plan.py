@@ -98,7 +98,7 @@ def test_paper_run_paths(paper):
     assert "table_implementation" in pages and "table_ties" not in pages
     assert report.study_pages(paper) == {}
     targets = paths.all_targets(paper, pages, {})
-    assert len(targets) == len(set(targets)) == 165 + 2 * len(pages) + 4
+    assert len(targets) == len(set(targets)) == 165 + 2 * len(pages) + 4 + 1  # + provenance.json
 
 
 def test_extended_run(extended):

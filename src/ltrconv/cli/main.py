@@ -16,7 +16,7 @@ from .signals import (EXIT_ERROR, EXIT_SIGNAL, closed_standard_streams, received
                       sigterm_raises, signal_of, stdout_gone, stop_message)
 
 COMMANDS = ("eval", "eval_score", "ttest", "compare", "audit", "conventions", "train", "predict",
-            "check_reference", "explain")
+            "check_reference", "check_libraries", "explain")
 """The command modules, in the order of ``ltrconv --help``."""
 
 DESCRIPTION = ("NDCG as each public learning-to-rank tool computes it (RankLib, trec_eval, the "
