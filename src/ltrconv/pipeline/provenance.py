@@ -20,9 +20,11 @@ datasets not enabled: each enabled dataset enters as :func:`ltrconv.pipeline.dat
 
 def study_config(plan: Plan) -> dict:
     """The configuration that decides the results: the merged configuration less :data:`WHERE`,
-    with each enabled dataset as what it is rather than where it is found."""
+    with each enabled dataset as what it is rather than where it is found, and the folds as
+    the numbers run."""
     cfg = {k: v for k, v in plan.config.items() if k not in WHERE and k != "datasets"}
     cfg["datasets"] = {d: datasets.identity(plan, d) for d in plan.datasets}
+    cfg["folds"] = list(plan.folds)  # the folds run, however named (a list, or "all")
     return cfg
 
 
