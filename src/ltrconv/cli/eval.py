@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> None:
     by_docid = any(convention_set.get(n).ties == "docid-desc" for n in names)
     data = Dataset.load(args.data, features=False, docid_warning=by_docid)
     data.check_labels([convention_set.get(n) for n in names])  # refused at the file's line
-    scores = read_scores(args.scores, data.n_docs)
+    scores = read_scores(args.scores, data=data)
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     results = evaluate_dataset(data, scores, conventions=names,
                                cutoffs=with_cutoffs(args.cutoffs, ks),
