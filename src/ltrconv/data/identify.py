@@ -42,6 +42,12 @@ def identify(reported: str | float, data: Any = None, scores: Any = None, *, qre
     return search(rep, evaluate, cutoff, facts, named)
 
 
+def in_order(res: dict, convs) -> list:
+    """The evaluations of ``convs`` in their order: the result's own order when it holds one
+    per convention (keyed by name, in the order given), else looked up by name."""
+    return list(res.values()) if len(res) == len(convs) else [res[str(c)] for c in convs]
+
+
 def _letor(data, scores, cutoff: int):
     from ..evaluation.metrics import evaluate_dataset
     from .letor import Dataset, read_scores
@@ -55,7 +61,7 @@ def _letor(data, scores, cutoff: int):
     def evaluate(convs):
         res = evaluate_dataset(data, scores, conventions=list(convs), cutoffs=[cutoff],
                                metrics=("NDCG",))
-        return [res[str(c)] for c in convs]
+        return in_order(res, convs)
 
     return evaluate, Facts("list")
 
@@ -76,6 +82,6 @@ def _run(qrels, run, cutoff: int):
             warnings.simplefilter("ignore", RunFormWarning)
             res = evaluate_run_arrays(qrels, run, conventions=list(convs), cutoffs=[cutoff],
                                       metrics=("NDCG",))
-        return [res[str(c)] for c in convs]
+        return in_order(res, convs)
 
     return evaluate, facts

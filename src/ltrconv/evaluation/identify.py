@@ -230,7 +230,8 @@ def identify(reported: Reported | str, evaluate: Evaluator, cutoff: int, facts: 
     names = [n for n, c in named.items() if facts.inputs == "run" or not on_runs(c)]
     nconvs = [named[n] for n in names]
     nevs, nrefused = _evaluate_all(evaluate, nconvs)
-    points = [p for p in space(facts) if p not in nconvs]
+    taken = set(nconvs)
+    points = [p for p in space(facts) if p not in taken]
     pevs, _ = _evaluate_all(evaluate, points)
 
     def match(conv, ev, is_named):
