@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import LtrconvError
+from ..errors import LtrconvError, printable
 from .common import add_command, add_conventions_file, add_output, check_out, emit
 from .common import load_conventions_file
 
@@ -33,7 +33,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--metric", metavar="METRIC", default="ndcg@10",
                    help="the metric reported, ndcg@K (default: ndcg@10)")
     add_conventions_file(p)
-    p.add_argument("--limit", metavar="N", type=int, default=20,
+    p.add_argument("--limit", metavar="N", default="20",
                    help="axis-space points listed at most (default: 20; 0: all)")
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="output format (default: text)")
@@ -45,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
     from ..data.identify import identify
     from ..evaluation.identify import as_json, as_text
 
-    if args.limit < 0:
-        raise LtrconvError(f"--limit {args.limit}: expected a count >= 0 (0: all)")
+    if not (args.limit.isascii() and args.limit.isdigit()):
+        raise LtrconvError(f"--limit {printable(args.limit)}: expected a count >= 0 (0: all)")
     check_out(args.output, args.data, args.scores, args.qrels, args.run, args.conventions_file)
     letor = args.data is not None or args.scores is not None
     trec = args.qrels is not None or args.run is not None
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     convention_set = load_conventions_file(args.conventions_file)
     result = identify(args.value, args.data, args.scores, qrels=args.qrels, run=args.run,
                       metric=args.metric, convention_set=convention_set)
-    limit = args.limit or None
+    limit = int(args.limit) or None
     emit(json.dumps(as_json(result, limit), indent=1) + "\n" if args.format == "json"
          else as_text(result, limit), args.output)
     return 0 if result.matches else 1

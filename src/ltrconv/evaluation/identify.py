@@ -73,13 +73,14 @@ SEARCHED: dict[str, Callable[[Facts], tuple]] = {
     "depth": lambda f: (None,),
 }
 """The values :func:`identify` tries for each axis on data with the given :class:`Facts`
-(the defaults first where they are tried); every declared axis has an entry."""
+(the defaults first where they are tried); every declared axis has an entry (one without it
+stays at its default, and a test fails until it has one)."""
 
 
 def space(facts: Facts) -> list[Convention]:
     """Every point of the axis space :data:`SEARCHED` spans on data with ``facts``, each once,
     by the number of axes away from their defaults (declaration order within)."""
-    values = [SEARCHED[a.name](facts) for a in axes.AXES]
+    values = [SEARCHED[a.name](facts) if a.name in SEARCHED else (a.default,) for a in axes.AXES]
     seen: dict[Convention, None] = {}
     for combo in itertools.product(*values):
         try:
