@@ -14,6 +14,7 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/extended.smk"
 include: "workflow/rules/libraries.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/provenance.smk"
 include: "workflow/rules/handlers.smk"  # after every rule: it checks their outputs
 
 

@@ -4,8 +4,9 @@
 
 runs the pipeline with config/ci.yaml (merged on top of config/config.yaml) in a temporary
 directory, on 2 cores, and replaces reference/ci/ with the run's compared outputs: claims.md,
-tables/*.tsv and figures/*.png, less the runtime table and figure (wall times). This re-blesses
-the reference; commit reference/ci/ with the change that moved its numbers.
+tables/*.tsv and figures/*.png, less the runtime table and figure (wall times), and the run's
+provenance.json (what made them: packages, commit, CPU; not compared byte for byte). This
+re-blesses the reference; commit reference/ci/ with the change that moved its numbers.
 tests/test_ci_reference.py runs the same pipeline and compares the same files byte for byte.
 
 MQ2008 is the copy the configuration finds (``datasets.MQ2008.search``, else its URLs), or DIR
@@ -27,6 +28,7 @@ CONFIG = REPO / "config" / "ci.yaml"
 REFERENCE = REPO / "reference" / "ci"
 DATASET = "MQ2008"
 TIMINGS = ("runtime",)  # machine-dependent outputs, left out of the comparison
+PROVENANCE = "provenance.json"  # copied beside the reference, not compared byte for byte
 
 
 def compared(results: Path) -> list[str]:
@@ -58,13 +60,16 @@ def run(workdir: Path, mq2008: Path | None = None, timeout: float | None = None)
 
 
 def bless(results: Path, reference: Path = REFERENCE) -> list[str]:
-    """Replace ``reference`` with the compared outputs of ``results``; returns their names."""
+    """Replace ``reference`` with the compared outputs of ``results`` and its provenance record;
+    returns the compared outputs' names."""
     names = compared(results)
     if not names:
         raise RuntimeError(f"no outputs under {results}")
+    if not (results / PROVENANCE).is_file():
+        raise RuntimeError(f"no {PROVENANCE} under {results}")
     if reference.exists():
         shutil.rmtree(reference)
-    for name in names:
+    for name in names + [PROVENANCE]:
         (reference / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(results / name, reference / name)
     return names

@@ -340,8 +340,9 @@ def test_conventions_file_cannot_redefine_a_built_in(files, tmp_path, capsys):
     assert empty and {per_query[q]["NDCG@5"] for q in empty} == {0.0}
 
 
-@pytest.mark.parametrize("command", [None, "eval", "eval-score", "ttest", "audit", "conventions",
-                                     "train", "predict", "check-reference", "identify"])
+@pytest.mark.parametrize("command", [None, "eval", "eval-score", "ttest", "compare", "audit",
+                                     "conventions", "train", "predict", "check-reference",
+                                     "check-libraries", "identify"])
 def test_help_is_plain_text(command, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     with pytest.raises(SystemExit) as exc:
@@ -360,8 +361,9 @@ def test_every_argument_has_help():
     from ltrconv.cli import build_parser
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(sub.choices) == {"eval", "eval-score", "ttest", "audit", "conventions", "train",
-                                "predict", "check-reference", "explain", "identify"}
+    assert set(sub.choices) == {"eval", "eval-score", "ttest", "compare", "audit", "conventions",
+                                "train", "predict", "check-reference", "check-libraries",
+                                "explain", "identify"}
     for name, parser in sub.choices.items():
         for action in parser._actions:
             assert action.help, f"{name} {action.dest}"

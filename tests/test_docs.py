@@ -37,9 +37,10 @@ def _anchors(page: Path) -> set[str]:
 def test_readme_is_short_and_keeps_both_commands():
     text = README.read_text()
     assert len(text.splitlines()) <= 300
-    assert _line_after_fence(text, "<!-- main-command -->") == "pip install -e . && snakemake --cores 2"
+    assert _line_after_fence(text, "<!-- main-command -->") == (
+        "pip install -c requirements/lock.txt -e . && snakemake --cores 2")
     test = _line_after_fence(text, "<!-- test-command -->")
-    assert test.startswith('pip install -e ".[test,docs]" && python -m pytest')
+    assert test.startswith('pip install -c requirements/lock.txt -e ".[test,docs]" && python -m pytest')
     assert "ltrconv check-reference" in text
 
 

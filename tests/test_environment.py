@@ -72,3 +72,73 @@ def test_cluster_environment_is_environment_yml_plus_the_slurm_extra():
     assert not any("executor-plugin" in d for d in conda + pip)
     assert cname != name and cpip == pip and "-e ." in pip
     assert sorted(cconda) == sorted(conda + [s.replace(" ", "") for s in slurm])
+
+
+# --- the locked environment (requirements/lock.txt, environment-lock.yml; scripts/lock.py) -----
+def _lock_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lock", ROOT / "scripts" / "lock.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_lock_pins_every_requirement_within_its_bound():
+    """Every requirement of pyproject.toml (runtime, and the extras the lock covers) is pinned
+    with ==, at a version its lower bound admits; the library's own bounds stay bounds."""
+    from packaging.requirements import Requirement
+
+    lock = _lock_script()
+    pins = lock.read_lock()
+    assert pins and all(re.fullmatch(r"[a-z0-9-]+", n) and v for n, v in pins.items())
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = project["dependencies"] + [r for e in lock.EXTRAS
+                                      for r in project["optional-dependencies"][e]]
+    for text in reqs:
+        req = Requirement(text)
+        if req.marker is not None and not req.marker.evaluate():
+            continue
+        name = re.sub(r"[-_.]+", "-", req.name).lower()
+        assert name in pins, f"requirements/lock.txt does not pin {name}"
+        assert req.specifier.contains(pins[name], prereleases=True), (name, pins[name])
+        assert "==" not in str(req.specifier) or name == "snakemake-executor-plugin-slurm"
+
+
+def test_conda_lock_pins_what_the_pip_lock_pins():
+    lock = _lock_script()
+    env = yaml.safe_load((ROOT / "environment-lock.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    assert pip[-1] == "-e ."
+    assert dict(p.split("==") for p in pip[:-1]) == lock.read_lock()
+    python = lock.lock_python()
+    assert f"Python {python}," in (ROOT / "requirements" / "lock.txt").read_text()
+    # the files are what the script writes for these pins
+    pins = lock.read_lock()
+    assert (ROOT / "requirements" / "lock.txt").read_text().endswith(
+        "\n".join(f"{n}=={v}" for n, v in pins.items()) + "\n")
+    assert (ROOT / "environment-lock.yml").read_text() == lock.conda_text(pins, python)
+
+
+def test_this_environment_is_the_locked_one():
+    """The README's test command installs with the lock as constraints: every package the lock
+    covers is installed at its locked version (scripts/lock.py --check names any that is not;
+    refreshing the lock is python scripts/lock.py, with reference/ re-blessed if bytes move)."""
+    lock = _lock_script()
+    installed, missing = lock.locked()
+    pinned = lock.read_lock()
+    assert missing == []
+    differ = {n: (pinned.get(n), installed.get(n)) for n in set(pinned) | set(installed)
+              if pinned.get(n) != installed.get(n)}
+    assert differ == {}, f"(locked, installed) differ: {differ}"
+
+
+def test_lock_check_names_a_moved_version(tmp_path, monkeypatch, capsys):
+    lock = _lock_script()
+    pins = lock.read_lock()
+    moved = dict(pins, numpy="1.0.0")
+    fake = tmp_path / "lock.txt"
+    fake.write_text(lock.pip_text(moved, lock.python_version()))
+    monkeypatch.setattr(lock, "LOCK", fake)
+    assert lock.main(["--check"]) == 1
+    assert f"numpy: locked 1.0.0, installed {pins['numpy']}" in capsys.readouterr().out

@@ -98,7 +98,7 @@ def test_paper_run_paths(paper):
     assert "table_implementation" in pages and "table_ties" not in pages
     assert report.study_pages(paper) == {}
     targets = paths.all_targets(paper, pages, {})
-    assert len(targets) == len(set(targets)) == 165 + 2 * len(pages) + 4
+    assert len(targets) == len(set(targets)) == 165 + 2 * len(pages) + 4 + 1  # + provenance.json
 
 
 def test_extended_run(extended):
@@ -185,8 +185,16 @@ def _variant(**spec):
 
 @pytest.mark.parametrize("overlay, key, message", [
     ({"results_dir": ""}, "results_dir", "'' is empty"),
+    ({"resources_dir": ""}, "resources_dir", "'' is empty"),
     ({"logs_dir": "/"}, "logs_dir", "'/' is the filesystem root"),
+    ({"results_dir": "/"}, "results_dir", "'/' is the filesystem root"),
     ({"datasets": {"a/b": BASE["datasets"]["MQ2008"]}}, "datasets.a/b", "is not a plain name"),
+    ({"datasets": {"..": BASE["datasets"]["MQ2008"]}}, "datasets...", "'..' is not a plain name"),
+    ({"datasets": {"../x": BASE["datasets"]["MQ2008"]}}, "datasets.../x",
+     "'../x' is not a plain name"),
+    ({"datasets": {"": BASE["datasets"]["MQ2008"]}}, "datasets.", "'' is not a plain name"),
+    ({"datasets": {"MQ2008": {"layout": {"fold_dir": "/data/Fold{k}"}}}},
+     "datasets.MQ2008.layout.fold_dir", "'/data/Fold{k}' is an absolute path"),
     ({"datasets": {"MQ2008": {"layout": {"fold_dir": "Fold{j}"}}}},
      "datasets.MQ2008.layout.fold_dir", "'Fold{j}' has the unknown placeholder(s) {j}"),
     ({"datasets": {"MQ2008": {"layout": {"train": "../x.txt"}}}}, "datasets.MQ2008.layout.train",
@@ -222,6 +230,10 @@ def _variant(**spec):
      "unknown parameter(s) ['n_roundz']"),
     (_algorithms(adarank={"n_rounds": "ten"}), "algorithms.adarank.n_rounds",
      "n_rounds must be an integer >= 1, got 'ten'"),
+    (_algorithms(coordinate_ascent={"step_base": True}), "algorithms.coordinate_ascent.step_base",
+     "step_base must be a finite number >= 0 and <= 1e+06, got True"),
+    (_algorithms(rankboost={"random_state": 0}), "algorithms.rankboost",
+     "RankBoost is deterministic"),
     (_algorithms(ranksvm={"metric": "ndcg@10:trec"}), "algorithms.ranksvm.metric",
      "set by train_conventions and train_cutoff"),
     (_algorithms(ranknet={"random_state": 3}), "algorithms.ranknet.random_state",
@@ -259,6 +271,39 @@ def test_config_error_names_the_key(overlay, key, message):
                for line in lines), lines
 
 
+def test_each_refusal_is_said_once_and_only_where_it_applies():
+    """A variant inherits its base's hyperparameters: the base's refusal, found again while the
+    variant (adarank_stable_ties of config.yaml) is checked, is one line; RankBoost, which draws
+    nothing, is told its random_state does nothing, not that config key 'seeds' sets it."""
+    assert BASE["variants"]["adarank_stable_ties"]["of"] == "adarank"
+    with pytest.raises(ConfigError) as info:
+        build_plan(merged(_algorithms(adarank={"n_rounds": "ten"}, rankboost={"random_state": 0},
+                                      ranknet={"random_state": 3})))
+    lines = str(info.value).splitlines()
+    assert lines[0] == "3 configuration errors:", lines
+    assert sum("'algorithms.adarank.n_rounds'" in line for line in lines) == 1
+    assert sum("'algorithms.rankboost" in line for line in lines) == 1
+    assert any("'algorithms.ranknet.random_state': the seed of every random algorithm is set by "
+               "config key 'seeds'" in line for line in lines)
+
+
+def test_a_one_split_dataset_runs_its_fold_without_a_folds_edit(paper):
+    """config.yaml's folds: all is every fold of the enabled datasets' layout: MQ2008's five,
+    or a one-split set's one; two sets of different layouts need the folds named."""
+    assert BASE["folds"] == "all" and paper.folds == (1, 2, 3, 4, 5)
+    one = {"MQ2008": {"enabled": False}, "Yahoo-set1": {"enabled": True}}
+    assert BASE["datasets"]["Yahoo-set1"]["layout"]["n_folds"] == 1
+    assert build_plan(merged({"datasets": one})).folds == (1,)
+    both = {"Yahoo-set1": {"enabled": True}}
+    with pytest.raises(ConfigError) as info:
+        build_plan(merged({"datasets": both}))
+    assert str(info.value) == (
+        "config key 'folds': 'all' runs every fold of each enabled dataset, but their layouts "
+        "differ (datasets.MQ2008.layout.n_folds = 5, datasets.Yahoo-set1.layout.n_folds = 1): "
+        "name the folds to run in each (e.g. folds: [1]) or run them apart")
+    assert build_plan(merged({"datasets": both, "folds": [1]})).folds == (1,)
+
+
 def test_one_check_names_every_error_at_once():
     # a trial run with the slow algorithms off stopped on one variant's disabled base per dry
     # run (three runs to find three); a figure panel of a disabled algorithm was left out
@@ -280,8 +325,9 @@ def test_one_check_names_every_error_at_once():
 
 def test_schema_errors_name_the_key():
     with pytest.raises(ConfigError) as info:
-        merged({"folds": [1.0], "seeds": [0, 0]})
+        merged({"folds": [1.0], "seeds": [0, 0], "cutoffs": 10})
     lines = str(info.value).splitlines()
+    assert any("config key 'cutoffs': 10 is not of type 'string'" in line for line in lines)
     assert lines[0] == "Invalid configuration:"
     assert any(line.strip().startswith("config key 'folds.0': 1.0 is not of type 'integer'")
                for line in lines)

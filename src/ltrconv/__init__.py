@@ -17,12 +17,14 @@ from ._version import __version__
 # Everything else is imported on first use: the ``ltrconv`` command starts from this package,
 # and a Ctrl-C during the imports of numpy, numba or pandas is then its own to report.
 _LAZY = {
+    "Comparison": (".study.compare", "Comparison"),
     "Convention": (".evaluation.conventions", "Convention"),
     "ConventionSet": (".evaluation.convention_set", "ConventionSet"),
     "Dataset": (".data.letor", "Dataset"),
     "Evaluation": (".evaluation.metrics", "Evaluation"),
     "MetricSpec": (".evaluation.spec", "MetricSpec"),
     "NDCGScorer": (".evaluation.scorer", "NDCGScorer"),  # numba (a second of start-up)
+    "compare": (".study.compare", "compare"),  # scipy, for the tests
     "evaluate": (".evaluation.metrics", "evaluate"),
     "evaluate_dataset": (".evaluation.metrics", "evaluate_dataset"),
     "evaluate_run": (".data.trec", "evaluate_run"),  # pyarrow and pandas

@@ -32,6 +32,7 @@ from ltrconv.pipeline import build_plan, ConfigError, config as _config  # noqa:
 from ltrconv.pipeline import datasets as _datasets, paths as _paths, report as _report  # noqa: E402
 from ltrconv.pipeline import environment as _environment, repair as _repair  # noqa: E402
 from ltrconv.pipeline import resources as _resources  # noqa: E402
+from ltrconv.pipeline import provenance as _provenance  # noqa: E402
 from ltrconv.pipeline.checks import STUDY  # noqa: E402
 from ltrconv.pipeline.figures import FIGURES  # noqa: E402
 from ltrconv.pipeline.paths import LIBRARY_TABLES, SPLITS, TABLES  # noqa: E402
@@ -179,6 +180,18 @@ def claims_extra_inputs(dataset):
 
 def caption_facts():
     return _report.caption_facts(PLAN)
+
+
+def provenance_file(dataset):
+    return _paths.provenance(PLAN, dataset)
+
+
+def provenance_inputs(dataset):
+    return _paths.provenance_inputs(PLAN, dataset, REPORT_PAGES)
+
+
+# What the run adds to each provenance record: the configuration's digest, seeds, folds.
+PROVENANCE_PARAMS = _provenance.run_params(PLAN)
 
 
 def all_targets():

@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from ..errors import LtrconvError, printable
 from ..outputs import atomic_path, check_output, write_stdout
 
 OUTPUT_RULES = """\
@@ -114,6 +115,19 @@ def library_output_to_stderr():
             sys.stdout.flush()
             os.dup2(saved, 1)
             os.close(saved)
+
+
+def plot_format(path: str) -> str:
+    """The figure format (``--plot``) the name of ``path`` asks for (PNG without a suffix);
+    one that matplotlib cannot write is refused before any work."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    suffix = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else "png"
+    known = FigureCanvasAgg.get_supported_filetypes()
+    if suffix not in known:
+        raise LtrconvError(f"--plot {printable(path)}: cannot draw a .{printable(suffix)} "
+                           f"file; name one ending in {', '.join('.' + k for k in known)}")
+    return suffix
 
 
 def emit(text: str, out: str | None) -> None:

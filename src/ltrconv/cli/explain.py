@@ -9,7 +9,7 @@ import json
 import os
 
 from ..errors import LtrconvError, printable
-from .common import check_out, emit, load_conventions_file
+from .common import check_out, emit, load_conventions_file, plot_format
 
 SUMMARY = "why two conventions give different NDCG: the difference split into causes"
 MAX_WATERFALLS = 50
@@ -92,19 +92,6 @@ def run(args: argparse.Namespace) -> None:
     text = json.dumps(as_json(result), indent=1) + "\n" if args.format == "json" else \
         as_text(result, args.a, args.b)
     emit(text, args.output)
-
-
-def plot_format(path: str) -> str:
-    """The figure format the name of ``path`` asks for (PNG without a suffix); one that
-    matplotlib cannot write is refused before any work."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    suffix = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else "png"
-    known = FigureCanvasAgg.get_supported_filetypes()
-    if suffix not in known:
-        raise LtrconvError(f"--plot {printable(path)}: cannot draw a .{printable(suffix)} "
-                           f"file; name one ending in {', '.join('.' + k for k in known)}")
-    return suffix
 
 
 def plot(result, a: str, b: str, path: str) -> None:

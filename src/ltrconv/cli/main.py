@@ -15,8 +15,8 @@ from .common import FORMATTER, Parser, paragraphs, say
 from .signals import (EXIT_ERROR, EXIT_SIGNAL, closed_standard_streams, received, show_warning,
                       sigterm_raises, signal_of, stdout_gone, stop_message)
 
-COMMANDS = ("eval", "eval_score", "ttest", "audit", "conventions", "train", "predict",
-            "check_reference", "explain", "identify")
+COMMANDS = ("eval", "eval_score", "ttest", "compare", "audit", "conventions", "train", "predict",
+            "check_reference", "check_libraries", "explain", "identify")
 """The command modules, in the order of ``ltrconv --help``."""
 
 DESCRIPTION = ("NDCG as each public learning-to-rank tool computes it (RankLib, trec_eval, the "

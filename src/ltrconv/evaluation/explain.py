@@ -72,10 +72,12 @@ each): every mix's values are needed until the end to count the queries each cau
 
 
 def explain(a: Convention, b: Convention, evaluate: Callable[[Convention], Evaluation],
-            cutoffs: Sequence[int]) -> list[Explanation]:
-    """Shapley split of mean NDCG@k under ``b`` minus under ``a`` for each cutoff k.
+            cutoffs: Sequence[int], metric: str = "NDCG") -> list[Explanation]:
+    """Shapley split of mean NDCG@k (or another cutoff ``metric``: DCG, P, ERR) under ``b``
+    minus under ``a`` for each cutoff k.
 
-    ``evaluate(convention)`` gives the per-query values (NDCG@k columns) on the same input.
+    ``evaluate(convention)`` gives the per-query values (``metric@k`` columns) on the same
+    input.
     A query not counted (skipped, or absent) under a mix has no value there; a cause moves a
     query when adding it changes the query's value or whether it has one."""
     players = differing_causes(a, b)
@@ -91,10 +93,11 @@ def explain(a: Convention, b: Convention, evaluate: Callable[[Convention], Evalu
                 _check_size(2 ** n, len(ev.qids), len(ks))
             mean = ev.mean()
             counted = np.ones(len(ev.qids), bool) if ev.skipped is None else ~ev.skipped
-            vals = np.stack([np.asarray(ev[f"NDCG@{k}"], dtype=np.float64) for k in ks], axis=1)
+            vals = np.stack([np.asarray(ev[f"{metric}@{k}"], dtype=np.float64) for k in ks],
+                            axis=1)
             vals[~counted] = np.nan
             at = np.array([index.setdefault(str(q), len(index)) for q in ev.qids], dtype=np.int64)
-            means[frozenset(subset)] = np.array([float(mean[f"NDCG@{k}"]) for k in ks])
+            means[frozenset(subset)] = np.array([float(mean[f"{metric}@{k}"]) for k in ks])
             rows[frozenset(subset)] = (at, vals)
     total = len(index)
 

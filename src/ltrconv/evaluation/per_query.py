@@ -40,13 +40,12 @@ def format_per_query(results: Mapping, fmt: str = "json", *, queries: bool = Fal
     with ``counts`` each convention's entry says after its means how many queries they count
     (``"queries"``)."""
     columns = next(iter(results.values())).columns
-    keep_idx = list(range(len(columns)))
     if fmt == "json":
         doc: dict = {**({"data": data, "scores": scores} if inputs is None else inputs),
                      "conventions": {}}
         for name, ev in results.items():
             counted = ev.values if ev.skipped is None else ev.values[~ev.skipped]
-            idx = [j for j in keep_idx if not np.all(np.isnan(counted[:, j]))]
+            idx = [j for j in range(len(columns)) if not np.all(np.isnan(counted[:, j]))]
             cols = [ev.columns[j] for j in idx]
             means = ev.mean()
             entry: dict = {
@@ -66,15 +65,15 @@ def format_per_query(results: Mapping, fmt: str = "json", *, queries: bool = Fal
         return json.dumps(doc, indent=1) + "\n"
     if fmt != "tsv":
         raise ValueError(f"format_per_query: fmt must be 'json' or 'tsv', got {fmt!r}")
-    lines = ["\t".join(["convention", "qid", *(columns[j] for j in keep_idx)])]
+    lines = ["\t".join(["convention", "qid", *columns])]
     for name, ev in results.items():
         if queries:
             _check_tsv_qids(ev.qids)
             for i, q in enumerate(ev.qids):
-                values = (f"{ev.values[i, j]:.6f}" for j in keep_idx)
+                values = (f"{v:.6f}" for v in ev.values[i])
                 lines.append("\t".join([name, str(q), *values]))
         means = ev.mean()  # skipped queries (nan above) left out
-        lines.append("\t".join([name, "all", *(f"{means[ev.columns[j]]:.6f}" for j in keep_idx)]))
+        lines.append("\t".join([name, "all", *(f"{means[c]:.6f}" for c in ev.columns)]))
     return "\n".join(lines) + "\n"
 
 

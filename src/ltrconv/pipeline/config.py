@@ -128,12 +128,26 @@ def schema_errors(cfg: dict, schema: dict) -> list[str]:
     through, as every comparison with it is false."""
     lines = [f"config key '{key}': {value} is not a finite number"
              for key, value in _non_finite(cfg, "")]
-    for err in sorted(_Validator(schema).iter_errors(cfg),
-                      key=lambda e: [str(p) for p in e.absolute_path]):
+    errors = [e for err in _Validator(schema).iter_errors(cfg) for e in _alternative(err)]
+    for err in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
         key = ".".join(str(p) for p in err.absolute_path) or "(top level)"
         desc = err.schema.get("description") if isinstance(err.schema, dict) else None
         lines.append(f"config key '{key}': {err.message}" + (f" -- {desc}" if desc else ""))
     return lines
+
+
+def _alternative(err) -> list:
+    """A value that fits none of a ``oneOf``'s forms: the errors of the form of its own type
+    (a list of folds holding 1.0: "folds.0: 1.0 is not of type 'integer'"), else ``err``
+    itself ("is not valid under any of the given schemas", the description saying which)."""
+    if err.validator != "oneOf" or not err.context:
+        return [err]
+    checker = _Validator.TYPE_CHECKER
+    for i, form in enumerate(err.validator_value):
+        kind = form.get("type") if isinstance(form, dict) else None
+        if isinstance(kind, str) and checker.is_type(err.instance, kind):
+            return [e for e in err.context if e.relative_schema_path[0] == i] or [err]
+    return [err]
 
 
 def _non_finite(value, key: str):

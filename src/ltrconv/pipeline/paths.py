@@ -133,10 +133,29 @@ def claims_extra_inputs(plan: Plan, dataset) -> dict:
     return out
 
 
+def provenance(plan: Plan, dataset="{dataset}") -> str:
+    """RESULTS/DATASET/provenance.json: what the dataset's results were made with."""
+    from ltrconv.study.provenance import FILE
+
+    return f"{plan.results}/{dataset}/{FILE}"
+
+
+def provenance_inputs(plan: Plan, dataset, report_pages: dict) -> list[str]:
+    """What the provenance record of ``dataset`` waits for: every report page's source (claims,
+    tables, figures' PNG) and every figure's PDF, so that it records the environment that
+    made the last of them."""
+    res = plan.results
+    return ([f"{res}/{dataset}/{page['source']}" for page in report_pages.values()]
+            + [f"{res}/{dataset}/figures/{stem}.pdf" for figure in plan.figures
+               for stem, _ in figure.instances(plan)])
+
+
 def all_targets(plan: Plan, report_pages: dict, study_pages: dict) -> list[str]:
-    """What a run makes: every model, every report page and its source, every figure's PDF."""
+    """What a run makes: every model, every report page and its source, every figure's PDF,
+    each dataset's provenance record."""
     res, ext, out = plan.results, plan.extensions, []
     for d in plan.datasets:
+        out.append(provenance(plan, d))
         out += model_files(plan, d, "models", ".pkl")
         out += [f"{res}/{d}/{page['source']}" for page in report_pages.values()]
         out += [f"{res}/{d}/report/{key}.html" for key in report_pages]

@@ -127,16 +127,24 @@ class Plan:
         return list(dict.fromkeys(list(self.train_conventions) + [
             t for p in self.algorithms.values() for t in p.train_conventions]))
 
+    def _by_conventions(self, algorithms: list[str]) -> list[tuple[str, list[str], list[str]]]:
+        """``algorithms`` grouped by their list of training conventions, as (name suffix,
+        algorithms, training conventions): "" for those trained with train_conventions, then
+        "_ALGORITHM" for each with a list of its own (the outputs of a Snakemake rule are one
+        list for all its jobs, so each list of conventions is a rule of its own)."""
+        common = list(self.train_conventions)
+        own = [a for a in algorithms if list(self.algorithms[a].train_conventions) != common]
+        same = [a for a in algorithms if a not in own]
+        return ([("", same, common)] if same else []) + [
+            (f"_{a}", [a], list(self.algorithms[a].train_conventions)) for a in own]
+
     @property
     def evaluate_rules(self) -> list[tuple[str, list[str], list[str]]]:
         """The evaluate rules as (name, algorithms, training conventions): ``evaluate`` for the
         algorithms trained with train_conventions, ``evaluate_ALGORITHM`` for one with a list of
-        its own (the outputs of a rule are one list for all its jobs)."""
-        common = list(self.train_conventions)
-        own = [a for a, p in self.algorithms.items() if list(p.train_conventions) != common]
-        shared = [a for a in self.algorithms if a not in own]
-        return ([("evaluate", shared, common)] if shared else []) + [
-            (f"evaluate_{a}", [a], list(self.algorithms[a].train_conventions)) for a in own]
+        its own."""
+        return [("evaluate" + suffix, algorithms, conventions)
+                for suffix, algorithms, conventions in self._by_conventions(list(self.algorithms))]
 
     @property
     def shared_training(self) -> list[str]:
@@ -150,15 +158,9 @@ class Plan:
 
     @property
     def shared_train_rules(self) -> list[tuple[str, list[str], list[str]]]:
-        """The rules of shared training as (name suffix, algorithms, training conventions): ""
-        for the algorithms trained with train_conventions, "_ALGORITHM" for one with a list of
-        its own (the outputs of a rule are one list for all its jobs)."""
-        common = list(self.train_conventions)
-        shared = self.shared_training
-        own = [a for a in shared if list(self.algorithms[a].train_conventions) != common]
-        same = [a for a in shared if a not in own]
-        return ([("", same, common)] if same else []) + [
-            (f"_{a}", [a], list(self.algorithms[a].train_conventions)) for a in own]
+        """The rules of shared training as (name suffix, algorithms, training conventions), one
+        per list of training conventions (:meth:`_by_conventions`)."""
+        return self._by_conventions(self.shared_training)
 
     @property
     def few_scores(self) -> list[str]:
@@ -199,7 +201,8 @@ class Plan:
     @property
     def apart_algorithms(self) -> list[str]:
         """The algorithms trained once per training convention (not :attr:`shared_training`)."""
-        return [a for a in self.algorithms if a not in self.shared_training]
+        shared = self.shared_training
+        return [a for a in self.algorithms if a not in shared]
 
     @property
     def train_threads(self) -> int:
@@ -281,6 +284,9 @@ class _Errors:
         self.lines.append(line)
 
     def raise_any(self) -> None:
+        # a variant inherits its base's hyperparameters: the base's refusal, found again while
+        # the variant is checked, is said once
+        self.lines = list(dict.fromkeys(self.lines))
         if len(self.lines) == 1:
             raise ConfigError(self.lines[0])
         if self.lines:
@@ -319,9 +325,15 @@ def _check(cfg: dict) -> tuple[list[str], list[str], dict]:
                 for conv in cfg[key]:
                     err(checks.check_gain, key, cset.get(conv), d, cfg["datasets"][d]["labels"])
         n = cfg["datasets"][d]["layout"]["n_folds"]
-        bad = [k for k in cfg["folds"] if k > n]
+        bad = [k for k in cfg["folds"] if k > n] if cfg["folds"] != "all" else []
         if bad:
             err.add(f"config key 'folds': fold(s) {bad} exceed datasets.{d}.layout.n_folds = {n}")
+    n_folds = {d: cfg["datasets"][d]["layout"]["n_folds"] for d in datasets}
+    if cfg["folds"] == "all" and len(set(n_folds.values())) > 1:
+        err.add("config key 'folds': 'all' runs every fold of each enabled dataset, but their "
+                "layouts differ (" + ", ".join(f"datasets.{d}.layout.n_folds = {n}"
+                                               for d, n in n_folds.items())
+                + "): name the folds to run in each (e.g. folds: [1]) or run them apart")
     for a in cfg["algorithms"]:
         if a not in registry.REGISTRY:
             err.add(f"config key 'algorithms.{a}': unknown algorithm; known: "
@@ -335,9 +347,12 @@ def _check(cfg: dict) -> tuple[list[str], list[str], dict]:
         err(checks.check_params, a, cfg["algorithms"][a], f"algorithms.{a}")
     for v, spec in named.items():
         err(checks.check_variant, cfg, v, spec)
-    for key, params in [(f"algorithms.{a}", cfg["algorithms"][a]) for a in algos] + [
-            (f"variants.{v}.params", spec.get("params") or {}) for v, spec in variants.items()]:
-        if "random_state" in params:
+    # random_state of a ranker that draws nothing is refused by its own parameter check above
+    for key, ranker, params in [(f"algorithms.{a}", a, cfg["algorithms"][a]) for a in algos] + [
+            (f"variants.{v}.params", checks.variant_ranker(spec), spec.get("params") or {})
+            for v, spec in named.items()]:
+        if "random_state" in params and ranker in registry.REGISTRY \
+                and registry.get(ranker).randomness:
             err.add(f"config key '{key}.random_state': the seed of every random algorithm is "
                     "set by config key 'seeds'")
     enabled, official = algos + list(named), cfg["figures"]["official_convention"]
@@ -398,6 +413,14 @@ def _algorithm(cfg: dict, name: str, variant: dict | None) -> AlgorithmPlan:
         units=rankers.unit_count(ranker, params), variant=variant)
 
 
+def _folds(cfg: dict, datasets: list[str]) -> tuple[int, ...]:
+    """The folds to run (config key folds): the list given, or with "all" every fold of the
+    enabled datasets' layout (:func:`_check` made sure they have as many)."""
+    if cfg["folds"] == "all":
+        return tuple(range(1, cfg["datasets"][datasets[0]]["layout"]["n_folds"] + 1))
+    return tuple(sorted(cfg["folds"]))
+
+
 def build_plan(cfg: dict) -> Plan:
     """The plan of ``cfg``, a configuration the schema accepted with its defaults filled in;
     :class:`ConfigError` (one line naming the config key) when a check fails."""
@@ -415,7 +438,7 @@ def build_plan(cfg: dict) -> Plan:
         resources=cfg["resources_dir"].rstrip("/"),
         logs=cfg["logs_dir"].rstrip("/"),
         datasets={d: _dataset(cfg, d) for d in datasets},
-        folds=tuple(sorted(cfg["folds"])),
+        folds=_folds(cfg, datasets),
         seeds=tuple(cfg["seeds"]),
         algorithms=algorithms,
         train_conventions=tuple(cfg["train_conventions"]),
