@@ -91,6 +91,21 @@ def test_skipped_queries_are_nan_in_the_frame(worked_example):
     assert got == pytest.approx((0.8111 + 0.4934) / 2, abs=1e-4)  # the hand-checked table
 
 
+def test_compare_takes_the_tools_metrics(dicts):
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = dicts
+    rng = np.random.default_rng(5)
+    other = {q: {d: float(rng.random()) for d in docs} for q, docs in run.items()}
+    res = ltrconv.compare({"a": run, "b": other}, qrels=qrels,
+                          conventions=[ir_measures.nDCG @ 10, "ranx:ndcg@5"], bootstrap=200)
+    assert res.conventions == ("ir_measures", "ranx-run")
+    assert set(res.metrics) == {"NDCG@10", "NDCG@5"}
+    for name, system in (("a", run), ("b", other)):
+        want = ir_measures.calc_aggregate([ir_measures.nDCG @ 10], qrels, system)
+        assert res.means["ir_measures", "NDCG@10", name][0] == \
+            pytest.approx(want[ir_measures.nDCG @ 10], abs=1e-12)
+
+
 # --- ranx metric names -----------------------------------------------------------------------
 @pytest.mark.parametrize("metric", ["ndcg@10", "ndcg_burges@10", "ndcg@3"])
 def test_ranx_names_are_their_conventions(dicts, metric):
