@@ -342,7 +342,7 @@ def test_conventions_file_cannot_redefine_a_built_in(files, tmp_path, capsys):
 
 @pytest.mark.parametrize("command", [None, "eval", "eval-score", "ttest", "compare", "audit",
                                      "conventions", "train", "predict", "check-reference",
-                                     "check-libraries"])
+                                     "check-libraries", "identify"])
 def test_help_is_plain_text(command, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     with pytest.raises(SystemExit) as exc:
@@ -363,7 +363,7 @@ def test_every_argument_has_help():
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert set(sub.choices) == {"eval", "eval-score", "ttest", "compare", "audit", "conventions",
                                 "train", "predict", "check-reference", "check-libraries",
-                                "explain"}
+                                "explain", "identify"}
     for name, parser in sub.choices.items():
         for action in parser._actions:
             assert action.help, f"{name} {action.dest}"

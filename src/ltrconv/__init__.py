@@ -29,6 +29,7 @@ _LAZY = {
     "evaluate_dataset": (".evaluation.metrics", "evaluate_dataset"),
     "evaluate_run": (".data.trec", "evaluate_run"),  # pyarrow and pandas
     "get_convention": (".evaluation.conventions", "get"),
+    "identify": (".data.identify", "identify"),
     "load_conventions": (".data.conventions_file", "load_conventions"),
     "read_letor": (".data.letor", "read_letor"),
 }

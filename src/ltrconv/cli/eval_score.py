@@ -38,6 +38,6 @@ def run(args: argparse.Namespace) -> None:
     check_out(args.output, args.test, args.prediction)
     # the LETOR scripts order tied scores by file position, never by docid
     data = Dataset.load(args.test, features=False, docid_warning=False)
-    scores = read_scores(args.prediction, data.n_docs)
+    scores = read_scores(args.prediction, data=data)
     emit(eval_score_report(data, scores, per_query=args.flag == "1", path=args.test,
                            tool=args.tool), args.output)

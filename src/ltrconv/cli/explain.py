@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> None:
         data = Dataset.load(args.data, features=False,
                             docid_warning="docid-desc" in (a.ties, b.ties))
         data.check_labels([a, b])  # refused at the file's line
-        scores = read_scores(args.scores, data.n_docs)
+        scores = read_scores(args.scores, data=data)
 
         def evaluate(conv):
             return next(iter(evaluate_dataset(data, scores, conventions=[conv], cutoffs=ks,

@@ -16,7 +16,7 @@ from .signals import (EXIT_ERROR, EXIT_SIGNAL, closed_standard_streams, received
                       sigterm_raises, signal_of, stdout_gone, stop_message)
 
 COMMANDS = ("eval", "eval_score", "ttest", "compare", "audit", "conventions", "train", "predict",
-            "check_reference", "check_libraries", "explain")
+            "check_reference", "check_libraries", "explain", "identify")
 """The command modules, in the order of ``ltrconv --help``."""
 
 DESCRIPTION = ("NDCG as each public learning-to-rank tool computes it (RankLib, trec_eval, the "
@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-NO_LINEAR_ALGEBRA = ("eval", "eval-score", "explain")
+NO_LINEAR_ALGEBRA = ("eval", "eval-score", "explain", "identify")
 """Commands that only sort and sum: OpenBLAS (loaded with numpy) need not start a thread per
 core, which spin at start-up (0.06 s of CPU time on two cores, a tenth of a 1M-line run's
 evaluation)."""

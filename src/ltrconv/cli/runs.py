@@ -50,7 +50,7 @@ def cmd_eval(args: argparse.Namespace) -> None:
              for m in (conv_mod.builtin_names() if n == conv_mod.ALL else [n])]
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     results = evaluate_run(args.qrels, args.run, conventions=names, cutoffs=args.cutoffs,
-                           metrics=metrics)
+                           metrics=metrics)  # ranx:ndcg@10 too (evaluate_run reads it)
     report(args, results)
 
 

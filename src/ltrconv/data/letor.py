@@ -7,6 +7,7 @@ of one query are contiguous. Lines, labels, qids and docids are read by the rule
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -296,8 +297,72 @@ def _locate_feature_error(path, linenos, feats, n_features, what) -> NoReturn:
     raise InputError("cannot parse the features", path)  # not reached: the checks cover it
 
 
+GROUP_SUFFIXES = (".query", ".group")
+"""Where LightGBM (``train.txt.query``) and XGBoost (``train.txt.group``) keep the query sizes
+of a data file whose lines have no qid: one number per line, the rows of each query in turn."""
+
+
+def group_file(path: str | Path) -> str | None:
+    """The group sizes file beside ``path`` (``PATH.query``, else ``PATH.group``), if any."""
+    return next((str(path) + s for s in GROUP_SUFFIXES if Path(str(path) + s).is_file()), None)
+
+
+def read_groups(path: str | Path) -> np.ndarray:
+    """The query sizes of a ``.query``/``.group`` file: one integer >= 1 per line (blank lines
+    skipped); :class:`InputError` naming the file and line otherwise."""
+    path = str(path)
+    sizes = []
+    for lineno, line in enumerate(split_lines(read_text(path)), start=1):
+        tok = line.split()
+        if not tok:
+            continue
+        if len(tok) != 1 or not (tok[0].isascii() and tok[0].isdigit()) or int(tok[0]) < 1:
+            raise InputError(f"expected one query size (an integer >= 1) per line, got "
+                             f"{shown(line)}", path, lineno)
+        sizes.append(int(tok[0]))
+    if not sizes:
+        raise InputError("no query sizes (empty file)", path)
+    return np.asarray(sizes, dtype=np.int64)
+
+
+def _has_qid(text: str) -> bool:
+    """Whether the first data line of ``text`` has a ``qid:`` second token."""
+    for line in split_lines(text):
+        parts = line.partition("#")[0].split(None, 2)
+        if parts:
+            return len(parts) > 1 and parts[1].startswith("qid:")
+    return True
+
+
+def _grouped(path: str, groups, sizes_from: str, n_rows: int) -> np.ndarray:
+    """The qid of each row from query sizes: query i (from 1) spans the next sizes[i-1] rows."""
+    sizes = groups if not isinstance(groups, (str, Path)) else read_groups(groups)
+    sizes = np.asarray(sizes)
+    if sizes.ndim != 1 or sizes.dtype.kind not in "iu" or np.any(sizes < 1):
+        raise InputError(f"query sizes must be integers >= 1, got {shown(sizes.tolist())}",
+                         sizes_from)
+    if int(sizes.sum()) != n_rows:
+        raise InputError(f"the {len(sizes)} query sizes add up to {int(sizes.sum())} rows, but "
+                         f"{printable(path)} has {n_rows} data lines", sizes_from)
+    return np.repeat(np.arange(1, len(sizes) + 1, dtype=np.int64), sizes)
+
+
+def _check_groups(path: str, groups, sizes_from: str, offsets: np.ndarray, qid, linenos) -> None:
+    """Refuse query sizes that disagree with the qids of a file that has them."""
+    sizes = np.asarray(groups if not isinstance(groups, (str, Path)) else read_groups(groups))
+    have = np.diff(offsets)
+    if len(sizes) != len(have) or np.any(sizes != have):
+        i = next((j for j in range(min(len(sizes), len(have))) if sizes[j] != have[j]),
+                 min(len(sizes), len(have)))
+        said = (f"query {i + 1} has {int(have[i])} rows by its qid {qid[offsets[i]]} (from line "
+                f"{int(linenos[offsets[i]])})" if i < len(have) else "the data has no more queries")
+        size = f"{int(sizes[i])}" if i < len(sizes) else "no size"
+        raise InputError(f"the query sizes disagree with the qids of {printable(path)}: {said}, "
+                         f"size {i + 1} is {size}", sizes_from)
+
+
 def read_letor(path: str | Path, n_features: int | None = None, what: str = "expected", *,
-               features: bool = True, docid_warning: bool = True) -> Dataset:
+               features: bool = True, docid_warning: bool = True, groups=None) -> Dataset:
     """Parse a LETOR/SVMlight file; raise :class:`InputError` naming file and line.
 
     ``n_features`` fixes the width: features the file omits are zeros (the sparse format's
@@ -311,8 +376,18 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     writes one number two ways (``qid:07`` and ``qid:7``) is refused, naming both lines.
     A well-formed file is read in bulk (:mod:`ltrconv.data.letor_bulk`), any other line by line,
     to the same arrays.
+
+    LightGBM's and XGBoost's files write no qid (``LABEL FEATURES...``) and keep the query sizes
+    beside the data, in ``PATH.query`` or ``PATH.group`` (:data:`GROUP_SUFFIXES`), found there
+    or given as ``groups`` (a file, or the sizes themselves): query i, numbered from 1, is the
+    next ``sizes[i-1]`` lines. Sizes that do not add up to the data lines are refused, naming
+    the file; given for a file with qids, they must agree with them.
     """
     path = str(path)
+    sizes_from = (str(groups) if isinstance(groups, (str, Path)) else "groups") \
+        if groups is not None else group_file(path)
+    if groups is None:
+        groups = sizes_from
     if n_features is not None and not (isinstance(n_features, (int, np.integer))
                                        and 1 <= n_features <= MAX_FEATURES):
         raise LtrconvError(f"n_features must be an integer in 1..{MAX_FEATURES}, got {n_features!r}")
@@ -326,8 +401,13 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
         if X is None:
             X = np.zeros((len(labels), 0))
     else:
-        linenos, labels, qids, docid_arr, X = _read_lines(decode(raw, path), path, n_features,
-                                                          what, features)
+        text = decode(raw, path)
+        with_qid = groups is None or _has_qid(text)
+        linenos, labels, qids, docid_arr, X = _read_lines(text, path, n_features, what, features,
+                                                          with_qid)
+        if not with_qid:
+            qids = _grouped(path, groups, sizes_from, len(labels))
+            groups = None  # the sizes made the qids
     qid_arr = np.asarray(qids, dtype=np.int64)
     try:
         offsets = offsets_from_qid(qid_arr, path)
@@ -343,6 +423,8 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
             seen.add(q)
             prev = q
         raise
+    if groups is not None:
+        _check_groups(path, groups, sizes_from, offsets, qid_arr, linenos)
     if docid_warning:
         _warn_docids(path, docid_arr, qid_arr, offsets, linenos)
     return Dataset(
@@ -356,15 +438,16 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     )
 
 
-def _read_lines(text: str, path: str, n_features: int | None, what: str, features: bool):
+def _read_lines(text: str, path: str, n_features: int | None, what: str, features: bool,
+                with_qid: bool = True):
     """(line numbers, labels, qids, docids, features) of the data lines of ``text``, line by
-    line: errors name the line at fault."""
+    line: errors name the line at fault (``with_qid=False``: lines without qid, each qid 0)."""
     labels: list[int] = []
     qids: list[int] = []
     docids: list[str] = []
     linenos: list[int] = []
     feats: list[str] = []
-    for line in data_lines(text, path):
+    for line in data_lines(text, path, with_qid=with_qid):
         if "_" in line.features:  # float() reads '1_0' as 10; LETOR tools refuse it
             _check_features(path, line.lineno, line.features, n_features, what)
         labels.append(line.label)
@@ -417,17 +500,32 @@ def _warn_docids(path: str, docid: np.ndarray, qid: np.ndarray, offsets: np.ndar
         seen[key] = int(r)
 
 
-def read_scores(path: str | Path, n_expected: int | None = None) -> np.ndarray:
-    """One finite score per line; the line count must equal ``n_expected``.
+def read_scores(path: str | Path, n_expected: int | None = None, *,
+                data: "Dataset | None" = None) -> np.ndarray:
+    """One finite score per line; the line count must equal ``n_expected`` (default: the
+    documents of ``data``).
 
     Lines and numbers follow :mod:`ltrconv.data.lines`: lines end at LF, CRLF or CR only (a
     form feed or U+2028 inside a line makes it malformed, not two lines), and a score is an
-    ASCII number (``1_000`` and ``١٢`` are not)."""
+    ASCII number (``1_000`` and ``١٢`` are not).
+
+    RankLib's ``-score`` output, ``QID <TAB> INDEX <TAB> SCORE`` per line (INDEX the document's
+    place in its query, from 0), is read too, recognised by its first line's three fields: each
+    line's score goes to the document it names in ``data`` (needed for this form), whatever
+    the lines' order. A query or index the data lacks, a document scored twice or left without
+    a score is refused, naming the line (:func:`read_ranklib_scores`)."""
     path = str(path)
     text = read_text(path)
     lines = split_lines(text)
     if lines and lines[-1] == "":
         lines.pop()
+    if lines and len(lines[0].split()) == 3:
+        if data is None:
+            raise InputError("three fields a line, as RankLib's -score output (qid, index, "
+                             "score), which needs its data file to be placed", path, 1)
+        return read_ranklib_scores(path, lines, data)
+    if n_expected is None and data is not None:
+        n_expected = data.n_docs
     scores = np.empty(len(lines))
     for i, line in enumerate(lines):
         tok = line.split()
@@ -443,6 +541,45 @@ def read_scores(path: str | Path, n_expected: int | None = None) -> np.ndarray:
         raise InputError(
             f"has {len(scores)} score lines but the data has {n_expected} documents", path
         )
+    return scores
+
+
+def read_ranklib_scores(path: str, lines: list[str], data: Dataset) -> np.ndarray:
+    """The scores of RankLib's ``-score`` output (``lines``, of file ``path``) in the order of
+    ``data``'s documents: line ``QID INDEX SCORE`` scores document INDEX (from 0) of query QID
+    (the qid's number, as the data reader groups by it)."""
+    start = {int(q): int(o) for q, o in zip(data.query_ids.tolist(), data.offsets[:-1].tolist())}
+    sizes = dict(zip(start, data.sizes.tolist()))
+    scores = np.full(data.n_docs, np.nan)
+    line_of = np.zeros(data.n_docs, dtype=np.int64)
+    for i, line in enumerate(lines, start=1):
+        tok = line.split()
+        if len(tok) != 3 or not line.replace("\t", " ").isprintable():
+            raise InputError(f"expected 'QID<TAB>INDEX<TAB>SCORE' (RankLib's -score output), got "
+                             f"{shown(line)}", path, i)
+        q, idx, value = tok
+        if not re.fullmatch(r"-?[0-9]{1,19}", q) or int(q) not in start:
+            raise InputError(f"query {shown(q)} is not in {printable(data.source or 'the data')}",
+                             path, i)
+        if not re.fullmatch(r"[0-9]{1,19}", idx) or int(idx) >= sizes[int(q)]:
+            raise InputError(f"document {shown(idx)} of query {q}: the query has "
+                             f"{sizes[int(q)]} documents (0..{sizes[int(q)] - 1}) in "
+                             f"{printable(data.source or 'the data')}", path, i)
+        v = parse_number(value)
+        if v is None or not np.isfinite(v):
+            raise InputError(f"score {shown(value)} is not a finite number", path, i)
+        row = start[int(q)] + int(idx)
+        if line_of[row]:
+            raise InputError(f"document {idx} of query {q} is scored again (first on line "
+                             f"{line_of[row]})", path, i)
+        scores[row], line_of[row] = v, i
+    if not line_of.all():
+        row = int(np.flatnonzero(line_of == 0)[0])
+        q = int(data.qid[row])
+        where = (f", line {int(data.lines[row])} of {printable(data.source)}"
+                 if data.lines is not None and data.source else "")
+        raise InputError(f"no score for document {row - start[q]} of query {q}{where}; "
+                         f"{int((line_of == 0).sum())} documents have none", path)
     return scores
 
 

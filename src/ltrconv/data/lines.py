@@ -66,25 +66,32 @@ class DataLine(NamedTuple):
     features: str
 
 
-def data_lines(text: str, path: str, error: type[Exception] = InputError) -> Iterator[DataLine]:
+def data_lines(text: str, path: str, error: type[Exception] = InputError, *,
+               with_qid: bool = True) -> Iterator[DataLine]:
     """Every data line of ``text`` in order. A malformed label or qid, or a qid number spelled
     two ways, raises ``error`` (an :class:`InputError` class or one taking one message)
-    naming ``path`` and the line."""
+    naming ``path`` and the line. ``with_qid=False`` reads lines ``LABEL FEATURES... [#
+    COMMENT]`` (LightGBM's and XGBoost's, whose queries are in a group sizes file), each
+    with qid 0."""
     fields = _SPACE_RUN.split if _ODD_SPACE.search(text) else None
     labels = _LABELS
     first_spelling: dict[int, tuple[str, int]] = {}
     previous, qid = None, 0
+    cut = 2 if with_qid else 1
     for lineno, line in enumerate(split_lines(text), start=1):
         body, _, comment = line.partition("#")
         if fields is None:
-            parts = body.split(None, 2)
+            parts = body.split(None, cut)
         else:
-            parts = fields(body.strip(ASCII_SPACE), 2) if body.strip(ASCII_SPACE) else []
+            parts = fields(body.strip(ASCII_SPACE), cut) if body.strip(ASCII_SPACE) else []
         if not parts:
             continue
         label = labels.get(parts[0])
         if label is None:
             label = _label(parts, path, lineno, error)
+        if not with_qid:
+            parts = [parts[0], "qid:0", *parts[1:]]
+            previous = "0"
         q_text = parts[1][4:] if len(parts) > 1 and parts[1].startswith("qid:") else None
         if q_text != previous or q_text is None:  # a new run of the qid: checked once per run
             qid = _qid(parts, path, lineno, error)
@@ -133,8 +140,9 @@ def _qid(parts: list[str], path: str, lineno: int, error: type[Exception]) -> in
         raise _error(error, "expected 'LABEL qid:QID FEATURE:VALUE ...'", path, lineno)
     tok = parts[1]
     if not tok.startswith("qid:") or len(tok) == 4:
-        raise _error(error, f"missing qid: second token is {shown(tok)}, expected qid:QID",
-                     path, lineno)
+        raise _error(error, f"missing qid: second token is {shown(tok)}, expected qid:QID (a "
+                            "file without qids needs its query sizes beside it, in FILE.query "
+                            "or FILE.group)", path, lineno)
     q = tok[4:]
     if not _QID.fullmatch(q):
         raise _error(error, f"qid {shown(q)} is not an integer", path, lineno)

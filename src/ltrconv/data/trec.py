@@ -673,18 +673,24 @@ def coerce(obj: Any, kind: str) -> Located:
                      "pandas DataFrame, a dict of dicts or a ranx object", printable(kind))
 
 
-def evaluate_run(qrels: Any, run: Any, *, conventions=("trec_eval",), cutoffs="1-10",
+def evaluate_run(qrels: Any, run: Any, *, conventions=("trec_eval",), cutoffs=None,
                  metrics=None, engine: str = "auto") -> dict:
     """Evaluate a run against its qrels under each convention: ``{key: Evaluation}`` as
     :func:`ltrconv.evaluate` returns. ``qrels`` and ``run`` are each a file (TREC, TSV/CSV,
     Parquet), a pandas DataFrame (ir_measures' or ranx's columns), a dict of dicts
     (pytrec_eval's) or a ranx ``Qrels``/``Run``; see
-    :func:`ltrconv.evaluation.runs.evaluate_run_arrays` for the rules."""
+    :func:`ltrconv.evaluation.runs.evaluate_run_arrays` for the rules.
+
+    ``conventions`` may also hold the IR tools' own metrics, ``"ranx:ndcg@10"`` or an
+    ir_measures measure (``ir_measures.nDCG@10``), each evaluated under the convention it
+    names (:mod:`ltrconv.evaluation.measures`) and keyed by that convention's name; their
+    cutoffs join ``cutoffs`` (default: theirs, or 1-10 when no metric is given)."""
+    from ..evaluation.measures import resolve, with_cutoffs
     from ..evaluation.metrics import METRICS
     from ..evaluation.runs import evaluate_run_arrays
 
-    if isinstance(conventions, str):
-        conventions = (conventions,)
+    conventions, ks = resolve(conventions, "run")
     return evaluate_run_arrays(coerce(qrels, "qrels"), coerce(run, "run"),
-                               conventions=conventions, cutoffs=cutoffs,
+                               conventions=conventions, cutoffs=with_cutoffs(cutoffs, ks),
                                metrics=metrics or METRICS, engine=engine)
+

@@ -156,6 +156,44 @@ def library(name: str) -> Library | None:
     return LIBRARIES.get(name) or IR_TOOLS.get(name)
 
 
+RUN_AXES = tuple(a.name for a in AXES if "list" not in a.inputs)
+"""The axes that act on runs only (how a run meets its qrels)."""
+
+
+def on_runs(conv: Convention) -> bool:
+    """Whether ``conv`` sets an axis that acts on runs only (``ideal=qrels``, ...): a convention
+    of a tool that evaluates runs, not LETOR lists."""
+    return any(getattr(conv, a) != axes.DEFAULTS[a] for a in RUN_AXES)
+
+
+def _named(conv: Convention) -> Convention:
+    """The built-in convention equal to ``conv`` (with its name), else ``conv``."""
+    return next((c for c in _BUILTIN.values() if c == conv), conv)
+
+
+def run_form(conv: Convention) -> Convention | None:
+    """What the library of the built-in LETOR-list convention ``conv`` computes on a run with
+    its qrels: the IR tool convention of the same package (:data:`IR_TOOLS`) with ``conv``'s
+    list axes, named when it is a built-in one (``ranx`` -> ``ranx-run``, ``trec-raw`` ->
+    ``pytrec_eval``); None for any other convention."""
+    if conv.name is None or _BUILTIN.get(conv.name) != conv or on_runs(conv):
+        return None
+    lib = LIBRARIES.get(conv.name)
+    tool = next((t for t in IR_TOOLS.values() if lib and t.package == lib.package), None)
+    if tool is None:
+        return None
+    return _named(_BUILTIN[tool.name].with_(**{a.name: getattr(conv, a.name) for a in AXES
+                                               if a.name not in RUN_AXES}))
+
+
+def list_form(conv: Convention) -> Convention:
+    """``conv`` on LETOR lists: its run axes at their defaults, named when it is a built-in
+    convention (``ir_measures`` -> ``trec-raw``, ``ranx-run`` -> ``ranx``)."""
+    if not on_runs(conv):
+        return conv
+    return _named(conv.with_(**{a: axes.DEFAULTS[a] for a in RUN_AXES}))
+
+
 def get(spec: "str | Convention", known: "Mapping[str, Convention] | None" = None) -> Convention:
     """The one reader of convention names: a convention by its name in ``known`` (a
     :class:`~ltrconv.evaluation.convention_set.ConventionSet`, e.g. a conventions file's;

@@ -29,17 +29,18 @@ IR_TOOLS: dict[str, Library] = {lib.name: lib for lib in (
     Library("ir_measures", "ir_measures `nDCG@k`", "ir-measures", "0.4.3",
             "trec_eval through pytrec_eval, every qrels query scored (0 without results), a "
             "docid given twice keeps its last score",
-            dict(_TREC_EVAL, missing="zero", duplicates="last")),
+            dict(_TREC_EVAL, missing="zero", duplicates="last"), measure="ir_measures:nDCG"),
     Library("ir_measures-judged", "ir_measures `nDCG(judged_only=True)@k`", "ir-measures",
             "0.4.3", "as ir_measures, unjudged documents (and those graded below 0) dropped "
             "before ranking, as trec_eval -J",
-            dict(_TREC_EVAL, missing="zero", duplicates="last", unjudged="drop")),
+            dict(_TREC_EVAL, missing="zero", duplicates="last", unjudged="drop"),
+            measure="ir_measures:nDCG(judged_only=True)"),
     Library("ranx-run", "ranx `ndcg` on a Run and Qrels", "ranx", "0.3.21",
             "ideal from the qrels, grades truncated, below 1 gain 0; ties in numba's quicksort "
             "order of the run as ranx.Run receives it (a ranx Run object is already ranked: its "
             "tie order is not recoverable); a docid given twice keeps its last score at its "
             "first place; a qrels query the run lacks scores 0 (ranx with "
             "make_comparable=True; without it ranx refuses such a run)",
-            _RANX),
+            _RANX, measure="ranx:ndcg"),
 )}
 """The IR tools' conventions by name, listed after the libraries by ``ltrconv conventions``."""

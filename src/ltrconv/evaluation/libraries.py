@@ -28,6 +28,10 @@ class Library:
     axes: dict[str, Any] = field(hash=False)
     float32: str | None = None
     also: str | None = None
+    measure: str | None = None
+    """The tool's own name for this NDCG, ``TOOL:NAME`` with its parameters, as
+    :mod:`ltrconv.evaluation.measures` reads it (``ranx:ndcg``, so that ``ranx:ndcg@10`` names
+    this convention at cutoff 10); None where the tool's name is not mapped."""
 
     @property
     def checked(self) -> str:
@@ -80,10 +84,10 @@ LIBRARIES: dict[str, Library] = {lib.name: lib for lib in (
     Library("ranx", "ranx `ndcg`", "ranx", "0.3.21",
             "labels truncated to integers, below 1 gain 0; ties in numba's quicksort order "
             "(input order up to 15 documents)",
-            _RANX),
+            _RANX, measure="ranx:ndcg"),
     Library("ranx-burges", "ranx `ndcg_burges`", "ranx", "0.3.21",
             "as ranx with gain 2^l - 1",
-            dict(_RANX, gain="exp")),
+            dict(_RANX, gain="exp"), measure="ranx:ndcg_burges"),
     Library("trec-raw", "trec_eval `ndcg_cut` (pytrec_eval), ir_measures `nDCG@k`",
             "pytrec-eval-terrier", "0.5.11",
             "trec_eval on the dataset's own labels: linear gain, negative labels count 0, "

@@ -277,6 +277,27 @@ class Evaluation:
                 np.full(len(self.columns), np.nan)
         return dict(zip(self.columns, means.tolist()))
 
+    def to_frame(self):
+        """The values as a tidy pandas DataFrame: one row per (query, metric), columns
+        ``query`` (the qids as given), ``convention`` (this convention's name or canonical
+        string), ``metric`` (``NDCG``, ``P``, ``MAP``, ...), ``cutoff`` (an ``Int64`` column,
+        ``<NA>`` for the metrics of the whole list) and ``value`` (NaN where the convention
+        leaves a query out, so that a group's ``mean()`` is :meth:`mean`'s). Rows run query by
+        query, each query's metrics in :attr:`columns` order; ``pd.concat`` joins the frames of
+        several conventions."""
+        import pandas as pd
+
+        metric, cutoff = zip(*(c.split("@") if "@" in c else (c, None) for c in self.columns))
+        nq, nc = len(self.qids), len(self.columns)
+        return pd.DataFrame({
+            "query": np.repeat(self.qids, nc),
+            "convention": str(self.convention),
+            "metric": np.tile(np.array(metric, dtype=object), nq),
+            "cutoff": pd.array(np.tile(np.array([None if k is None else int(k) for k in cutoff],
+                                                dtype=object), nq), dtype="Int64"),
+            "value": self.values.reshape(-1).astype(np.float64),
+        })
+
 
 def evaluate(
     y,

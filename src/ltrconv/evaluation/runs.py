@@ -13,6 +13,7 @@ document is skipped or, under ``missing=zero``, has every metric 0.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
@@ -20,7 +21,8 @@ import numpy as np
 
 from ..errors import InputError, shown
 from .compiled import Rule, ndcg
-from .conventions import Convention, get
+from . import axes
+from .conventions import RUN_AXES, Convention, get, library, run_form
 from .labels import convention_labels
 from .metrics import (METRICS, Evaluation, evaluate, metric_names, parse_cutoffs,
                       warn_float32_range)
@@ -152,10 +154,29 @@ def evaluate_run_arrays(
     if isinstance(conventions, (str, Convention)):  # one convention, not its characters
         conventions = (conventions,)
     convs = [get(c) for c in conventions]
+    warn_run_forms(convs)
     if np.all(np.isfinite(run.value)):
         warn_float32_range(run.value, convs)
     with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as said above
         return _evaluate_run(qrels, run, convs, cutoffs, metrics, engine)
+
+
+class RunFormWarning(UserWarning):
+    """A library's LETOR-list convention used on a run, where that library computes another."""
+
+
+def warn_run_forms(convs: Sequence[Convention]) -> None:
+    """Say it, once per convention, when a convention named after a library's NDCG on LETOR
+    lists meets a run (unless its run form is among ``convs`` too): the library's NDCG on a run
+    with its qrels is its run form (:func:`~ltrconv.evaluation.conventions.run_form`)."""
+    for conv in dict.fromkeys(convs):
+        form = run_form(conv)
+        if form is not None and str(form) not in (str(c) for c in convs):
+            moved = ", ".join(f"{a}={axes.BY_NAME[a].spelled(getattr(form, a))}"
+                              for a in RUN_AXES if getattr(form, a) != getattr(conv, a))
+            warnings.warn(f"convention {conv.name} is {library(conv.name).tool} on LETOR lists; "
+                          f"on a run with its qrels the same tool computes {form} ({moved})",
+                          RunFormWarning, stacklevel=3)
 
 
 def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs, metrics,

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import InputError, LtrconvError, shown
 from ..evaluation import conventions as conv_mod
+from ..evaluation.measures import resolve as resolve_measures
 from ..evaluation.metrics import CUTOFF_METRICS, METRICS, Evaluation
 from . import stats
 
@@ -427,8 +428,10 @@ def compare(systems: Any, *, data: Any = None, qrels: Any = None,
     :class:`~ltrconv.data.letor.Dataset`) a system is a score file or a vector of scores, row
     for row with the data; with ``qrels`` (as :func:`ltrconv.evaluate_run` takes them) a system
     is a run (a file, a DataFrame, a dict of dicts or a ranx Run). ``conventions`` default to
-    the paper's four tools on LETOR input and to :data:`RUN_CONVENTIONS` on runs;
-    ``metrics`` to NDCG@10. ``baseline`` names the system every other one is compared with
+    the paper's four tools on LETOR input and to :data:`RUN_CONVENTIONS` on runs; a tool's
+    metric among them (``"ranx:ndcg@10"``, ``ir_measures.nDCG@10``) is the convention it names
+    (:mod:`ltrconv.evaluation.measures`), its NDCG@k added to ``metrics``, which default to
+    NDCG@10. ``baseline`` names the system every other one is compared with
     (``a`` the other system, ``b`` the baseline); without it every pair is compared, ``a``
     listed before ``b``. ``test``: :data:`TESTS`; ``correction``: holm, bonferroni or bh over
     the whole family; ``alpha`` the level of the verdicts; ``level`` the intervals' coverage;
@@ -447,6 +450,8 @@ def compare(systems: Any, *, data: Any = None, qrels: Any = None,
     is_run = qrels is not None
     wanted = list(conventions) if conventions else \
         list(RUN_CONVENTIONS if is_run else conv_mod.PAPER_TOOLS)
+    # a tool's metric (ranx:ndcg@10, ir_measures.nDCG@10): its convention, its NDCG@k a metric
+    wanted, measure_ks = resolve_measures(wanted, "run" if is_run else "list")
     labels = [m for n in wanted for m in (conv_mod.builtin_names() if n == conv_mod.ALL
                                           else [n])]
     convs = {}
@@ -459,6 +464,7 @@ def compare(systems: Any, *, data: Any = None, qrels: Any = None,
         convs[str(label)] = conv
     if isinstance(metrics, str):
         metrics = [metrics]
+    metrics = [*metrics, *(f"NDCG@{k}" for k in measure_ks)]
     parsed = list(dict.fromkeys(parse_metric(m) for m in metrics))
     if not parsed:
         raise LtrconvError("metrics: give at least one, e.g. NDCG@10")
