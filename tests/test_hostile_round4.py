@@ -657,7 +657,10 @@ def _value_options():
     for command, p in sub.choices.items():
         for action in p._actions:
             if action.option_strings and type(action).__name__ == "_StoreOnce":
-                values = list(action.choices)[:2] if action.choices else ["x1", "x2"]
+                # two values the option's type takes: the refusal is of the repeat, not the value
+                values = (list(action.choices)[:2] if action.choices else
+                          ["1", "2"] if action.type is int else
+                          ["0.5", "0.25"] if action.type is float else ["x1", "x2"])
                 yield command, action.option_strings[-1], values
 
 

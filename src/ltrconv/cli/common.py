@@ -33,8 +33,8 @@ class _StoreOnce(argparse._StoreAction):
     def __call__(self, parser, namespace, values, option_string=None):
         given = namespace.__dict__.setdefault("_given", {})
         if option_string is not None and self.dest in given:
-            parser.error(f"{given[self.dest][0]} is given twice ({given[self.dest][1]!r} and "
-                         f"{values!r}); give it once")
+            parser.error(f"{given[self.dest][0]} is given twice ({str(given[self.dest][1])!r} "
+                         f"and {str(values)!r}); give it once")  # as written, typed or not
         given[self.dest] = (option_string, values)
         super().__call__(parser, namespace, values, option_string)
 
