@@ -18,25 +18,30 @@ def _cache_files(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*") if p.suffix in (".nbi", ".nbc")}
 
 
-@pytest.mark.parametrize("algorithm", ["adarank", "lambdamart"])
-def test_first_fit_after_warmup_compiles_nothing(tmp_path, algorithm):
+@pytest.mark.parametrize("targets, jobs", [(["adarank", "coordinate_ascent"], 2),
+                                           (["lambdamart"], 1)])
+def test_first_fit_after_warmup_compiles_nothing(tmp_path, targets, jobs):
+    """After the warmup (``-j 2``: the targets spread over two processes), the first fit of
+    each ranker on other data compiles no kernel."""
     cache = tmp_path / "numba-cache"
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
-    done = subprocess.run([sys.executable, "-m", "ltrconv.warmup", algorithm], env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "ltrconv.warmup", "-j", str(jobs), *targets],
+                          env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert f"{algorithm} ready" in done.stdout
+    assert all(f"{t} ready" in done.stdout for t in targets)
+    assert "evaluation ready" not in done.stdout
     before = _cache_files(cache)
     assert before, "the warmup cached no kernel"
     # other data than the warmup's: more queries, features and documents per query
     data = make_letor(n_queries=70, n_features=13, min_docs=3, max_docs=40, seed=5)
     write_letor(data, tmp_path / "train.txt")
-    done = subprocess.run([sys.executable, "-m", "ltrconv.cli", "train", "--algorithm", algorithm,
-                           "--train", str(tmp_path / "train.txt"), "--vali",
-                           str(tmp_path / "train.txt"), "--out", str(tmp_path / "m")],
-                          env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert _cache_files(cache) == before, "the fit compiled kernels the warmup did not"
+    for algorithm in targets:
+        done = subprocess.run([sys.executable, "-m", "ltrconv.cli", "train", "--algorithm",
+                               algorithm, "--train", str(tmp_path / "train.txt"), "--vali",
+                               str(tmp_path / "train.txt"), "--out", str(tmp_path / algorithm)],
+                              env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert _cache_files(cache) == before, f"{algorithm}'s fit compiled kernels the warmup did not"
 
 
 def test_every_small_setting_is_a_parameter_of_its_ranker():
@@ -65,3 +70,10 @@ def test_warmup_names_the_evaluation_engine_apart(capsys):
     assert warmup.main(["adarank"]) == 0
     out = capsys.readouterr().out
     assert "adarank ready" in out and "evaluation ready" not in out
+
+
+def test_warmup_refuses_no_jobs(capsys):
+    with pytest.raises(SystemExit) as exc:
+        warmup.main(["-j", "0"])
+    assert exc.value.code == 2
+    assert "--jobs must be at least 1, got 0" in capsys.readouterr().err
