@@ -443,3 +443,30 @@ def test_mq2008_yahoo_moves_means_not_differences(mq2008_dir):
         r, y = res.row("ranklib", "NDCG@10", a, b), res.row("yahoo", "NDCG@10", a, b)
         assert y["diff"] == pytest.approx(r["diff"]) and y["p"] == pytest.approx(r["p"])
         assert y["verdict"] == r["verdict"]
+
+
+def test_ranklib_score_files_are_systems_as_eval_reads_them(tmp_path, capsys):
+    """RankLib's -score output (qid, index within the query, score) is placed on the data file's
+    rows, as `ltrconv eval` places it: the comparison equals the one of the same scores one per
+    line."""
+    data = make_letor(n_queries=12, min_docs=2, max_docs=9, seed=4)
+    write_letor(data, tmp_path / "test.txt")
+    ds = Dataset.load(tmp_path / "test.txt", features=False)
+    rng = np.random.default_rng(3)
+    plain, ranklib = [], []
+    for name in ("a", "b"):
+        s = np.round(rng.random(len(ds.y)), 2)
+        (tmp_path / f"{name}.txt").write_text("".join(f"{float(v)!r}\n" for v in s))
+        lines = [f"{ds.qid[ds.offsets[q]]}\t{i}\t{float(s[ds.offsets[q] + i])!r}\n"
+                 for q in range(len(ds.offsets) - 1)
+                 for i in range(ds.offsets[q + 1] - ds.offsets[q])]
+        (tmp_path / f"{name}.score").write_text("".join(reversed(lines)))  # any order
+        plain.append(str(tmp_path / f"{name}.txt"))
+        ranklib.append(str(tmp_path / f"{name}.score"))
+    outs = []
+    for files in (plain, ranklib):
+        capsys.readouterr()
+        assert main(["compare", str(tmp_path / "test.txt"), *files, "--name", "a", "--name", "b",
+                     "--format", "tsv", "--bootstrap", "200"]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and outs[0].count("\n") == 5  # header + 4 conventions
