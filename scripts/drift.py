@@ -47,6 +47,7 @@ sys.path.insert(0, str(SCRIPTS))
 
 import ci_reference  # noqa: E402
 import lock  # noqa: E402
+from ltrconv.errors import LtrconvError  # noqa: E402
 from ltrconv.study import reference as R  # noqa: E402
 from ltrconv.study.provenance import canonical  # noqa: E402
 
@@ -96,7 +97,7 @@ def package_changes(locked: dict[str, str], new: dict[str, str]) -> list[dict]:
 def held_back(outdated: list[dict], covered: dict[str, str]) -> list[dict]:
     """The packages of ``covered`` (the locked closure in the new environment) that pip lists
     as outdated there (``pip list --outdated --format json``): installed below their newest
-    release, since another package's requirement holds them back."""
+    release, since another package's requirement (or a ``--pin``) holds them back."""
     out = []
     for entry in outdated:
         name = canonical(entry["name"])
@@ -207,7 +208,8 @@ def text(report: dict) -> str:
     if pk["held_back"] is None:
         lines.append("  (pip list --outdated could not be run)")
     elif pk["held_back"]:
-        lines.append("  held back below their newest release: " + ", ".join(
+        lines.append("  held back below their newest release (by a requirement or --pin): "
+                     + ", ".join(
             f"{h['package']} {h['installed']} (newest {h['newest']})" for h in pk["held_back"]))
     else:
         lines.append("  none held back below its newest release")
@@ -220,7 +222,8 @@ def text(report: dict) -> str:
         for lib in report["libraries"]:
             was = (f", locked {lib['locked']}" if lib["locked"] and lib["locked"] != lib["version"]
                    else "")
-            head = f"  {lib['library']} {lib['version'] or ''}".rstrip() + f"{was} / {lib['convention']}: "
+            head = (f"  {lib['library']} {lib['version'] or ''}".rstrip()
+                    + f"{was} / {lib['convention']}: ")
             if lib["status"] == "holds":
                 lines.append(head + f"holds on {lib['queries']} queries")
             elif lib["status"] == "departs":
@@ -333,7 +336,10 @@ def check(scratch: Scratch, args, log) -> dict:
     locked = lock.read_lock()
     report: dict = {}
     probe = scratch.run("python", "-c", PINS, SCRIPTS, step="versions", log=log)
-    found = json.loads(probe.stdout)
+    try:
+        found = json.loads(probe.stdout)
+    except json.JSONDecodeError:
+        raise StepFailed("versions", f"no JSON in its output: {probe.stdout[-TAIL:]}") from None
     changed = package_changes(locked, found["packages"])
     try:
         listed = scratch.run("python", "-m", "pip", "list", "--outdated", "--format", "json",
@@ -371,6 +377,8 @@ def check(scratch: Scratch, args, log) -> dict:
                 report["reference"] = reference_report(results)
             except StepFailed as exc:
                 report["reference"], report["reference_error"] = None, exc.output
+            except LtrconvError as exc:  # the run wrote no results to compare
+                report["reference"], report["reference_error"] = None, str(exc)
 
     if args.tests is not None:
         report["tests_args"] = args.tests
