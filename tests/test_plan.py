@@ -148,11 +148,23 @@ def test_requests_scale_with_rows_and_take_hand_set_values():
         resources.for_rule(measured, "winning", scale=10.0)
 
 
-def test_scatter_follows_rows_and_mode():
-    rows = {"datasets": {"MQ2008": {"resources": {"rows": 300_000}}}}
-    assert build_plan(merged(rows)).scattered == ["MQ2008"]
-    assert build_plan(merged(rows, {"scatter": {"mode": "never"}})).scattered == []
-    assert build_plan(merged({"scatter": {"mode": "always"}})).scattered == ["MQ2008"]
+@pytest.mark.parametrize("rows, scatter, scattered", [
+    (10**7, {"mode": "never"}, False),
+    (None, {"mode": "always"}, True),
+    (None, {"mode": "auto", "min_rows": 1}, False),  # rows unknown: grouped
+    (150, {"mode": "auto", "min_rows": 150}, True),
+    (150, {"mode": "auto", "min_rows": 151}, False),
+    (199_999, {}, False),  # the default: auto from 200,000 rows
+    (200_000, {}, True),
+    (300_000, {"mode": "never"}, False),
+])
+def test_scatter_follows_rows_and_mode(rows, scatter, scattered):
+    cfg = merged({"datasets": {"MQ2008": {"resources": {"rows": rows} if rows else {}}},
+                  "scatter": scatter})
+    del cfg["datasets"]["MQ2008"]["expect"]["rows"]  # the rows known from resources.rows only
+    plan = build_plan(cfg)
+    assert plan.scattered == (["MQ2008"] if scattered else [])
+    assert plan.grouped == ([] if scattered else ["MQ2008"])
 
 
 def test_repair_keeps_to_what_the_configuration_makes(paper):
