@@ -1,7 +1,10 @@
-"""What the command-line tests share: a small LETOR file with two score files, and the check
-that a command fails in one line."""
+"""What the command-line tests share: a small LETOR file with two score files, the check
+that a command fails in one line, and the trec_eval binary to compare with."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,3 +34,12 @@ def fails(capsys, args, message, out=None):
     if out is not None:
         assert not out.exists() and not list(out.parent.glob(f".{out.name}.*"))
     return err
+
+
+def trec_eval_binary() -> Path:
+    """The trec_eval binary LTRCONV_TREC_EVAL names; the test skips, saying so, without it."""
+    path = os.environ.get("LTRCONV_TREC_EVAL")
+    if not path or not os.access(path, os.X_OK):
+        pytest.skip("set LTRCONV_TREC_EVAL to a trec_eval binary (usnistgov/trec_eval v9.0.8) "
+                    "to compare with it")
+    return Path(path)

@@ -5,7 +5,6 @@ example."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -19,6 +18,7 @@ from ltrconv.data.synthetic import make_letor
 from ltrconv.errors import LtrconvError
 from ltrconv.evaluation import axes
 from ltrconv.evaluation.identify import SEARCHED, Facts, Reported, changed, space
+from cli_helpers import trec_eval_binary
 
 
 def named(result) -> list[str]:
@@ -169,14 +169,6 @@ def test_ranklib_printed_value_is_ranklib_not_yahoo(mq2008_dir, ranklib_fold1, a
 
 
 # --- trec_eval's printed value -----------------------------------------------------------------
-def trec_eval_binary() -> Path:
-    path = os.environ.get("LTRCONV_TREC_EVAL")
-    if not path or not os.access(path, os.X_OK):
-        pytest.skip("set LTRCONV_TREC_EVAL to a trec_eval binary (usnistgov/trec_eval v9.0.8) "
-                    "to compare with it")
-    return Path(path)
-
-
 @pytest.fixture(scope="module")
 def trec_files(tmp_path_factory):
     """Qrels and a run with tied scores, unjudged documents and judged queries the run lacks."""

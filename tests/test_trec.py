@@ -21,6 +21,7 @@ from ltrconv.data.conventions_file import load_conventions
 from ltrconv.cli import main
 from ltrconv.errors import InputError
 from ltrconv.evaluation import conventions as C
+from cli_helpers import trec_eval_binary
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 x 1\n3 0 y 0\n"
 RUN = "1 Q0 a 1 0.5 r\n1 Q0 b 2 0.5 r\n1 Q0 z 3 0.7 r\n3 Q0 y 1 1 r\n4 Q0 k 1 1 r\n"
@@ -306,14 +307,6 @@ def test_eval_command_outputs(files, capsys):
 
 
 # --- the real tools ------------------------------------------------------------------------
-def trec_eval_binary() -> Path:
-    path = os.environ.get("LTRCONV_TREC_EVAL")
-    if not path or not os.access(path, os.X_OK):
-        pytest.skip("set LTRCONV_TREC_EVAL to a trec_eval binary (usnistgov/trec_eval v9.0.8) "
-                    "to compare with it")
-    return Path(path)
-
-
 def run_trec_eval(args) -> dict[tuple[str, str], float]:
     out = subprocess.run([str(trec_eval_binary()), "-q", *map(str, args)], check=True,
                          capture_output=True, text=True).stdout

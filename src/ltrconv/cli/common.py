@@ -130,6 +130,18 @@ def plot_format(path: str) -> str:
     return suffix
 
 
+def check_plot(plot: str | None, output: str | None, inputs) -> None:
+    """``--plot``, when given, checked before any work as ``--output`` is (not one of the
+    ``inputs``), in a format matplotlib writes, and not the file ``--output`` names."""
+    if not plot:
+        return
+    check_out(plot, *inputs)
+    plot_format(plot)
+    if output and os.path.realpath(output) == os.path.realpath(plot):
+        raise LtrconvError(f"--plot and --output both name {printable(plot)}: the figure and "
+                           "the report need two files")
+
+
 def emit(text: str, out: str | None) -> None:
     """``text`` to ``out`` in full (atomically), or to stdout for None or '-'."""
     if out is None or out == "-":

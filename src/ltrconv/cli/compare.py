@@ -5,14 +5,14 @@ the verdicts that change with the convention (:mod:`ltrconv.study.compare`)."""
 from __future__ import annotations
 
 import argparse
-import os
 
-from ..errors import LtrconvError, printable
+from ..errors import LtrconvError
 from .common import (
     add_command,
     add_conventions_file,
     add_output,
     check_out,
+    check_plot,
     emit,
     load_conventions_file,
     plot_format,
@@ -91,12 +91,7 @@ def run(args: argparse.Namespace) -> None:
         data, systems = None, args.inputs
     inputs = [*args.inputs, args.qrels, args.conventions_file]
     check_out(args.output, *inputs)
-    if args.plot:
-        check_out(args.plot, *inputs)
-        plot_format(args.plot)
-        if args.output and os.path.realpath(args.output) == os.path.realpath(args.plot):
-            raise LtrconvError(f"--plot and --output both name {printable(args.plot)}: the "
-                               "figure and the report need two files")
+    check_plot(args.plot, args.output, inputs)
     result = compare(systems, data=data, qrels=args.qrels, names=args.name,
                      conventions=args.convention, metrics=args.metric or ["NDCG@10"],
                      baseline=args.baseline, test=args.test, correction=args.correction,

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 
 from ..errors import LtrconvError, printable
-from .common import check_out, emit, load_conventions_file, plot_format
+from .common import check_out, check_plot, emit, load_conventions_file, plot_format
 
 SUMMARY = "why two conventions give different NDCG: the difference split into causes"
 MAX_WATERFALLS = 50
@@ -51,12 +50,7 @@ def run(args: argparse.Namespace) -> None:
         raise LtrconvError("explain needs DATA and SCORES, or --qrels and --run")
     inputs = [args.data, args.scores, args.qrels, args.run, args.conventions_file]
     check_out(args.output, *inputs)
-    if args.plot:
-        check_out(args.plot, *inputs)
-        plot_format(args.plot)
-        if args.output and os.path.realpath(args.output) == os.path.realpath(args.plot):
-            raise LtrconvError(f"--plot and --output both name {printable(args.plot)}: the "
-                               "figure and the report need two files")
+    check_plot(args.plot, args.output, inputs)
     convention_set = load_conventions_file(args.conventions_file)
     a, b = convention_set.get(args.a), convention_set.get(args.b)
     ks = parse_cutoffs(args.cutoffs).tolist()

@@ -501,9 +501,10 @@ def _warn_docids(path: str, docid: np.ndarray, qid: np.ndarray, offsets: np.ndar
 
 
 def read_scores(path: str | Path, n_expected: int | None = None, *,
-                data: "Dataset | None" = None) -> np.ndarray:
+                data: "Dataset | None" = None, count: bool = True) -> np.ndarray:
     """One finite score per line; the line count must equal ``n_expected`` (default: the
-    documents of ``data``).
+    documents of ``data``; not checked with ``count`` False, for a caller that names the
+    query a short file leaves unscored).
 
     Lines and numbers follow :mod:`ltrconv.data.lines`: lines end at LF, CRLF or CR only (a
     form feed or U+2028 inside a line makes it malformed, not two lines), and a score is an
@@ -524,7 +525,7 @@ def read_scores(path: str | Path, n_expected: int | None = None, *,
             raise InputError("three fields a line, as RankLib's -score output (qid, index, "
                              "score), which needs its data file to be placed", path, 1)
         return read_ranklib_scores(path, lines, data)
-    if n_expected is None and data is not None:
+    if n_expected is None and data is not None and count:
         n_expected = data.n_docs
     scores = np.empty(len(lines))
     for i, line in enumerate(lines):

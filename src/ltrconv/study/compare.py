@@ -252,7 +252,7 @@ def _letor_inputs(data: Any, systems: dict[str, Any], convs, by_docid: bool) -> 
     scores_of = {}
     for name, given in systems.items():
         if isinstance(given, (str, Path)):
-            scores = read_scores(given, data=dataset)
+            scores = read_scores(given, data=dataset, count=False)  # rows: _check_rows
             label = f"{name} ({given})"
         else:
             label = name
