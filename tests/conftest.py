@@ -9,6 +9,9 @@ import pytest
 # The copy beside the checkout; LTRCONV_MQ2008_DIR points elsewhere (e.g. from a git worktree).
 MQ2008 = Path(os.environ.get("LTRCONV_MQ2008_DIR")
               or Path(__file__).resolve().parents[2] / "shared" / "data" / "MQ2008")
+# OHSUMED, kept beside MQ2008; LTRCONV_OHSUMED_DIR points elsewhere.
+OHSUMED = Path(os.environ.get("LTRCONV_OHSUMED_DIR")
+               or Path(__file__).resolve().parents[2] / "shared" / "data" / "OHSUMED")
 # RankLib 2.x's outputs on MQ2008 (models, logs, test scores), kept beside the checkout with the
 # data; LTRCONV_RANKLIB_REFERENCE points elsewhere.
 RANKLIB_REFERENCE = Path(os.environ.get("LTRCONV_RANKLIB_REFERENCE")
@@ -76,6 +79,14 @@ def mq2008_dir() -> Path:
         pytest.skip(f"MQ2008 not found at {MQ2008} (the copy CI keeps beside the checkout; "
                     "set LTRCONV_MQ2008_DIR to use another)")
     return MQ2008
+
+
+@pytest.fixture(scope="session")
+def ohsumed_dir() -> Path:
+    if not (OHSUMED / "Fold1" / "train.txt").exists():
+        pytest.skip(f"OHSUMED not found at {OHSUMED} (the copy kept beside MQ2008; set "
+                    "LTRCONV_OHSUMED_DIR to use another)")
+    return OHSUMED
 
 
 @pytest.fixture(scope="session")

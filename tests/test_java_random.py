@@ -1,4 +1,4 @@
-"""java.util.Random and fdlibm's exp against values printed by Java itself.
+"""java.util.Random and fdlibm's exp and log against values printed by Java itself.
 
 The literals below were printed by a small Java program (OpenJDK 17.0.15) that creates
 ``new java.util.Random(seed)`` and prints, in this order, 3 x ``nextInt()``, 5 x
@@ -7,7 +7,8 @@ The literals below were printed by a small Java program (OpenJDK 17.0.15) that c
 2 x ``nextLong()``, 4 x ``nextBoolean()``, then ``Collections.shuffle`` of the list 0..9 with
 the same generator; RankLib's synapse weights ``(nextInt(2) == 0 ? 1 : -1) * nextFloat() / 10``
 from ``new Random(42)``; and ``StrictMath.exp`` of chosen arguments (as
-``Double.doubleToLongBits``), among them arguments drawn uniformly where it differs from glibc.
+``Double.doubleToLongBits``), among them arguments drawn uniformly where it differs from glibc;
+and ``StrictMath.log`` of chosen arguments.
 """
 
 import math
@@ -15,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from ltrconv.rankers.fdlibm import fdlibm_exp, fdlibm_exp_array
+from ltrconv.rankers.fdlibm import fdlibm_exp, fdlibm_exp_array, fdlibm_log
 from ltrconv.rankers.java_random import JavaRandom, java_shuffle, synapse_weights
 
 JAVA = {
@@ -135,6 +136,52 @@ def test_fdlibm_exp_within_one_ulp_of_math_exp():
     assert ulps.max() <= 1
     # they do differ somewhere (otherwise fdlibm_exp could be glibc's exp)
     assert 0 < np.count_nonzero(ulps) < len(x) // 4
+
+
+# (x, StrictMath.log(x)) as IEEE bit patterns: 1, 2, 0.5, 10, 1e300, a subnormal (1e-310),
+# 1 + 2^-30 (the short series), 0.7, 1.2345678e-5; then 1.4 and the integers 3, 48, 74, 185,
+# 196, 299, where glibc's log differs in the last bit (3 is the discount of rank 2).
+STRICT_LOG = [
+    (0x3FF0000000000000, 0x0000000000000000), (0x4000000000000000, 0x3FE62E42FEFA39EF),
+    (0x3FE0000000000000, 0xBFE62E42FEFA39EF), (0x4024000000000000, 0x40026BB1BBB55516),
+    (0x7E37E43C8800759C, 0x4085963447F87FB5), (0x000012688B70E62B, 0xC0864E69394D9508),
+    (0x3FF0000000400000, 0x3E0FFFFFFFC00000), (0x3FE6666666666666, 0xBFD6D3C324E13F50),
+    (0x3EE9E4091070DF4C, 0xC0269ABA8CDEE140),
+    (0x3FF6666666666666, 0x3FD588C2D913348E), (0x4008000000000000, 0x3FF193EA7AAD030A),
+    (0x4048000000000000, 0x400EF8383C50BB74), (0x4052800000000000, 0x4011375CD6FCAB1C),
+    (0x4067200000000000, 0x4014E1A4F518C72C), (0x4068800000000000, 0x40151CCA16D7BBA8),
+    (0x4072B00000000000, 0x4016CD411481A020),
+]
+
+
+@pytest.mark.parametrize("x_bits, want", STRICT_LOG)
+def test_fdlibm_log_equals_strictmath(x_bits, want):
+    assert _bits64(fdlibm_log(_double(x_bits))) % 2**64 == want  # as unsigned: logs < 0
+
+
+def test_log_differs_from_glibc_where_java_does():
+    for x_bits, want in STRICT_LOG[9:]:
+        got = _bits64(math.log(_double(x_bits)))
+        assert got != want and abs(got - want) == 1
+
+
+def test_fdlibm_log_within_one_ulp_of_math_log():
+    rng = np.random.default_rng(2)
+    x = np.concatenate([rng.uniform(0.0, 10.0, 20_000), np.exp(rng.uniform(-700, 700, 20_000)),
+                        1.0 + rng.uniform(-1e-6, 1e-6, 5_000), np.arange(1.0, 3000.0)])
+    ours = np.array([fdlibm_log(v) for v in x])
+    ref = np.log(x)
+    ulps = np.abs(ours.view(np.int64) - ref.view(np.int64))
+    assert ulps.max() <= 1
+    assert 0 < np.count_nonzero(ulps) < len(x) // 4
+
+
+def test_fdlibm_log_special_values():
+    assert fdlibm_log(0.0) == -math.inf and fdlibm_log(-0.0) == -math.inf
+    assert math.isnan(fdlibm_log(-1.0)) and math.isnan(fdlibm_log(math.nan))
+    assert math.isnan(fdlibm_log(-math.inf))
+    assert fdlibm_log(math.inf) == math.inf
+    assert fdlibm_log(5e-324) == math.log(5e-324)
 
 
 def test_fdlibm_exp_special_values():

@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 from ltrconv import NDCGScorer, evaluate
 from ltrconv.rankers import ParamError, TrainingSelectionWarning, load, make
 from ltrconv.rankers import regression_tree as RT
+from ltrconv.rankers.fdlibm import fdlibm_exp, fdlibm_log
 from ltrconv.rankers.lambdamart import LambdaMART, float32_mean, lambdas, swap_discounts
 from ltrconv.data.synthetic import make_letor, split
 
@@ -139,6 +140,22 @@ def test_lambda_of_a_two_document_query():
     rho = 1.0 / (1.0 + math.exp(-1.0))
     assert lam == pytest.approx([rho * delta, -rho * delta], rel=1e-15)
     assert w == pytest.approx([rho * (1 - rho) * delta] * 2, rel=1e-15)
+
+
+def test_fdlibm_lambda_takes_fdlibm_exp_and_log():
+    """libm="fdlibm": ρ from fdlibm's exp and the discount of rank 2 from fdlibm's log, which
+    differ from the C library's here (exp at -1.008919; log at 3)."""
+    sc = NDCGScorer(np.array([1, 0]), np.array([0, 2]), "ranklib", 10)
+    s = np.array([0.0, 1.008919])  # the relevant document second: exp(0 - 1.008919)
+    by = {}
+    for libm, exp, log in (("system", math.exp, math.log), ("fdlibm", fdlibm_exp, fdlibm_log)):
+        delta = 1.0 - 1.0 / (log(3.0) / log(2.0))
+        rho = 1.0 / (1.0 + exp(-1.008919))
+        by[libm] = lambdas(sc, s, libm=libm)
+        assert by[libm][0][0] == rho * delta and by[libm][1][0] == rho * (1.0 - rho) * delta
+        assert swap_discounts(sc, libm)[1] == 1.0 / (log(3.0) / log(2.0))
+    assert by["system"][0][0] != by["fdlibm"][0][0]
+    assert swap_discounts(sc, "system")[1] != swap_discounts(sc, "fdlibm")[1]
 
 
 def test_lambda_beyond_the_cutoff_uses_the_full_discount():
@@ -276,6 +293,19 @@ def test_deterministic_and_save_load(data, tmp_path):
     assert np.array_equal(back.predict(te.X), a.predict(te.X))
 
 
+def test_libm_is_kept_and_defaults_for_older_models(data, tmp_path):
+    _, _, te = data
+    a, b = fit(data), fit(data, libm="fdlibm")
+    b.save(tmp_path / "b.model")
+    assert a.libm == "system" and load(tmp_path / "b.model").get_params()["libm"] == "fdlibm"
+    # a model pickled before the parameter existed loads as the C library's
+    state = dict(a.__dict__)
+    del state["libm"]
+    old = LambdaMART.__new__(LambdaMART)
+    old.__setstate__(state)
+    assert old.libm == "system" and np.array_equal(old.predict(te.X), a.predict(te.X))
+
+
 def test_no_validation_set_uses_training(data):
     tr, _, _ = data
     with pytest.warns(TrainingSelectionWarning, match="number of trees"):
@@ -286,7 +316,7 @@ def test_no_validation_set_uses_training(data):
 @pytest.mark.parametrize("param,value", [("learning_rate", 0.0), ("num_leaves", 1),
                                          ("n_estimators", 0), ("n_thresholds", 0),
                                          ("min_data_in_leaf", 2.5), ("sigma", 1.0),
-                                         ("random_state", 0)])
+                                         ("random_state", 0), ("libm", "glibc")])
 def test_bad_params(param, value):
     with pytest.raises(ParamError, match=param):
         make("lambdamart", **{param: value})

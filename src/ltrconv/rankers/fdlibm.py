@@ -1,12 +1,14 @@
-"""fdlibm's ``exp`` (``e_exp.c`` of Sun's freely distributable libm 5.3), as numba code.
+"""fdlibm's ``exp`` and ``log`` (``e_exp.c``, ``e_log.c`` of Sun's freely distributable libm
+5.3): ``exp`` as numba code, ``log`` in plain Python.
 
-Java's ``StrictMath.exp`` is defined as this algorithm, and so is ``Math.exp`` on a JVM run
-with ``-XX:+UnlockDiagnosticVMOptions -XX:-UseLibmIntrinsic``. Its results differ from glibc's
-``exp`` in the last bit for a small share of arguments (both are within one ulp), which is
-enough to move a long training run; code that must reproduce a Java computation calls
-:func:`fdlibm_exp` instead of ``np.exp``.
+Java's ``StrictMath.exp`` and ``StrictMath.log`` are defined as these algorithms, and so are
+``Math.exp`` and ``Math.log`` on a JVM run with ``-XX:+UnlockDiagnosticVMOptions
+-XX:-UseLibmIntrinsic``. Their results differ from glibc's in the last bit for a small share of
+arguments (both are within one ulp; ``log`` already at 3), which is enough to move a long
+training run; code that must reproduce such a Java computation calls :func:`fdlibm_exp` and
+:func:`fdlibm_log` instead of ``np.exp`` and ``math.log``.
 
-The algorithm, from fdlibm's published description:
+``exp``, from fdlibm's published description:
 
 1. reduce ``x = k ln2 + r`` with ``|r| <= ln2 / 2``, where ``ln2`` is split into ``ln2_hi``
    (trailing zero bits, so ``k ln2_hi`` is exact) and ``ln2_lo``, and ``r = hi - lo``;
@@ -14,6 +16,15 @@ The algorithm, from fdlibm's published description:
    ``c = r - r^2 (P1 + r^2 (P2 + ... + r^2 P5))``, so that
    ``exp(r) = 1 + r + r c / (2 - c)``, evaluated as ``1 - ((lo - r c / (2 - c)) - hi)``;
 3. scale by ``2^k`` by adding ``k`` to the exponent field.
+
+``log`` (see :func:`fdlibm_log`):
+
+1. write ``x = 2^k (1 + f)`` with ``1 + f`` in about ``[sqrt(2)/2, sqrt(2))``;
+2. with ``s = f / (2 + f)``, ``log(1 + f) = 2s + s R(s^2)``, ``R`` a degree-7 polynomial
+   without constant term (coefficients ``Lg1..Lg7``), evaluated as ``f - s (f - R)`` since
+   ``2s = f - s f``; for some ``f`` a half-square ``f^2 / 2`` is split off for accuracy, and
+   ``|f| < 2^-20`` takes a short series instead;
+3. add ``k ln2`` in two parts, ``k ln2_hi`` (exact) and ``k ln2_lo``.
 """
 
 from __future__ import annotations
@@ -107,3 +118,65 @@ def fdlibm_exp_array(x):
     for i in range(flat_in.size):
         flat_out[i] = fdlibm_exp(flat_in[i])
     return out
+
+
+_TWO54 = 1.80143985094819840000e+16
+_LG = (6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01,
+       2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01,
+       1.479819860511658591e-01)
+
+
+def _words(x: float) -> tuple[int, int]:
+    """(signed high 32 bits, low 32 bits) of the double ``x``."""
+    bits = struct.unpack("<Q", struct.pack("<d", x))[0]
+    hi = bits >> 32
+    return (hi - (1 << 32) if hi >= 1 << 31 else hi), bits & 0xFFFFFFFF
+
+
+def _from_words(hi: int, lo: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", ((hi & 0xFFFFFFFF) << 32) | lo))[0]
+
+
+def fdlibm_log(x: float) -> float:
+    """``log(x)`` exactly as fdlibm computes it (Java's ``StrictMath.log``)."""
+    x = float(x)
+    hx, lx = _words(x)
+    k = 0
+    if hx < 0x00100000:  # x < 2^-1022: zero, negative or subnormal
+        if ((hx & 0x7FFFFFFF) | lx) == 0:
+            return -math.inf  # log(+-0)
+        if hx < 0:
+            return math.nan  # log(x < 0)
+        k = -54  # subnormal: scale up into the normal range
+        x *= _TWO54
+        hx, lx = _words(x)
+    if hx >= 0x7FF00000:
+        return x + x  # inf or NaN
+    k += (hx >> 20) - 1023
+    hx &= 0x000FFFFF  # the high 20 bits of the mantissa
+    # i is 2^20 when the mantissa is at least about sqrt(2): then halve it, k + 1
+    i = (hx + 0x95F64) & 0x100000
+    m = _from_words(hx | (i ^ 0x3FF00000), lx)  # 1 + f in [sqrt(2)/2, sqrt(2))
+    k += i >> 20
+    f = m - 1.0
+    dk = float(k)
+    if (0x000FFFFF & (2 + hx)) < 3:  # |f| < 2^-20: a short series
+        if f == 0.0:
+            return 0.0 if k == 0 else dk * _LN2_HI + dk * _LN2_LO
+        r = f * f * (0.5 - 0.33333333333333333 * f)
+        return f - r if k == 0 else dk * _LN2_HI - ((r - dk * _LN2_LO) - f)
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    t1 = w * (_LG[1] + w * (_LG[3] + w * _LG[5]))
+    t2 = z * (_LG[0] + w * (_LG[2] + w * (_LG[4] + w * _LG[6])))
+    r = t2 + t1
+    # the half-square form where the high mantissa bits lie strictly between 0x6147a and 0x6b851
+    if ((hx - 0x6147A) | (0x6B851 - hx)) > 0:
+        hfsq = 0.5 * f * f
+        if k == 0:
+            return f - (hfsq - s * (hfsq + r))
+        return dk * _LN2_HI - ((hfsq - (s * (hfsq + r) + dk * _LN2_LO)) - f)
+    if k == 0:
+        return f - s * (f - r)
+    return dk * _LN2_HI - ((s * (f - r) - dk * _LN2_LO) - f)

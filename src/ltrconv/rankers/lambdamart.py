@@ -26,6 +26,16 @@ does; a round is the best when it scores strictly higher than every earlier roun
 Training stops once more than ``early_stopping_rounds`` rounds have passed since the best one,
 and the model keeps the trees up to the best round (all of them when no round scores above 0).
 
+Every ``exp`` of ρ and every ``ln`` of the discounts is the C library's (``libm="system"``),
+which is what a default JVM's ``Math.log`` gives at every rank (checked up to 2,000) and its
+``Math.exp`` on all but about 0.24% of arguments: there the two differ in the last bit (the JVM's
+exp is HotSpot's own, not the C library's), λ moves by an ulp, and two split candidates whose
+``S`` is equal but for rounding can swap (the split rule itself is RankLib's, see
+:mod:`ltrconv.rankers.regression_tree`). ``libm="fdlibm"`` computes both with fdlibm
+(:mod:`ltrconv.rankers.fdlibm`, Java's ``StrictMath``), which is RankLib's ``Math`` on a JVM run
+with ``-XX:+UnlockDiagnosticVMOptions -XX:-UseLibmIntrinsic``: then the model is that run's on
+any data.
+
 ``predict`` sums ``learning_rate x output`` over the trees with the running sum rounded to
 float32 (RankLib's ``Ensemble.eval``); features are compared as float32.
 
@@ -45,7 +55,8 @@ from ..evaluation.ties import AVERAGE, INPUT_ORDER
 from ..jit import njit, prange
 from . import regression_tree as RT
 from .base import Ranker, TrainingData
-from .params import COUNT_MAX, Integer, Metric, Number, ParamError
+from .fdlibm import fdlibm_exp, fdlibm_log
+from .params import COUNT_MAX, Integer, Metric, Number, Options, ParamError
 
 _NO_BEST = 2**31 - 3  # RankLib's initial best round (Integer.MAX_VALUE - 2): never stops early
 # documents x trees up to which predict walks the trees with NumPy: loading the compiled kernel
@@ -54,10 +65,11 @@ _NUMPY_PREDICT_MAX = 2_000_000
 
 
 @njit(cache=True)
-def query_lambdas(arrays, scores, idcg, query, lam, w):
+def query_lambdas(arrays, scores, idcg, query, lam, w, fdlibm):
     """Add the λ and w (module docstring) of query ``query`` into ``lam`` / ``w`` (all documents',
     like ``scores``): the convention of ``arrays`` (a :class:`QueryArrays` whose ``disc`` are
-    :func:`swap_discounts`), ``idcg`` the query's IDCG@k under those discounts."""
+    :func:`swap_discounts`), ``idcg`` the query's IDCG@k under those discounts; ``exp`` is
+    fdlibm's when ``fdlibm``, else the C library's."""
     lo, hi = arrays.offsets[query], arrays.offsets[query + 1]
     gains_q, scores_q, labels_q = arrays.gains[lo:hi], scores[lo:hi], arrays.labels[lo:hi]
     lam_q, w_q = lam[lo:hi], w[lo:hi]
@@ -79,7 +91,8 @@ def query_lambdas(arrays, scores, idcg, query, lam, w):
                 continue
             delta = abs((disc[p] - disc[q]) * (gains_q[order[p]] - gains_q[order[q]]) / idcg)
             if delta > 0.0:
-                rho = 1.0 / (1.0 + math.exp(scores_q[a] - scores_q[b]))
+                x = scores_q[a] - scores_q[b]
+                rho = 1.0 / (1.0 + (fdlibm_exp(x) if fdlibm else math.exp(x)))
                 lam = rho * delta
                 lam_q[a] += lam
                 lam_q[b] -= lam
@@ -88,13 +101,13 @@ def query_lambdas(arrays, scores, idcg, query, lam, w):
                 w_q[b] += h
 
 
-def _all_lambdas(arrays, scores, idcg):
+def _all_lambdas(arrays, scores, idcg, fdlibm):
     n = len(scores)
     lam = np.zeros(n)
     w = np.zeros(n)
     for q in prange(len(arrays.offsets) - 1):
         if idcg[q] > 0.0:
-            query_lambdas(arrays, scores, idcg[q], q, lam, w)
+            query_lambdas(arrays, scores, idcg[q], q, lam, w, fdlibm)
     return lam, w
 
 
@@ -102,9 +115,10 @@ all_lambdas = njit(cache=True)(_all_lambdas)
 all_lambdas_parallel = njit(parallel=True, cache=True)(_all_lambdas)
 
 
-def swap_discounts(scorer: NDCGScorer) -> np.ndarray:
+def swap_discounts(scorer: NDCGScorer, libm: str = "system") -> np.ndarray:
     """The convention's discounts at ranks 1..len(scorer.disc), ``1 / log2(x)`` evaluated as
-    ``1 / (ln x / ln 2)`` like RankLib 2.x's ``DCGScorer`` (``SimpleMath.logBase2``).
+    ``1 / (ln x / ln 2)`` like RankLib 2.x's ``DCGScorer`` (``SimpleMath.logBase2``), each
+    ``ln`` computed by ``libm`` (:class:`LambdaMART`).
 
     ``np.log2`` rounds differently in the last bit at some ranks (2, 8, 9, 10, 11, 16, ...);
     λ then moves by an ulp, and among split candidates that divide a node's documents the same
@@ -115,8 +129,9 @@ def swap_discounts(scorer: NDCGScorer) -> np.ndarray:
     n = len(scorer.disc)
     r = np.arange(1, n + 1)
     x = r + 1 if scorer.convention.disc == "log2" else r
-    ln2 = math.log(2.0)
-    out = np.array([1.0 / (math.log(v) / ln2) if v > 1 else 1.0 for v in x])
+    log = fdlibm_log if libm == "fdlibm" else math.log
+    ln2 = log(2.0)
+    out = np.array([1.0 / (log(float(v)) / ln2) if v > 1 else 1.0 for v in x])
     if scorer.convention.disc == "letor":
         out[:2] = 1.0
     return out
@@ -134,16 +149,17 @@ def ideal_dcgs(scorer: NDCGScorer, disc: np.ndarray) -> np.ndarray:
 
 
 def lambdas(scorer: NDCGScorer, scores: np.ndarray, disc: np.ndarray | None = None,
-            idcg: np.ndarray | None = None):
+            idcg: np.ndarray | None = None, libm: str = "system"):
     """``(λ, w)`` of every document at ``scores`` under ``scorer``'s convention and k
-    (``disc`` and ``idcg`` default to :func:`swap_discounts` and :func:`ideal_dcgs`)."""
+    (``disc`` and ``idcg`` default to :func:`swap_discounts` and :func:`ideal_dcgs` under
+    ``libm``), each ``exp`` computed by ``libm`` (:class:`LambdaMART`)."""
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     if disc is None:
-        disc = swap_discounts(scorer)
+        disc = swap_discounts(scorer, libm)
     if idcg is None:
         idcg = ideal_dcgs(scorer, disc)
     kernel = all_lambdas_parallel if len(scores) >= PARALLEL_MIN_DOCS else all_lambdas
-    return kernel(scorer.arrays._replace(disc=disc), scores, idcg)
+    return kernel(scorer.arrays._replace(disc=disc), scores, idcg, libm == "fdlibm")
 
 
 @njit(cache=True)
@@ -158,6 +174,9 @@ def float32_mean(values: np.ndarray) -> float:
     """``sum(values) / len(values)``, the running sum and the quotient rounded to float32."""
     return float(_float32_mean(np.asarray(values, dtype=np.float64)))
 
+
+LIBMS = ("system", "fdlibm")
+"""The ``libm`` choices: the C library's ``exp`` and ``log``, or fdlibm's (Java's ``StrictMath``)."""
 
 MAX_LEAVES = 1 << 16
 MAX_THRESHOLDS = 100_000
@@ -193,6 +212,7 @@ class LambdaMART(Ranker):
         "n_thresholds": [Integer(1, MAX_THRESHOLDS)],
         "min_data_in_leaf": [Integer(1, COUNT_MAX)],
         "early_stopping_rounds": [Integer(1)],
+        "libm": [Options(*LIBMS)],
     }
     _removed_params = {
         "random_state": "RankLib's LambdaMART is deterministic; the parameter had no effect "
@@ -207,9 +227,14 @@ class LambdaMART(Ranker):
     def _selected(self) -> str:
         return f"{self.best_iteration_} trees"
 
+    def __setstate__(self, state: dict) -> None:
+        # a model saved before libm existed computed with the C library
+        super().__setstate__({"libm": "system", **state})
+
     def __init__(self, *, metric: str = "ndcg@10:ranklib", n_estimators: int = 1000,
                  learning_rate: float = 0.1, num_leaves: int = 10, n_thresholds: int = 256,
-                 min_data_in_leaf: int = 1, early_stopping_rounds: int = 100):
+                 min_data_in_leaf: int = 1, early_stopping_rounds: int = 100,
+                 libm: str = "system"):
         self.metric = metric
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -217,6 +242,7 @@ class LambdaMART(Ranker):
         self.n_thresholds = n_thresholds
         self.min_data_in_leaf = min_data_in_leaf
         self.early_stopping_rounds = early_stopping_rounds
+        self.libm = libm
 
     def _fit(self, data: TrainingData) -> None:
         X32 = data.X.astype(np.float32)
@@ -228,7 +254,7 @@ class LambdaMART(Ranker):
         rate32 = np.float32(self.learning_rate)
         rate = np.float64(rate32)
         scorer, val_scorer = data.scorer, data.val_scorer
-        disc = swap_discounts(scorer)
+        disc = swap_discounts(scorer, self.libm)
         idcg = ideal_dcgs(scorer, disc)
         n = len(data.y)
         scores = np.zeros(n)
@@ -238,7 +264,7 @@ class LambdaMART(Ranker):
         trees, train_hist, val_hist = [], [], []
         best, best_score = _NO_BEST, 0.0
         for m in range(int(self.n_estimators)):
-            lam, w = lambdas(scorer, scores, disc, idcg)
+            lam, w = lambdas(scorer, scores, disc, idcg, self.libm)
             feature, threshold, left, right, start, size = RT.fit_tree(
                 bins, n_bins, thresholds, root_counts, lam, int(self.num_leaves),
                 int(self.min_data_in_leaf), perm, work)
