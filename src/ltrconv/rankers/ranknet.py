@@ -40,10 +40,11 @@ import numpy as np
 from ..errors import InputError
 from ..jit import njit
 from .base import TrainingData
-from .fdlibm import fdlibm_exp
+from .fdlibm import exp_lane, fdlibm_exp
 from .java_random import JavaRandom, synapse_weights
 from .params import Check, Integer, Metric, Number, RandomState
 from .ranklib_values import as_float32_values
+from .tiles import all_finite, gemm
 from .units import UnitRanker
 
 # The paper validates 1-3 hidden layers of 10-500 units (Busa-Fekete et al. 2012, Sec. 4): widths
@@ -104,7 +105,7 @@ def _transpose(params, sizes, w_off, wt):
 
 
 @njit(cache=True)
-def _forward(wt, sizes, w_off, u_off, X, out):
+def _forward_plain(wt, sizes, w_off, u_off, X, out):
     """Every unit's output for the rows of ``X`` into ``out[:, u_off[l]:u_off[l + 1]]``, from
     the transposed weights ``wt`` (:func:`_transpose`). Each unit's weighted sum runs over the
     units below in order, then the bias; the loop over the units above runs innermost. A zero
@@ -133,7 +134,7 @@ def _forward(wt, sizes, w_off, u_off, X, out):
 
 
 @njit(cache=True)
-def _hidden_deltas(params, w_off, a, b, layer, src, dst, npair, pairs, fp, i, d_i, d_j, acc):
+def _hidden_deltas_plain(params, w_off, a, b, layer, src, dst, npair, pairs, fp, i, d_i, d_j, acc):
     """Deltas of the ``a`` units of ``layer`` from the ``b`` units above: for each unit ``h``,
     ``sum_t w_ht delta(t)`` over ``t`` in order, times ``f'`` (of document ``i``, of each pair
     document). The loop over ``h`` runs innermost: each sum keeps its own order."""
@@ -161,7 +162,7 @@ def _hidden_deltas(params, w_off, a, b, layer, src, dst, npair, pairs, fp, i, d_
 
 
 @njit(cache=True)
-def _update_weights(params, w_off, a, b, layer, src, dst, npair, pairs, out, i, d_i, d_j, lr,
+def _update_weights_plain(params, w_off, a, b, layer, src, dst, npair, pairs, out, i, d_i, d_j, lr,
                     acc):
     """``w_st += lr (delta_i(t) x_s(i) - sum_k delta_ik(t) x_s(j_k))`` for the weights into the
     ``b`` units above ``layer`` (its ``a`` units and the bias, ``x = 1``); each sum over ``k``
@@ -209,11 +210,11 @@ def _update_weights(params, w_off, a, b, layer, src, dst, npair, pairs, out, i, 
 
 
 @njit(cache=True)
-def _train_query(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
+def _train_query_plain(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
     """One query's forward pass, then one update per document (module docstring)."""
     n = X.shape[0]
     _transpose(params, sizes, w_off, wt)
-    _forward(wt, sizes, w_off, u_off, X, out)
+    _forward_plain(wt, sizes, w_off, u_off, X, out)
     n_units = u_off[-1]
     for r in range(n):
         for u in range(sizes[0], n_units):
@@ -238,21 +239,206 @@ def _train_query(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, a
             d_j[k, o] = lam * fp[j, o]
         d_i[o] = di * fp[i, o]
         for layer in range(top - 1, 0, -1):  # hidden units, top down
-            _hidden_deltas(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
+            _hidden_deltas_plain(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
                            u_off[layer + 1], npair, pairs, fp, i, d_i, d_j, acc)
         for layer in range(top):
-            _update_weights(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
+            _update_weights_plain(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
                             u_off[layer + 1], npair, pairs, out, i, d_i, d_j, lr, acc)
+
+
+@njit(cache=True)
+def _train_epoch_plain(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, fp, d_i, d_j,
+                 acc, pairs):
+    wt = np.empty_like(params)
+    for q in queries:
+        a, b = offsets[q], offsets[q + 1]
+        _train_query_plain(params, wt, sizes, w_off, u_off, X[a:b], y[a:b], lr, out, fp, d_i, d_j,
+                     acc, pairs)
+
+
+@njit(cache=True)
+def _predict_plain(params, sizes, w_off, u_off, X, out):
+    """Output-unit values of the rows of ``X`` in blocks of ``out.shape[0]`` rows."""
+    n = X.shape[0]
+    batch = out.shape[0]
+    res = np.empty(n)
+    top = u_off[len(sizes) - 1]
+    wt = np.empty_like(params)
+    _transpose(params, sizes, w_off, wt)
+    for start in range(0, n, batch):
+        stop = min(n, start + batch)
+        _forward_plain(wt, sizes, w_off, u_off, X[start:stop], out)
+        for r in range(stop - start):
+            res[start + r] = out[r, top]
+    return res
+
+
+# ---- the tiled kernels ----------------------------------------------------------------------
+# The same sums as the plain kernels above, term for term in the same order, computed as
+# register tiles (:mod:`.tiles`); fdlibm's exp in vector lanes (:func:`.fdlibm.exp_lane`,
+# bit-identical to :func:`.fdlibm.fdlibm_exp`). ``error_model="numpy"`` lets the loops with a
+# division vectorize: it changes only a division by zero, and every divisor here is
+# ``1 + exp(..) >= 1``.
+
+
+@njit(cache=True, error_model="numpy")
+def _sigmoid_rows(out, n, dst, b, bias):
+    """``out[r, dst + t] = 1 / (1 + exp(-(out[r, dst + t] + bias[t])))`` for ``r < n``,
+    ``t < b``: a unit's weighted sum plus its bias, through the sigmoid."""
+    for r in range(n):
+        row = out[r, dst:dst + b]
+        for t in range(b):
+            row[t] = 1.0 / (1.0 + exp_lane(-(row[t] + bias[t])))
+
+
+@njit(cache=True)
+def _forward(wt, sizes, w_off, u_off, X, out):
+    """:func:`_forward_plain`'s values: each unit's sum over the units below in order from +0,
+    then its bias, as :func:`.tiles.gemm` tiles of 6 documents x 8 units. A unit below that is
+    zero for all 6 documents of a tile is skipped; one that is zero for some adds ``+-0`` there,
+    which leaves the sum unchanged when the weights are finite (:mod:`.tiles`); with a
+    non-finite weight, the plain kernel runs."""
+    n = X.shape[0]
+    if not all_finite(wt, 0, wt.size):
+        _forward_plain(wt, sizes, w_off, u_off, X, out)
+        return
+    width = out.shape[1]
+    flat = out.reshape(out.size)
+    for r in range(n):
+        for k in range(sizes[0]):
+            out[r, k] = X[r, k]
+    for layer in range(len(sizes) - 1):
+        a, b = sizes[layer], sizes[layer + 1]
+        src, dst = u_off[layer], u_off[layer + 1]
+        gemm(flat, wt, flat, (a, n, b), (src, 1, width), (w_off[layer], b), (dst, width), 1)
+        _sigmoid_rows(out, n, dst, b, wt[w_off[layer] + a * b:w_off[layer] + (a + 1) * b])
+
+
+@njit(cache=True)
+def _hidden_deltas(params, geo, D, acc, fp, pairs, i, npair):
+    """:func:`_hidden_deltas_plain`'s deltas of the ``a`` units of a layer (``geo = (w0, a, b,
+    src, dst, layer)``) from the ``b`` units above. ``D`` holds each pair document's deltas in
+    rows ``0..npair-1`` and document ``i``'s in row ``npair``; each unit's sum runs over the
+    units above in order, every term added (as the plain kernel does), in tiles of 6 rows x 8
+    units; then times ``f'``."""
+    w0, a, b, src, dst, _ = geo
+    width = D.shape[1]
+    gemm(D.reshape(D.size), params, acc, (b, npair + 1, a), (dst, 1, width), (w0, a + 1),
+         (0, a), 0)
+    for k in range(npair):
+        j = pairs[k]
+        for h in range(a):
+            D[k, src + h] = acc[k * a + h] * fp[j, src + h]
+    for h in range(a):
+        D[npair, src + h] = acc[npair * a + h] * fp[i, src + h]
+
+
+@njit(cache=True)
+def _update_weights(params, geo, bufs, pairs, i, npair, lr):
+    """:func:`_update_weights_plain`'s update of the weights into the ``b`` units above a
+    layer: ``w_st += lr (delta_i(t) x_s(i) - sum_k delta_k(t) x_s(j_k))``, each sum over the
+    pairs ``k`` in order. The pair documents' inputs are first copied to rows of ``Xp`` (the
+    bias input 1 last: ``delta 1`` is ``delta``). Where the plain kernel skips zero inputs
+    (``b > a + 1``) the tiles run over 6 inputs x 8 units and skip a pair whose 6 inputs are all
+    zero, which is exact while the deltas are finite (checked; otherwise the plain kernel runs);
+    elsewhere the plain kernel adds every term, and so do the tiles (8 inputs x 6 units)."""
+    w0, a, b, src, dst, layer = geo
+    out, D, acc, Xp, acc2, w_off = bufs
+    width = D.shape[1]
+    m1 = a + 1
+    flat_d = D.reshape(D.size)
+    skips = b > m1
+    if skips:
+        for k in range(npair):
+            if not all_finite(flat_d, k * width + dst, k * width + dst + b):
+                _update_weights_plain(params, w_off, a, b, layer, src, dst, npair, pairs, out,
+                                      i, D[npair], D, lr, acc2)
+                return
+    for k in range(npair):
+        j = pairs[k]
+        for s in range(a):
+            Xp[k * m1 + s] = out[j, src + s]
+        Xp[k * m1 + a] = 1.0
+    if skips:  # acc[s * b + t]
+        gemm(Xp, flat_d, acc, (npair, m1, b), (0, m1, 1), (dst, width), (0, b), 1)
+        step_t, step_s = 1, b
+    else:  # acc[t * m1 + s]
+        gemm(flat_d, Xp, acc, (npair, b, m1), (dst, width, 1), (0, m1), (0, m1), 0)
+        step_t, step_s = m1, 1
+    for t in range(b):
+        base = w0 + t * m1
+        dt = D[npair, dst + t]
+        for s in range(a):
+            params[base + s] += lr * (dt * out[i, src + s] - acc[t * step_t + s * step_s])
+        params[base + a] += lr * (dt - acc[t * step_t + a * step_s])
+
+
+@njit(cache=True, error_model="numpy")
+def _train_query(params, net, X, y, lr, bufs):
+    """:func:`_train_query_plain` with the tiled kernels: ``net = (sizes, w_off, u_off, wt)``,
+    ``bufs = (out, fp, D, acc, Xp, lam, pairs, acc2)``."""
+    sizes, w_off, u_off, wt = net
+    out, fp, D, acc, Xp, lam, pairs, acc2 = bufs
+    n = X.shape[0]
+    _transpose(params, sizes, w_off, wt)
+    _forward(wt, sizes, w_off, u_off, X, out)
+    n_units = u_off[-1]
+    for r in range(n):
+        row_o = out[r]
+        row_f = fp[r]
+        for u in range(sizes[0], n_units):
+            sv = 1.0 / (1.0 + exp_lane(-row_o[u]))
+            row_f[u] = sv * (1.0 - sv)
+    top = len(sizes) - 1
+    o = u_off[top]
+    for i in range(n):
+        npair = 0
+        for j in range(n):
+            if y[j] < y[i]:
+                pairs[npair] = j
+                npair += 1
+        if npair == 0:
+            continue  # every delta is 0: the weights stay
+        # output unit
+        oi = out[i, o]
+        for k in range(npair):
+            lam[k] = out[pairs[k], o]
+        for k in range(npair):
+            lam[k] = 1.0 / (1.0 + exp_lane(oi - lam[k]))
+        di = 0.0
+        for k in range(npair):
+            di += lam[k]
+            D[k, o] = lam[k] * fp[pairs[k], o]
+        D[npair, o] = di * fp[i, o]
+        for layer in range(top - 1, 0, -1):  # hidden units, top down
+            geo = (w_off[layer], sizes[layer], sizes[layer + 1], u_off[layer], u_off[layer + 1],
+                   layer)
+            _hidden_deltas(params, geo, D, acc, fp, pairs, i, npair)
+        for layer in range(top):
+            geo = (w_off[layer], sizes[layer], sizes[layer + 1], u_off[layer], u_off[layer + 1],
+                   layer)
+            _update_weights(params, geo, (out, D, acc, Xp, acc2, w_off), pairs, i, npair, lr)
 
 
 @njit(cache=True)
 def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, fp, d_i, d_j,
                  acc, pairs):
+    """One pass over ``queries`` (RankLib's epoch). ``out``, ``fp``, ``acc``, ``pairs``: the
+    plain kernels' work arrays (``d_i``, ``d_j`` unused: the deltas live in one array here)."""
     wt = np.empty_like(params)
+    longest, width = out.shape
+    widest = 1
+    for s in sizes:
+        widest = max(widest, s + 1)
+    D = np.zeros((longest + 1, width))
+    flat = np.zeros(max((longest + 1) * widest, widest * widest))
+    Xp = np.zeros(longest * widest)
+    lam = np.zeros(longest)
+    net = (sizes, w_off, u_off, wt)
+    bufs = (out, fp, D, flat, Xp, lam, pairs, acc)
     for q in queries:
         a, b = offsets[q], offsets[q + 1]
-        _train_query(params, wt, sizes, w_off, u_off, X[a:b], y[a:b], lr, out, fp, d_i, d_j,
-                     acc, pairs)
+        _train_query(params, net, X[a:b], y[a:b], lr, bufs)
 
 
 @njit(cache=True)
