@@ -310,7 +310,7 @@ def _forward(wt, sizes, w_off, u_off, X, out):
     for layer in range(len(sizes) - 1):
         a, b = sizes[layer], sizes[layer + 1]
         src, dst = u_off[layer], u_off[layer + 1]
-        gemm(flat, wt, flat, (a, n, b), (src, 1, width), (w_off[layer], b), (dst, width), 1)
+        gemm(flat, wt, flat, (a, n, b), (src, 1, width), (w_off[layer], b), (dst, width, 1), 1)
         _sigmoid_rows(out, n, dst, b, wt[w_off[layer] + a * b:w_off[layer] + (a + 1) * b])
 
 
@@ -324,7 +324,7 @@ def _hidden_deltas(params, geo, D, acc, fp, pairs, i, npair):
     w0, a, b, src, dst, _ = geo
     width = D.shape[1]
     gemm(D.reshape(D.size), params, acc, (b, npair + 1, a), (dst, 1, width), (w0, a + 1),
-         (0, a), 0)
+         (0, a, 1), 0)
     for k in range(npair):
         j = pairs[k]
         for h in range(a):
@@ -359,18 +359,16 @@ def _update_weights(params, geo, bufs, pairs, i, npair, lr):
         for s in range(a):
             Xp[k * m1 + s] = out[j, src + s]
         Xp[k * m1 + a] = 1.0
-    if skips:  # acc[s * b + t]
-        gemm(Xp, flat_d, acc, (npair, m1, b), (0, m1, 1), (dst, width), (0, b), 1)
-        step_t, step_s = 1, b
-    else:  # acc[t * m1 + s]
-        gemm(flat_d, Xp, acc, (npair, b, m1), (dst, width, 1), (0, m1), (0, m1), 0)
-        step_t, step_s = m1, 1
+    if skips:  # tiles of 6 inputs x 8 units, stored as acc[t * m1 + s]
+        gemm(Xp, flat_d, acc, (npair, m1, b), (0, m1, 1), (dst, width), (0, 1, m1), 1)
+    else:  # tiles of 6 units x 8 inputs
+        gemm(flat_d, Xp, acc, (npair, b, m1), (dst, width, 1), (0, m1), (0, m1, 1), 0)
     for t in range(b):
         base = w0 + t * m1
         dt = D[npair, dst + t]
         for s in range(a):
-            params[base + s] += lr * (dt * out[i, src + s] - acc[t * step_t + s * step_s])
-        params[base + a] += lr * (dt - acc[t * step_t + a * step_s])
+            params[base + s] += lr * (dt * out[i, src + s] - acc[t * m1 + s])
+        params[base + a] += lr * (dt - acc[t * m1 + a])
 
 
 @njit(cache=True, error_model="numpy")

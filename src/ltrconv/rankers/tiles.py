@@ -41,8 +41,8 @@ of ``B`` and one broadcast value, 15 of the 16 AVX2 registers)."""
 
 def _tile(rows: int, vectors: int, width: int):
     """An intrinsic ``tile(A, B, C, d)`` for 1-D contiguous float64 arrays and
-    ``d = (K, a_off, a_sk, a_sm, b_off, b_sk, c_off, c_sm, skip)``:
-    ``C[c_off + r c_sm + n] = sum_{k < K} A[a_off + k a_sk + r a_sm] B[b_off + k b_sk + n]``
+    ``d = (K, a_off, a_sk, a_sm, b_off, b_sk, c_off, c_sm, c_sn, skip)``:
+    ``C[c_off + r c_sm + n c_sn] = sum_{k < K} A[a_off + k a_sk + r a_sm] B[b_off + k b_sk + n]``
     for ``r < rows``, ``n < vectors * width``, ``k`` in order, each sum from ``+0`` in a
     register (``<width x double>`` vectors). With ``skip != 0``, a ``k`` whose ``rows`` values
     of ``A`` all have a zero magnitude adds nothing (module docstring)."""
@@ -56,7 +56,7 @@ def _tile(rows: int, vectors: int, width: int):
         def codegen(context, builder, signature, args):
             pa, pb, pc = (context.make_array(t)(context, builder, v).data
                           for t, v in zip(signature.args[:3], args[:3]))
-            K, a_off, a_sk, a_sm, b_off, b_sk, c_off, c_sm, skip = cgutils.unpack_tuple(
+            K, a_off, a_sk, a_sm, b_off, b_sk, c_off, c_sm, c_sn, skip = cgutils.unpack_tuple(
                 builder, args[3])
             acc = [[cgutils.alloca_once_value(builder, zero_vec) for _ in range(vectors)]
                    for _ in range(rows)]
@@ -88,12 +88,26 @@ def _tile(rows: int, vectors: int, width: int):
                             # fmul then fadd, no fast-math flags: two roundings, never fused
                             builder.store(builder.fadd(total, builder.fmul(wide, b[j])),
                                           acc[r][j])
-            for r in range(rows):
-                c_row = builder.add(c_off, builder.mul(ir.Constant(_I64, r), c_sm))
-                for j in range(vectors):
-                    p = builder.gep(pc, [builder.add(c_row, ir.Constant(_I64, j * width))])
-                    builder.store(builder.load(acc[r][j]), builder.bitcast(p, vty.as_pointer()),
-                                  align=8)
+            unit = builder.icmp_signed("==", c_sn, ir.Constant(_I64, 1))
+            with builder.if_else(unit) as (contiguous, strided):
+                with contiguous:  # whole vectors
+                    for r in range(rows):
+                        c_row = builder.add(c_off, builder.mul(ir.Constant(_I64, r), c_sm))
+                        for j in range(vectors):
+                            p = builder.gep(pc, [builder.add(c_row,
+                                                             ir.Constant(_I64, j * width))])
+                            builder.store(builder.load(acc[r][j]),
+                                          builder.bitcast(p, vty.as_pointer()), align=8)
+                with strided:  # lane by lane: lane l of vector j is n = j width + l
+                    for r in range(rows):
+                        c_row = builder.add(c_off, builder.mul(ir.Constant(_I64, r), c_sm))
+                        for j in range(vectors):
+                            total = builder.load(acc[r][j])
+                            for lane in range(width):
+                                at = builder.add(c_row, builder.mul(
+                                    ir.Constant(_I64, j * width + lane), c_sn))
+                                builder.store(builder.extract_element(
+                                    total, ir.Constant(_I32, lane)), builder.gep(pc, [at]))
             return context.get_dummy_value()
 
         return sig, codegen
@@ -104,7 +118,10 @@ def _tile(rows: int, vectors: int, width: int):
 _tile_6x8 = _tile(ROWS, 2, 4)
 _tile_6x4 = _tile(ROWS, 1, 4)
 _tile_6x1 = _tile(ROWS, 1, 1)
-_tile_1x8 = _tile(1, 2, 4)
+_tile_3x8 = _tile(3, 2, 4)
+_tile_3x4 = _tile(3, 1, 4)
+_tile_3x1 = _tile(3, 1, 1)
+_tile_1x16 = _tile(1, 4, 4)  # one row: 4 independent sums of vectors, not 2, to fill the adder
 _tile_1x4 = _tile(1, 1, 4)
 _tile_1x1 = _tile(1, 1, 1)
 
@@ -113,40 +130,52 @@ _tile_1x1 = _tile(1, 1, 1)
 def gemm(A, B, C, shape, a_at, b_at, c_at, skip):
     """``C[m, n] = sum_k A[k, m] B[k, n]`` over ``k`` in order from ``+0``, for ``(K, M, N) =
     shape``, the arrays 1-D and contiguous, the elements at ``A[a0 + k ak + m am]``,
-    ``B[b0 + k bk + n]``, ``C[c0 + m cm + n]`` for ``(a0, ak, am) = a_at``, ``(b0, bk) = b_at``,
-    ``(c0, cm) = c_at``. ``skip``: leave out the ``k`` whose ``A`` values in a tile are all
-    zero (exact when ``B`` is finite: module docstring)."""
+    ``B[b0 + k bk + n]``, ``C[c0 + m cm + n cn]`` for ``(a0, ak, am) = a_at``,
+    ``(b0, bk) = b_at``, ``(c0, cm, cn) = c_at``. ``skip``: leave out the ``k`` whose ``A``
+    values in a tile are all zero (exact when ``B`` is finite: module docstring). Tiles of 6
+    rows, then 3, then 1, each as wide as fits."""
     K, M, N = shape
     a0, ak, am = a_at
     b0, bk = b_at
-    c0, cm = c_at
+    c0, cm, cn = c_at
     m = 0
     while m + ROWS <= M:
-        a_m = a0 + m * am
-        c_m = c0 + m * cm
+        a_m, c_m = a0 + m * am, c0 + m * cm
         n = 0
         while n + 8 <= N:
-            _tile_6x8(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n, cm, skip))
+            _tile_6x8(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
             n += 8
         if n + 4 <= N:
-            _tile_6x4(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n, cm, skip))
+            _tile_6x4(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
             n += 4
         while n < N:
-            _tile_6x1(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n, cm, skip))
+            _tile_6x1(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
             n += 1
         m += ROWS
-    while m < M:
-        a_m = a0 + m * am
-        c_m = c0 + m * cm
+    if m + 3 <= M:
+        a_m, c_m = a0 + m * am, c0 + m * cm
         n = 0
         while n + 8 <= N:
-            _tile_1x8(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n, cm, skip))
+            _tile_3x8(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
             n += 8
         if n + 4 <= N:
-            _tile_1x4(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n, cm, skip))
+            _tile_3x4(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
             n += 4
         while n < N:
-            _tile_1x1(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n, cm, skip))
+            _tile_3x1(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
+            n += 1
+        m += 3
+    while m < M:
+        a_m, c_m = a0 + m * am, c0 + m * cm
+        n = 0
+        while n + 16 <= N:
+            _tile_1x16(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
+            n += 16
+        while n + 4 <= N:
+            _tile_1x4(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
+            n += 4
+        while n < N:
+            _tile_1x1(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
             n += 1
         m += 1
 
