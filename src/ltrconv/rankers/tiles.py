@@ -124,6 +124,7 @@ _tile_3x1 = _tile(3, 1, 1)
 _tile_1x16 = _tile(1, 4, 4)  # one row: 4 independent sums of vectors, not 2, to fill the adder
 _tile_1x4 = _tile(1, 1, 4)
 _tile_1x1 = _tile(1, 1, 1)
+_tile_1x32 = _tile(1, 8, 4)
 
 
 @njit(cache=True)
@@ -178,6 +179,40 @@ def gemm(A, B, C, shape, a_at, b_at, c_at, skip):
             _tile_1x1(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
             n += 1
         m += 1
+
+
+@njit(cache=True)
+def gemm_rows(A, B, C, shape, a_at, b_at, c_at):
+    """:func:`gemm` in tiles of one row ``m`` by 32 columns, skipping each zero ``A[k, m]``
+    (the skip then needs no finite ``B``: each zero term is left out, one by one). The columns
+    run outermost, so that a strip of 32 columns of ``B`` stays in L1 while every row uses
+    it: each term costs a load of ``B``, unlike :func:`gemm`'s tiles, which load a row of
+    ``B`` once for 6 rows but can skip a ``k`` only when all 6 of its ``A`` are zero."""
+    K, M, N = shape
+    a0, ak, am = a_at
+    b0, bk = b_at
+    c0, cm, cn = c_at
+    n = 0
+    while n + 32 <= N:
+        for m in range(M):
+            _tile_1x32(A, B, C, (K, a0 + m * am, ak, am, b0 + n, bk, c0 + m * cm + n * cn, cm,
+                                 cn, 1))
+        n += 32
+    while n + 16 <= N:
+        for m in range(M):
+            _tile_1x16(A, B, C, (K, a0 + m * am, ak, am, b0 + n, bk, c0 + m * cm + n * cn, cm,
+                                 cn, 1))
+        n += 16
+    while n + 4 <= N:
+        for m in range(M):
+            _tile_1x4(A, B, C, (K, a0 + m * am, ak, am, b0 + n, bk, c0 + m * cm + n * cn, cm,
+                                cn, 1))
+        n += 4
+    while n < N:
+        for m in range(M):
+            _tile_1x1(A, B, C, (K, a0 + m * am, ak, am, b0 + n, bk, c0 + m * cm + n * cn, cm,
+                                cn, 1))
+        n += 1
 
 
 @njit(cache=True)
