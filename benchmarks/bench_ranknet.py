@@ -130,7 +130,7 @@ def main() -> None:
                     times[name].append(time.process_time() - t)
         if args.plain:
             assert np.array_equal(states["tiled"][0], states["plain"][0]), arch
-        line = f"{str(arch):<16}{flops / 1e9:>7.2f}"
+        line = f"{arch!s:<16}{flops / 1e9:>7.2f}"
         for name in kernels:
             med = statistics.median(times[name])
             totals[name] += med

@@ -155,7 +155,8 @@ def exp_lane(x):
       normal (``k >= -1021``, where fdlibm adds ``k`` to the exponent field: the same value), and
       fdlibm's own ``(y 2^(k + 1000)) 2^-1000`` below."""
     in_range = (x <= _O_THRESHOLD) and (x >= _U_THRESHOLD)  # False for NaN
-    special = x + x if x != x else (math.inf if x > 0.0 else 0.0)  # NaN, +inf/overflow, -inf/underflow
+    # NaN: x + x; +inf and overflow: +inf; -inf and underflow: +0
+    special = x + x if x != x else (math.inf if x > 0.0 else 0.0)
     xr = x if in_range else 0.0
     ax = abs(xr)
     negative = xr < 0.0

@@ -25,6 +25,13 @@ weights of the first epoch with the best score above 0 are kept. Every ``exp`` i
 seed, this gives RankLib's model run under ``-XX:-UseLibmIntrinsic`` (where ``Math.exp`` is
 fdlibm's).
 
+The kernels (``_train_epoch``, ``_predict``) compute these sums as register tiles
+(:mod:`.tiles`): several independent sums at once, each one's terms in the order above, from
++0, products and sums rounded separately (no fused multiply-add, no fastmath); the sigmoids
+and ``lambda`` take fdlibm's exp in vector lanes (:func:`.fdlibm.exp_lane`). The
+``*_plain`` kernels, one sum at a time, are kept: the tiles' results equal theirs bit for bit
+(tests/test_ranknet.py), and the forward pass falls back to them when a weight is not finite.
+
 ``patience`` (not a RankLib option; default None: every epoch runs, as in RankLib) stops a
 run after that many epochs without a better validation score.
 
@@ -242,8 +249,9 @@ def _train_query_plain(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, 
             _hidden_deltas_plain(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
                            u_off[layer + 1], npair, pairs, fp, i, d_i, d_j, acc)
         for layer in range(top):
-            _update_weights_plain(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
-                            u_off[layer + 1], npair, pairs, out, i, d_i, d_j, lr, acc)
+            _update_weights_plain(params, w_off, sizes[layer], sizes[layer + 1], layer,
+                                  u_off[layer], u_off[layer + 1], npair, pairs, out, i, d_i, d_j,
+                                  lr, acc)
 
 
 @njit(cache=True)
