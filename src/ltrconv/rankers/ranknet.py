@@ -330,7 +330,8 @@ def _hidden_deltas(params, geo, D, acc, fp, pairs):
     units above in order, every term added (as the plain kernel does), in tiles of 6 rows x 8
     units; then times ``f'``."""
     w0, a, b, src, dst, i, npair = geo
-    if b == 1:  # below the output unit: each sum is one term, +0 + delta w
+    if b == 1:  # below the output unit: each sum is +0 plus one term (LLVM keeps the +0:
+        # without fast-math it may not drop it, as -0 + +0 is +0)
         w = params[w0:w0 + a]
         for k in range(npair + 1):
             c = D[k, dst]
@@ -357,7 +358,8 @@ def _update_weights(params, geo, out, D, acc, Xp, pairs, lr):
     ``w_st += lr (delta_i(t) x_s(i) - sum_k delta_k(t) x_s(j_k))``, each sum over the pairs
     ``k`` in order from +0. The pair documents' inputs are first copied to rows of ``Xp`` (the
     bias input 1 last: ``delta 1`` is ``delta``). Where the plain kernel skips zero inputs
-    (``b > a + 1``: the first layer, 47% of MQ2008's feature values are 0) the tiles are one
+    (``b > a + 1``; in the paper's grid, the first layer but for 10 units: its inputs are the
+    features, 47% of MQ2008's feature values are 0) the tiles are one
     input x 32 units and skip each zero input as the plain kernel does; elsewhere the plain
     kernel adds every term, and so do the tiles (6 units x 8 inputs). Either way the sums
     land at ``acc[t (a + 1) + s]``, in the weights' own order."""
