@@ -2,7 +2,9 @@
 the algorithm (module docstring of ltrconv.rankers.ranknet), selection, parameters, model
 files; and, where Java, the RankLib jar and MQ2008 are at hand, the seeded jar's own run."""
 
+import math
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,7 +14,8 @@ import pytest
 
 from ltrconv import evaluate, rankers
 from ltrconv.data.synthetic import make_letor, split
-from ltrconv.rankers import ParamError, load
+from ltrconv.rankers import ParamError, fdlibm, load, tiles
+from ltrconv.rankers import ranknet as rn_module
 from ltrconv.rankers.fdlibm import fdlibm_exp
 from ltrconv.rankers.java_random import JavaRandom
 from ltrconv.rankers.modelfile import ModelFileError, write_model
@@ -308,3 +311,229 @@ def test_mq2008_fold1_equals_seeded_ranklib(mq2008_dir, mq2008_fold1, seeded_jar
                  ["NDCG@10"] for s in (ours, theirs)]
     assert np.abs(per_query[0] - per_query[1]).max() <= 1e-6
     assert np.array_equal(ours, theirs)
+
+
+# ---- the tiled kernels: the plain ones' bits, no fused multiply-add, fdlibm's exp in lanes ----
+FUSED = re.compile(r"\bv?f(n)?m(add|sub|addsub|subadd)[0-9]*[ps][sd]\b")
+"""x86 fused multiply-add mnemonics (vfmadd231pd, vfnmsub213sd, vfmaddsub132pd, ...)."""
+
+
+def _plain_and_tiled(arch, X, y, qid, epochs, seed=3):
+    """The weights after each epoch of the plain and the tiled kernels, from the same start."""
+    from ltrconv.evaluation.queries import offsets_from_qid
+
+    sizes = (X.shape[1], *arch, 1)
+    off = offsets_from_qid(qid)
+    queries = np.arange(len(off) - 1, dtype=np.int64)
+    w_off, u_off, _ = rn_module.layout(list(sizes))
+    longest = int(np.diff(off).max())
+    runs = []
+    for epoch_fn in (rn_module._train_epoch_plain, rn_module._train_epoch):
+        params = init_weights(sizes, seed)
+        out = np.zeros((longest, u_off[-1]))
+        work = (out, np.zeros_like(out), np.zeros(u_off[-1]), np.zeros((longest, u_off[-1])),
+                np.zeros((max(longest, max(sizes) + 1), max(sizes) + 1)),
+                np.zeros(longest, dtype=np.int64))
+        seen = []
+        for _ in range(epochs):
+            epoch_fn(params, np.asarray(sizes, dtype=np.int64), w_off, u_off, X, y, off,
+                     queries, 0.05, *work)
+            seen.append(params.copy())
+        runs.append(seen)
+    return runs
+
+
+@pytest.mark.parametrize("arch", [(3,), (13,), (40,), (9, 17), (20, 7, 5), (33, 33)])
+def test_tiled_kernels_equal_the_plain_ones_bit_for_bit(arch):
+    """Widths that leave every kind of tile remainder, features half zero (some whole columns,
+    some scattered), queries of 1-40 documents: every weight after every epoch has the plain
+    kernels' bits, and the validation scores too."""
+    rng = np.random.default_rng(len(arch) * 100 + arch[0])
+    sizes_q = rng.integers(1, 41, 30)
+    qid = np.repeat(np.arange(len(sizes_q)), sizes_q)
+    X = np.asarray(rng.standard_normal((len(qid), 11)), dtype=np.float32).astype(np.float64)
+    X[rng.random(X.shape) < 0.45] = 0.0
+    X[:, 4] = 0.0
+    X[qid % 3 == 0, 7] = -0.0
+    y = rng.integers(0, 3, len(qid)).astype(np.int64)
+    plain, tiled = _plain_and_tiled(arch, X, y, qid, epochs=3)
+    for a, b in zip(plain, tiled):
+        assert a.view(np.uint64).tolist() == b.view(np.uint64).tolist()
+    assert not np.array_equal(plain[0], plain[-1])  # the weights moved
+    sizes = np.asarray((X.shape[1], *arch, 1), dtype=np.int64)
+    w_off, u_off, _ = rn_module.layout(sizes.tolist())
+    scores = [fn(plain[-1], sizes, w_off, u_off, X, np.zeros((16, u_off[-1])))
+              for fn in (rn_module._predict_plain, rn_module._predict)]
+    assert scores[0].view(np.uint64).tolist() == scores[1].view(np.uint64).tolist()
+
+
+def test_forward_with_a_non_finite_weight_equals_the_plain_kernel():
+    """0 x inf is NaN: the tiles, which add a zero input's product when another document of
+    the tile has a non-zero one, hand such weights to the plain kernel, which skips it."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((20, 6))
+    X[:, 2] = 0.0
+    X[::2, 3] = 0.0
+    sizes = np.array([6, 9, 1], dtype=np.int64)
+    w_off, u_off, _ = rn_module.layout(sizes.tolist())
+    params = init_weights(sizes.tolist(), 1)
+    params[2] = np.inf  # unit 0's weight from input 2 (always 0)
+    params[3] = np.inf  # from input 3 (0 in every other document)
+    got = [fn(params, sizes, w_off, u_off, X, np.zeros((8, u_off[-1])))
+           for fn in (rn_module._predict_plain, rn_module._predict)]
+    assert np.isfinite(got[0]).all()  # where the input is 0 the plain kernel skipped the inf
+    assert got[0].view(np.uint64).tolist() == got[1].view(np.uint64).tolist()
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (7, 6, 8), (5, 13, 29), (0, 7, 9), (40, 3, 37)])
+def test_gemm_sums_each_term_in_order(shape):
+    """Every sum of gemm and gemm_rows is the one-term-at-a-time sum from +0 in order of k
+    (checked against Python floats), zero terms of A skipped or not."""
+    K, M, N = shape
+    rng = np.random.default_rng(K * 31 + N)
+    A = rng.standard_normal((K, M)) * 10.0 ** rng.integers(-8, 8, (K, M))
+    A[rng.random((K, M)) < 0.4] = 0.0
+    A[:, 0] = -0.0
+    B = rng.standard_normal((K, N)) * 10.0 ** rng.integers(-8, 8, (K, N))
+    want = np.zeros((M, N))
+    for m in range(M):
+        for n in range(N):
+            total = 0.0
+            for k in range(K):
+                if A[k, m] != 0.0:
+                    total += A[k, m] * B[k, n]
+            want[m, n] = total
+    for skip in (0, 1):
+        C = np.full(M * N, np.nan)
+        tiles.gemm(A.ravel(), B.ravel(), C, (K, M, N), (0, M, 1), (0, N), (0, N, 1), skip)
+        assert C.view(np.uint64).tolist() == want.ravel().view(np.uint64).tolist()
+    C = np.full(M * N, np.nan)  # gemm_rows, stored transposed: C[n M + m]
+    tiles.gemm_rows(A.ravel(), B.ravel(), C, (K, M, N), (0, M, 1), (0, N), (0, 1, M))
+    assert C.view(np.uint64).tolist() == want.T.ravel().view(np.uint64).tolist()
+
+
+INSPECT = """
+import json, re, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import test_ranknet as t
+from ltrconv.rankers import fdlibm, ranknet, tiles
+
+weights = t._plain_and_tiled((9, 10), *t._small_problem(), epochs=1)[0][0]
+sizes = np.array([12, 9, 10, 1])
+w_off, u_off, _ = ranknet.layout(sizes.tolist())
+for fn in (ranknet._predict, ranknet._predict_plain):
+    fn(weights, sizes, w_off, u_off, t._small_problem()[0], np.zeros((8, u_off[-1])))
+x = np.linspace(-800, 800, 1000)
+fdlibm.exp_lanes(x, np.empty_like(x), len(x))
+report = {}
+for module in (ranknet, tiles, fdlibm):
+    for name in dir(module):
+        fn = getattr(module, name)
+        if hasattr(fn, "inspect_asm") and getattr(fn, "__module__", "") == module.__name__:
+            rows = []
+            for sig in fn.signatures:
+                asm, ir_text = fn.inspect_asm(sig), fn.inspect_llvm(sig)
+                flag = re.search(r"= f(add|sub|mul|div) (fast|contract|reassoc|nsz|afn)", ir_text)
+                rows.append({"fused": [m.group(0) for m in t.FUSED.finditer(asm)][:3],
+                             "flagged": flag.group(0) if flag else None,
+                             "packed": sorted(set(re.findall(r"\\bv(?:mul|add|div)pd\\b", asm)))})
+            report[f"{module.__name__}.{name}"] = {
+                "fastmath": bool(fn.targetoptions.get("fastmath")), "sigs": rows}
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture(scope="module")
+def compiled_kernels(tmp_path_factory):
+    """Every numba function of ranknet, tiles and fdlibm compiled afresh in a new process (a
+    kernel loaded from numba's cache has no assembly to show): per function, its fastmath
+    option and, per signature, the fused multiply-adds of its assembly, any fast-math flag of
+    its LLVM IR, and which packed vector instructions it holds."""
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp("numba_cache"))}
+    done = subprocess.run([sys.executable, "-c", INSPECT, str(Path(__file__).parent)], env=env,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def _small_problem():
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(6), 7)
+    X = rng.standard_normal((42, 12))
+    X[rng.random(X.shape) < 0.5] = 0.0
+    return X, rng.integers(0, 3, 42).astype(np.int64), qid
+
+
+def test_the_training_kernels_have_no_fused_multiply_add_and_no_fastmath(compiled_kernels):
+    """RankLib rounds every product and every sum (Java never fuses a*b+c): no compiled
+    kernel of RankNet may hold a fused multiply-add, and numba's fastmath (which lets LLVM
+    fuse, reassociate and ignore signed zeros) must be off on every one of them."""
+    for name in ("_train_epoch", "_predict", "_train_epoch_plain", "_predict_plain"):
+        assert compiled_kernels[f"ltrconv.rankers.ranknet.{name}"]["sigs"], name
+    n = 0
+    for name, info in compiled_kernels.items():
+        assert not info["fastmath"], name
+        for sig in info["sigs"]:
+            assert sig["fused"] == [] and sig["flagged"] is None, (name, sig)
+            n += 1
+    assert n >= 10
+    # the epoch's code holds its callees' (the tiles' packed products and sums, exp in lanes)
+    epoch = compiled_kernels["ltrconv.rankers.ranknet._train_epoch"]["sigs"][0]
+    assert {"vmulpd", "vaddpd", "vdivpd"} <= set(epoch["packed"])
+    assert "vdivpd" in compiled_kernels["ltrconv.rankers.fdlibm.exp_lanes"]["sigs"][0]["packed"]
+
+
+def test_the_fused_multiply_add_check_sees_one():
+    """The pattern above finds the instruction LLVM emits for a*b+c under fastmath, on a CPU
+    that has it."""
+    from numba import njit as numba_njit
+
+    @numba_njit(fastmath=True)
+    def fused(a, b, c):
+        for i in range(a.size):
+            c[i] = a[i] * b[i] + c[i]
+
+    x = np.ones(64)
+    fused(x, x, x.copy())
+    asm = fused.inspect_asm(fused.signatures[0])
+    if "fma" not in Path("/proc/cpuinfo").read_text().split():  # pragma: no cover
+        pytest.skip("this CPU has no fused multiply-add")
+    assert FUSED.search(asm)
+
+
+def _exp_arguments() -> np.ndarray:
+    """Over 1M arguments: 20,001 consecutive doubles around each of fdlibm's thresholds (10,001
+    from 0 up) and their negatives, uniform draws over every region, the special values."""
+    centres = [fdlibm._O_THRESHOLD, fdlibm._U_THRESHOLD, fdlibm._HX_BIG,
+               fdlibm._HX_HALF_LN2, fdlibm._HX_3HALF_LN2, fdlibm._HX_TINY, math.log(2) / 2,
+               1.5 * math.log(2), math.log(2), 1.0, 2.0 ** -1022, 5e-324, 0.0,
+               -708.3964185322641,  # k = -1021: the last result scaled as a normal number
+               -709.0895657128241, -744.4400719213812]  # subnormal results
+    parts = []
+    for c in centres:
+        bits = np.array([abs(c)]).view(np.int64)[0]
+        around = np.arange(max(bits - 10_000, 0), bits + 10_001, dtype=np.int64).view(np.float64)
+        parts += [around, -around]
+    rng = np.random.default_rng(40)
+    parts += [rng.uniform(-760, 760, 250_000), rng.uniform(-1.1, 1.1, 250_000),
+              rng.standard_normal(50_000) * 1e-9,
+              np.array([np.inf, -np.inf, np.nan, -np.nan, 0.0, -0.0, 1e308, -1e308])]
+    x = np.concatenate(parts)
+    return x[~np.isnan(x) | (np.arange(len(x)) >= len(x) - 8)]
+
+
+def test_exp_in_lanes_equals_fdlibm_bit_for_bit():
+    x = _exp_arguments()
+    assert len(x) >= 1_000_000
+    want = fdlibm.fdlibm_exp_array(x)
+    got = np.empty_like(x)
+    fdlibm.exp_lanes(x, got, len(x))
+    differ = np.flatnonzero(want.view(np.uint64) != got.view(np.uint64))
+    assert differ.size == 0, [(x[i], want[i], got[i]) for i in differ[:5]]
+    # every region is there: overflow, underflow, subnormal results, |x| < 2^-28, k = 0, +-1
+    assert np.isinf(want).any() and (want == 0).any() and ((want > 0) & (want < 2.0 ** -1022)).any()
+    assert (want == 1.0).any() and np.isnan(want).any()
