@@ -314,8 +314,6 @@ def test_mq2008_fold1_equals_seeded_ranklib(mq2008_dir, mq2008_fold1, seeded_jar
 
 
 # ---- the tiled kernels: the plain ones' bits, no fused multiply-add, fdlibm's exp in lanes ----
-FUSED = re.compile(r"\bv?f(n)?m(add|sub|addsub|subadd)[0-9]*[ps][sd]\b")
-"""x86 fused multiply-add mnemonics (vfmadd231pd, vfnmsub213sd, vfmaddsub132pd, ...)."""
 
 
 def _plain_and_tiled(arch, X, y, qid, epochs, seed=3):
@@ -412,97 +410,50 @@ def test_gemm_sums_each_term_in_order(shape):
     assert C.view(np.uint64).tolist() == want.T.ravel().view(np.uint64).tolist()
 
 
-INSPECT = """
-import json, re, sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import test_ranknet as t
-from ltrconv.rankers import fdlibm, ranknet, tiles
+def _kernel_script():
+    import importlib.util
 
-weights = t._plain_and_tiled((9, 10), *t._small_problem(), epochs=1)[0][0]
-sizes = np.array([12, 9, 10, 1])
-w_off, u_off, _ = ranknet.layout(sizes.tolist())
-for fn in (ranknet._predict, ranknet._predict_plain):
-    fn(weights, sizes, w_off, u_off, t._small_problem()[0], np.zeros((8, u_off[-1])))
-x = np.linspace(-800, 800, 1000)
-fdlibm.exp_lanes(x, np.empty_like(x), len(x))
-report = {}
-for module in (ranknet, tiles, fdlibm):
-    for name in dir(module):
-        fn = getattr(module, name)
-        if hasattr(fn, "inspect_asm") and getattr(fn, "__module__", "") == module.__name__:
-            rows = []
-            for sig in fn.signatures:
-                asm, ir_text = fn.inspect_asm(sig), fn.inspect_llvm(sig)
-                flag = re.search(r"= f(add|sub|mul|div) (fast|contract|reassoc|nsz|afn)", ir_text)
-                rows.append({"fused": [m.group(0) for m in t.FUSED.finditer(asm)][:3],
-                             "flagged": flag.group(0) if flag else None,
-                             "packed": sorted(set(re.findall(r"\\bv(?:mul|add|div)pd\\b", asm)))})
-            report[f"{module.__name__}.{name}"] = {
-                "fastmath": bool(fn.targetoptions.get("fastmath")), "sigs": rows}
-print(json.dumps(report))
-"""
+    path = Path(__file__).resolve().parents[1] / "scripts" / "check_kernels.py"
+    spec = importlib.util.spec_from_file_location("check_kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-@pytest.fixture(scope="module")
-def compiled_kernels(tmp_path_factory):
-    """Every numba function of ranknet, tiles and fdlibm compiled afresh in a new process (a
-    kernel loaded from numba's cache has no assembly to show): per function, its fastmath
-    option and, per signature, the fused multiply-adds of its assembly, any fast-math flag of
-    its LLVM IR, and which packed vector instructions it holds."""
-    import json
-    import subprocess
-    import sys
+def test_no_ranknet_kernel_asks_for_fast_math():
+    """RankLib rounds every product and every sum (Java never fuses a*b+c): numba's fastmath
+    (which lets LLVM fuse, reassociate and ignore signed zeros) is off on every kernel of
+    RankNet, and nothing calls a fused multiply-add by hand. LLVM fuses nothing else by default
+    (it fuses only what a flag or an fmuladd call allows); scripts/check_kernels.py compiles
+    every kernel afresh and reads their assembly to show it."""
+    import importlib
 
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp("numba_cache"))}
-    done = subprocess.run([sys.executable, "-c", INSPECT, str(Path(__file__).parent)], env=env,
-                          capture_output=True, text=True, check=True)
-    return json.loads(done.stdout)
-
-
-def _small_problem():
-    rng = np.random.default_rng(0)
-    qid = np.repeat(np.arange(6), 7)
-    X = rng.standard_normal((42, 12))
-    X[rng.random(X.shape) < 0.5] = 0.0
-    return X, rng.integers(0, 3, 42).astype(np.int64), qid
-
-
-def test_the_training_kernels_have_no_fused_multiply_add_and_no_fastmath(compiled_kernels):
-    """RankLib rounds every product and every sum (Java never fuses a*b+c): no compiled
-    kernel of RankNet may hold a fused multiply-add, and numba's fastmath (which lets LLVM
-    fuse, reassociate and ignore signed zeros) must be off on every one of them."""
-    for name in ("_train_epoch", "_predict", "_train_epoch_plain", "_predict_plain"):
-        assert compiled_kernels[f"ltrconv.rankers.ranknet.{name}"]["sigs"], name
+    check = _kernel_script()
     n = 0
-    for name, info in compiled_kernels.items():
-        assert not info["fastmath"], name
-        for sig in info["sigs"]:
-            assert sig["fused"] == [] and sig["flagged"] is None, (name, sig)
-            n += 1
+    for name in check.MODULES:
+        module = importlib.import_module(name)
+        source = Path(module.__file__).read_text()
+        assert not re.search(r"\bfma\(|fmuladd", source), name
+        for attr in dir(module):
+            fn = getattr(module, attr)
+            if hasattr(fn, "targetoptions") and getattr(fn, "__module__", "") == name:
+                assert not fn.targetoptions.get("fastmath"), f"{name}.{attr}"
+                n += 1
     assert n >= 10
-    # the epoch's code holds its callees' (the tiles' packed products and sums, exp in lanes)
-    epoch = compiled_kernels["ltrconv.rankers.ranknet._train_epoch"]["sigs"][0]
-    assert {"vmulpd", "vaddpd", "vdivpd"} <= set(epoch["packed"])
-    assert "vdivpd" in compiled_kernels["ltrconv.rankers.fdlibm.exp_lanes"]["sigs"][0]["packed"]
 
 
-def test_the_fused_multiply_add_check_sees_one():
-    """The pattern above finds the instruction LLVM emits for a*b+c under fastmath, on a CPU
-    that has it."""
-    from numba import njit as numba_njit
-
-    @numba_njit(fastmath=True)
-    def fused(a, b, c):
-        for i in range(a.size):
-            c[i] = a[i] * b[i] + c[i]
-
-    x = np.ones(64)
-    fused(x, x, x.copy())
-    asm = fused.inspect_asm(fused.signatures[0])
-    if "fma" not in Path("/proc/cpuinfo").read_text().split():  # pragma: no cover
+def test_the_kernel_check_sees_a_fused_multiply_add_and_reads_its_report():
+    """The script's pattern finds the instruction LLVM emits for a*b+c under fastmath (on a
+    CPU that has one), and its verdict names a kernel that fuses or asks for fast math."""
+    check = _kernel_script()
+    if not check.cpu_has_fma():  # pragma: no cover
         pytest.skip("this CPU has no fused multiply-add")
-    assert FUSED.search(asm)
+    assert check.pattern_sees_one()
+    clean = {"sigs": [{"fused": [], "flagged": None, "packed": ["vmulpd"]}], "fastmath": False}
+    assert check.problems({"k": clean}) == []
+    fused = {"sigs": [{"fused": ["vfmadd231pd"], "flagged": None, "packed": []}], "fastmath": False}
+    assert check.problems({"k": clean, "f": fused, "m": {**clean, "fastmath": True}}) == [
+        "f: fused ['vfmadd231pd'] flagged None", "m: compiled with fastmath"]
 
 
 def _exp_arguments() -> np.ndarray:
