@@ -2,7 +2,9 @@
 the algorithm (module docstring of ltrconv.rankers.ranknet), selection, parameters, model
 files; and, where Java, the RankLib jar and MQ2008 are at hand, the seeded jar's own run."""
 
+import math
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,7 +14,8 @@ import pytest
 
 from ltrconv import evaluate, rankers
 from ltrconv.data.synthetic import make_letor, split
-from ltrconv.rankers import ParamError, load
+from ltrconv.rankers import ParamError, fdlibm, load, tiles
+from ltrconv.rankers import ranknet as rn_module
 from ltrconv.rankers.fdlibm import fdlibm_exp
 from ltrconv.rankers.java_random import JavaRandom
 from ltrconv.rankers.modelfile import ModelFileError, write_model
@@ -308,3 +311,180 @@ def test_mq2008_fold1_equals_seeded_ranklib(mq2008_dir, mq2008_fold1, seeded_jar
                  ["NDCG@10"] for s in (ours, theirs)]
     assert np.abs(per_query[0] - per_query[1]).max() <= 1e-6
     assert np.array_equal(ours, theirs)
+
+
+# ---- the tiled kernels: the plain ones' bits, no fused multiply-add, fdlibm's exp in lanes ----
+
+
+def _plain_and_tiled(arch, X, y, qid, epochs, seed=3):
+    """The weights after each epoch of the plain and the tiled kernels, from the same start."""
+    from ltrconv.evaluation.queries import offsets_from_qid
+
+    sizes = (X.shape[1], *arch, 1)
+    off = offsets_from_qid(qid)
+    queries = np.arange(len(off) - 1, dtype=np.int64)
+    w_off, u_off, _ = rn_module.layout(list(sizes))
+    longest = int(np.diff(off).max())
+    runs = []
+    for epoch_fn in (rn_module._train_epoch_plain, rn_module._train_epoch):
+        params = init_weights(sizes, seed)
+        out = np.zeros((longest, u_off[-1]))
+        work = (out, np.zeros_like(out), np.zeros(u_off[-1]), np.zeros((longest, u_off[-1])),
+                np.zeros((max(longest, max(sizes) + 1), max(sizes) + 1)),
+                np.zeros(longest, dtype=np.int64))
+        seen = []
+        for _ in range(epochs):
+            epoch_fn(params, np.asarray(sizes, dtype=np.int64), w_off, u_off, X, y, off,
+                     queries, 0.05, *work)
+            seen.append(params.copy())
+        runs.append(seen)
+    return runs
+
+
+@pytest.mark.parametrize("arch", [(3,), (13,), (40,), (9, 17), (20, 7, 5), (33, 33)])
+def test_tiled_kernels_equal_the_plain_ones_bit_for_bit(arch):
+    """Widths that leave every kind of tile remainder, features half zero (some whole columns,
+    some scattered), queries of 1-40 documents: every weight after every epoch has the plain
+    kernels' bits, and the validation scores too."""
+    rng = np.random.default_rng(len(arch) * 100 + arch[0])
+    sizes_q = rng.integers(1, 41, 30)
+    qid = np.repeat(np.arange(len(sizes_q)), sizes_q)
+    X = np.asarray(rng.standard_normal((len(qid), 11)), dtype=np.float32).astype(np.float64)
+    X[rng.random(X.shape) < 0.45] = 0.0
+    X[:, 4] = 0.0
+    X[qid % 3 == 0, 7] = -0.0
+    y = rng.integers(0, 3, len(qid)).astype(np.int64)
+    plain, tiled = _plain_and_tiled(arch, X, y, qid, epochs=3)
+    for a, b in zip(plain, tiled):
+        assert a.view(np.uint64).tolist() == b.view(np.uint64).tolist()
+    assert not np.array_equal(plain[0], plain[-1])  # the weights moved
+    sizes = np.asarray((X.shape[1], *arch, 1), dtype=np.int64)
+    w_off, u_off, _ = rn_module.layout(sizes.tolist())
+    scores = [fn(plain[-1], sizes, w_off, u_off, X, np.zeros((16, u_off[-1])))
+              for fn in (rn_module._predict_plain, rn_module._predict)]
+    assert scores[0].view(np.uint64).tolist() == scores[1].view(np.uint64).tolist()
+
+
+def test_forward_with_a_non_finite_weight_equals_the_plain_kernel():
+    """0 x inf is NaN: the tiles, which add a zero input's product when another document of
+    the tile has a non-zero one, hand such weights to the plain kernel, which skips it."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((20, 6))
+    X[:, 2] = 0.0
+    X[::2, 3] = 0.0
+    sizes = np.array([6, 9, 1], dtype=np.int64)
+    w_off, u_off, _ = rn_module.layout(sizes.tolist())
+    params = init_weights(sizes.tolist(), 1)
+    params[2] = np.inf  # unit 0's weight from input 2 (always 0)
+    params[3] = np.inf  # from input 3 (0 in every other document)
+    got = [fn(params, sizes, w_off, u_off, X, np.zeros((8, u_off[-1])))
+           for fn in (rn_module._predict_plain, rn_module._predict)]
+    assert np.isfinite(got[0]).all()  # where the input is 0 the plain kernel skipped the inf
+    assert got[0].view(np.uint64).tolist() == got[1].view(np.uint64).tolist()
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (7, 6, 8), (5, 13, 29), (0, 7, 9), (40, 3, 37)])
+def test_gemm_sums_each_term_in_order(shape):
+    """Every sum of gemm and gemm_rows is the one-term-at-a-time sum from +0 in order of k
+    (checked against Python floats), zero terms of A skipped or not."""
+    K, M, N = shape
+    rng = np.random.default_rng(K * 31 + N)
+    A = rng.standard_normal((K, M)) * 10.0 ** rng.integers(-8, 8, (K, M))
+    A[rng.random((K, M)) < 0.4] = 0.0
+    A[:, 0] = -0.0
+    B = rng.standard_normal((K, N)) * 10.0 ** rng.integers(-8, 8, (K, N))
+    want = np.zeros((M, N))
+    for m in range(M):
+        for n in range(N):
+            total = 0.0
+            for k in range(K):
+                if A[k, m] != 0.0:
+                    total += A[k, m] * B[k, n]
+            want[m, n] = total
+    for skip in (0, 1):
+        C = np.full(M * N, np.nan)
+        tiles.gemm(A.ravel(), B.ravel(), C, (K, M, N), (0, M, 1), (0, N), (0, N, 1), skip)
+        assert C.view(np.uint64).tolist() == want.ravel().view(np.uint64).tolist()
+    C = np.full(M * N, np.nan)  # gemm_rows, stored transposed: C[n M + m]
+    tiles.gemm_rows(A.ravel(), B.ravel(), C, (K, M, N), (0, M, 1), (0, N), (0, 1, M))
+    assert C.view(np.uint64).tolist() == want.T.ravel().view(np.uint64).tolist()
+
+
+def _kernel_script():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "check_kernels.py"
+    spec = importlib.util.spec_from_file_location("check_kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_ranknet_kernel_asks_for_fast_math():
+    """RankLib rounds every product and every sum (Java never fuses a*b+c): numba's fastmath
+    (which lets LLVM fuse, reassociate and ignore signed zeros) is off on every kernel of
+    RankNet, and nothing calls a fused multiply-add by hand. LLVM fuses nothing else by default
+    (it fuses only what a flag or an fmuladd call allows); scripts/check_kernels.py compiles
+    every kernel afresh and reads their assembly to show it."""
+    import importlib
+
+    check = _kernel_script()
+    n = 0
+    for name in check.MODULES:
+        module = importlib.import_module(name)
+        source = Path(module.__file__).read_text()
+        assert not re.search(r"\bfma\(|fmuladd", source), name
+        for attr in dir(module):
+            fn = getattr(module, attr)
+            if hasattr(fn, "targetoptions") and getattr(fn, "__module__", "") == name:
+                assert not fn.targetoptions.get("fastmath"), f"{name}.{attr}"
+                n += 1
+    assert n >= 10
+
+
+def test_the_kernel_check_sees_a_fused_multiply_add_and_reads_its_report():
+    """The script's pattern finds the instruction LLVM emits for a*b+c under fastmath (on a
+    CPU that has one), and its verdict names a kernel that fuses or asks for fast math."""
+    check = _kernel_script()
+    if not check.cpu_has_fma():  # pragma: no cover
+        pytest.skip("this CPU has no fused multiply-add")
+    assert check.pattern_sees_one()
+    clean = {"sigs": [{"fused": [], "flagged": None, "packed": ["vmulpd"]}], "fastmath": False}
+    assert check.problems({"k": clean}) == []
+    fused = {"sigs": [{"fused": ["vfmadd231pd"], "flagged": None, "packed": []}], "fastmath": False}
+    assert check.problems({"k": clean, "f": fused, "m": {**clean, "fastmath": True}}) == [
+        "f: fused ['vfmadd231pd'] flagged None", "m: compiled with fastmath"]
+
+
+def _exp_arguments() -> np.ndarray:
+    """Over 1M arguments: 20,001 consecutive doubles around each of fdlibm's thresholds (10,001
+    from 0 up) and their negatives, uniform draws over every region, the special values."""
+    centres = [fdlibm._O_THRESHOLD, fdlibm._U_THRESHOLD, fdlibm._HX_BIG,
+               fdlibm._HX_HALF_LN2, fdlibm._HX_3HALF_LN2, fdlibm._HX_TINY, math.log(2) / 2,
+               1.5 * math.log(2), math.log(2), 1.0, 2.0 ** -1022, 5e-324, 0.0,
+               -708.3964185322641,  # k = -1021: the last result scaled as a normal number
+               -709.0895657128241, -744.4400719213812]  # subnormal results
+    parts = []
+    for c in centres:
+        bits = np.array([abs(c)]).view(np.int64)[0]
+        around = np.arange(max(bits - 10_000, 0), bits + 10_001, dtype=np.int64).view(np.float64)
+        parts += [around, -around]
+    rng = np.random.default_rng(40)
+    parts += [rng.uniform(-760, 760, 250_000), rng.uniform(-1.1, 1.1, 250_000),
+              rng.standard_normal(50_000) * 1e-9,
+              np.array([np.inf, -np.inf, np.nan, -np.nan, 0.0, -0.0, 1e308, -1e308])]
+    x = np.concatenate(parts)
+    return x[~np.isnan(x) | (np.arange(len(x)) >= len(x) - 8)]
+
+
+def test_exp_in_lanes_equals_fdlibm_bit_for_bit():
+    x = _exp_arguments()
+    assert len(x) >= 1_000_000
+    want = fdlibm.fdlibm_exp_array(x)
+    got = np.empty_like(x)
+    fdlibm.exp_lanes(x, got, len(x))
+    differ = np.flatnonzero(want.view(np.uint64) != got.view(np.uint64))
+    assert differ.size == 0, [(x[i], want[i], got[i]) for i in differ[:5]]
+    # every region is there: overflow, underflow, subnormal results, |x| < 2^-28, k = 0, +-1
+    assert np.isinf(want).any() and (want == 0).any() and ((want > 0) & (want < 2.0 ** -1022)).any()
+    assert (want == 1.0).any() and np.isnan(want).any()

@@ -33,6 +33,9 @@ import math
 import struct
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from ..jit import njit
 
@@ -180,3 +183,75 @@ def fdlibm_log(x: float) -> float:
     if k == 0:
         return f - s * (f - r)
     return dk * _LN2_HI - ((s * (f - r) - dk * _LN2_LO) - f)
+
+
+@intrinsic
+def _bits(typingctx, x):
+    """The IEEE bits of a float64, as an int64 (an LLVM bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _from_bits(typingctx, i):
+    """The float64 of IEEE bits ``i`` (an LLVM bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+@njit(cache=True, error_model="numpy")
+def _pow2(j):
+    """``2^j`` for ``-1022 <= j <= 1023`` (a normal double: exponent field ``j + 1023``)."""
+    return _from_bits((j + 1023) << 52)
+
+
+@njit(cache=True, error_model="numpy")
+def exp_lane(x):
+    """:func:`fdlibm_exp` without branches, every case computed and the right one selected, so
+    that a loop over an array of arguments compiles to vector instructions (4 lanes with AVX2).
+    Bit-identical to :func:`fdlibm_exp`; each departure from its text is exact:
+
+    * arguments outside ``[U_THRESHOLD, O_THRESHOLD]`` (and NaN) take fdlibm's special results
+      (``x + x``, ``+0``, ``+inf``); the computation runs on 0 in their place;
+    * one reduction ``hi = x - k ln2_hi``, ``lo = k ln2_lo`` for every ``|x| > ln2 / 2``: with
+      ``k = +-1`` (fdlibm's branch for ``|x| < 1.5 ln2``) it is fdlibm's ``x -+ ln2_hi``,
+      ``+-ln2_lo`` (multiplying by ``+-1`` is exact); with ``k = 0`` (``|x| <= ln2 / 2``) it is
+      ``hi = x``, ``lo = 0``, ``r = x``;
+    * fdlibm's ``k = 0`` result ``1 - (r c / (c - 2) - r)`` is the general
+      ``1 - ((lo - r c / (2 - c)) - hi)`` at ``lo = 0``, ``hi = r``: a quotient by ``c - 2``
+      is minus the quotient by ``2 - c`` (rounding is symmetric), ``0 - q = -q`` for
+      ``q != +0``, and for ``q = +0`` both sides then subtract ``r != 0`` (``|r| >= 2^-28``
+      here) from a zero, giving ``-r``;
+    * ``y 2^k`` as two exact products ``(y 2^(k >> 1)) 2^(k - (k >> 1))`` while the result is
+      normal (``k >= -1021``, where fdlibm adds ``k`` to the exponent field: the same value), and
+      fdlibm's own ``(y 2^(k + 1000)) 2^-1000`` below."""
+    in_range = (x <= _O_THRESHOLD) and (x >= _U_THRESHOLD)  # False for NaN
+    # NaN: x + x; +inf and overflow: +inf; -inf and underflow: +0
+    special = x + x if x != x else (math.inf if x > 0.0 else 0.0)
+    xr = x if in_range else 0.0
+    ax = abs(xr)
+    negative = xr < 0.0
+    k_round = int(_INV_LN2 * xr + (-0.5 if negative else 0.5))  # truncates toward zero
+    k_mid = -1 if negative else 1
+    k = 0 if ax < _HX_HALF_LN2 else (k_mid if ax < _HX_3HALF_LN2 else k_round)
+    t = float(k)
+    hi = xr - t * _LN2_HI
+    lo = t * _LN2_LO
+    r = hi - lo
+    rr = r * r
+    c = r - rr * (_P1 + rr * (_P2 + rr * (_P3 + rr * (_P4 + rr * _P5))))
+    y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi)
+    normal = k >= -1021
+    half = k >> 1
+    scaled = (y * _pow2(half if normal else k + 1000)) * (_pow2(k - half) if normal else _TWOM1000)
+    result = 1.0 + xr if ax < _HX_TINY else scaled
+    return result if in_range else special
+
+
+@njit(cache=True, error_model="numpy")
+def exp_lanes(x, out, n):
+    """``out[i] = fdlibm_exp(x[i])`` for ``i < n``, :func:`exp_lane` in vector lanes."""
+    for i in range(n):
+        out[i] = exp_lane(x[i])

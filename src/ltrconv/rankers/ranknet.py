@@ -25,6 +25,13 @@ weights of the first epoch with the best score above 0 are kept. Every ``exp`` i
 seed, this gives RankLib's model run under ``-XX:-UseLibmIntrinsic`` (where ``Math.exp`` is
 fdlibm's).
 
+The kernels (``_train_epoch``, ``_predict``) compute these sums as register tiles
+(:mod:`.tiles`): several independent sums at once, each one's terms in the order above, from
++0, products and sums rounded separately (no fused multiply-add, no fastmath); the sigmoids
+and ``lambda`` take fdlibm's exp in vector lanes (:func:`.fdlibm.exp_lane`). The
+``*_plain`` kernels, one sum at a time, are kept: the tiles' results equal theirs bit for bit
+(tests/test_ranknet.py), and the forward pass falls back to them when a weight is not finite.
+
 ``patience`` (not a RankLib option; default None: every epoch runs, as in RankLib) stops a
 run after that many epochs without a better validation score.
 
@@ -40,10 +47,11 @@ import numpy as np
 from ..errors import InputError
 from ..jit import njit
 from .base import TrainingData
-from .fdlibm import fdlibm_exp
+from .fdlibm import exp_lane, fdlibm_exp
 from .java_random import JavaRandom, synapse_weights
 from .params import Check, Integer, Metric, Number, RandomState
 from .ranklib_values import as_float32_values
+from .tiles import all_finite, gemm, gemm_rows
 from .units import UnitRanker
 
 # The paper validates 1-3 hidden layers of 10-500 units (Busa-Fekete et al. 2012, Sec. 4): widths
@@ -104,7 +112,7 @@ def _transpose(params, sizes, w_off, wt):
 
 
 @njit(cache=True)
-def _forward(wt, sizes, w_off, u_off, X, out):
+def _forward_plain(wt, sizes, w_off, u_off, X, out):
     """Every unit's output for the rows of ``X`` into ``out[:, u_off[l]:u_off[l + 1]]``, from
     the transposed weights ``wt`` (:func:`_transpose`). Each unit's weighted sum runs over the
     units below in order, then the bias; the loop over the units above runs innermost. A zero
@@ -133,7 +141,7 @@ def _forward(wt, sizes, w_off, u_off, X, out):
 
 
 @njit(cache=True)
-def _hidden_deltas(params, w_off, a, b, layer, src, dst, npair, pairs, fp, i, d_i, d_j, acc):
+def _hidden_deltas_plain(params, w_off, a, b, layer, src, dst, npair, pairs, fp, i, d_i, d_j, acc):
     """Deltas of the ``a`` units of ``layer`` from the ``b`` units above: for each unit ``h``,
     ``sum_t w_ht delta(t)`` over ``t`` in order, times ``f'`` (of document ``i``, of each pair
     document). The loop over ``h`` runs innermost: each sum keeps its own order."""
@@ -161,7 +169,7 @@ def _hidden_deltas(params, w_off, a, b, layer, src, dst, npair, pairs, fp, i, d_
 
 
 @njit(cache=True)
-def _update_weights(params, w_off, a, b, layer, src, dst, npair, pairs, out, i, d_i, d_j, lr,
+def _update_weights_plain(params, w_off, a, b, layer, src, dst, npair, pairs, out, i, d_i, d_j, lr,
                     acc):
     """``w_st += lr (delta_i(t) x_s(i) - sum_k delta_ik(t) x_s(j_k))`` for the weights into the
     ``b`` units above ``layer`` (its ``a`` units and the bias, ``x = 1``); each sum over ``k``
@@ -209,11 +217,11 @@ def _update_weights(params, w_off, a, b, layer, src, dst, npair, pairs, out, i, 
 
 
 @njit(cache=True)
-def _train_query(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
+def _train_query_plain(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
     """One query's forward pass, then one update per document (module docstring)."""
     n = X.shape[0]
     _transpose(params, sizes, w_off, wt)
-    _forward(wt, sizes, w_off, u_off, X, out)
+    _forward_plain(wt, sizes, w_off, u_off, X, out)
     n_units = u_off[-1]
     for r in range(n):
         for u in range(sizes[0], n_units):
@@ -238,21 +246,211 @@ def _train_query(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, a
             d_j[k, o] = lam * fp[j, o]
         d_i[o] = di * fp[i, o]
         for layer in range(top - 1, 0, -1):  # hidden units, top down
-            _hidden_deltas(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
+            _hidden_deltas_plain(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
                            u_off[layer + 1], npair, pairs, fp, i, d_i, d_j, acc)
         for layer in range(top):
-            _update_weights(params, w_off, sizes[layer], sizes[layer + 1], layer, u_off[layer],
-                            u_off[layer + 1], npair, pairs, out, i, d_i, d_j, lr, acc)
+            _update_weights_plain(params, w_off, sizes[layer], sizes[layer + 1], layer,
+                                  u_off[layer], u_off[layer + 1], npair, pairs, out, i, d_i, d_j,
+                                  lr, acc)
+
+
+@njit(cache=True)
+def _train_epoch_plain(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, fp, d_i, d_j,
+                 acc, pairs):
+    wt = np.empty_like(params)
+    for q in queries:
+        a, b = offsets[q], offsets[q + 1]
+        _train_query_plain(params, wt, sizes, w_off, u_off, X[a:b], y[a:b], lr, out, fp, d_i, d_j,
+                     acc, pairs)
+
+
+@njit(cache=True)
+def _predict_plain(params, sizes, w_off, u_off, X, out):
+    """Output-unit values of the rows of ``X`` in blocks of ``out.shape[0]`` rows."""
+    n = X.shape[0]
+    batch = out.shape[0]
+    res = np.empty(n)
+    top = u_off[len(sizes) - 1]
+    wt = np.empty_like(params)
+    _transpose(params, sizes, w_off, wt)
+    for start in range(0, n, batch):
+        stop = min(n, start + batch)
+        _forward_plain(wt, sizes, w_off, u_off, X[start:stop], out)
+        for r in range(stop - start):
+            res[start + r] = out[r, top]
+    return res
+
+
+# ---- the tiled kernels ----------------------------------------------------------------------
+# The same sums as the plain kernels above, term for term in the same order, computed as
+# register tiles (:mod:`.tiles`); fdlibm's exp in vector lanes (:func:`.fdlibm.exp_lane`,
+# bit-identical to :func:`.fdlibm.fdlibm_exp`). ``error_model="numpy"`` lets the loops with a
+# division vectorize: it changes only a division by zero, and every divisor here is
+# ``1 + exp(..) >= 1``.
+
+
+@njit(cache=True, error_model="numpy")
+def _sigmoid_rows(out, n, dst, b, bias):
+    """``out[r, dst + t] = 1 / (1 + exp(-(out[r, dst + t] + bias[t])))`` for ``r < n``,
+    ``t < b``: a unit's weighted sum plus its bias, through the sigmoid."""
+    for r in range(n):
+        row = out[r, dst:dst + b]
+        for t in range(b):
+            row[t] = 1.0 / (1.0 + exp_lane(-(row[t] + bias[t])))
+
+
+@njit(cache=True)
+def _forward(wt, sizes, w_off, u_off, X, out):
+    """:func:`_forward_plain`'s values: each unit's sum over the units below in order from +0,
+    then its bias, as :func:`.tiles.gemm` tiles of 6 documents x 8 units. A unit below that is
+    zero for all 6 documents of a tile is skipped; one that is zero for some adds ``+-0`` there,
+    which leaves the sum unchanged when the weights are finite (:mod:`.tiles`); with a
+    non-finite weight, the plain kernel runs."""
+    n = X.shape[0]
+    if not all_finite(wt, 0, wt.size):
+        _forward_plain(wt, sizes, w_off, u_off, X, out)
+        return
+    width = out.shape[1]
+    flat = out.reshape(out.size)
+    for r in range(n):
+        for k in range(sizes[0]):
+            out[r, k] = X[r, k]
+    for layer in range(len(sizes) - 1):
+        a, b = sizes[layer], sizes[layer + 1]
+        src, dst = u_off[layer], u_off[layer + 1]
+        gemm(flat, wt, flat, (a, n, b), (src, 1, width), (w_off[layer], b), (dst, width, 1), 1)
+        _sigmoid_rows(out, n, dst, b, wt[w_off[layer] + a * b:w_off[layer] + (a + 1) * b])
+
+
+@njit(cache=True)
+def _hidden_deltas(params, geo, D, acc, fp, pairs):
+    """:func:`_hidden_deltas_plain`'s deltas of the ``a`` units of a layer (``geo = (w0, a, b,
+    src, dst, i, npair)``) from the ``b`` units above. ``D`` holds each pair document's deltas in
+    rows ``0..npair-1`` and document ``i``'s in row ``npair``; each unit's sum runs over the
+    units above in order, every term added (as the plain kernel does), in tiles of 6 rows x 8
+    units; then times ``f'``."""
+    w0, a, b, src, dst, i, npair = geo
+    if b == 1:  # below the output unit: each sum is +0 plus one term (LLVM keeps the +0:
+        # without fast-math it may not drop it, as -0 + +0 is +0)
+        w = params[w0:w0 + a]
+        for k in range(npair + 1):
+            c = D[k, dst]
+            f = fp[pairs[k] if k < npair else i, src:src + a]
+            row = D[k, src:src + a]
+            for h in range(a):
+                row[h] = (0.0 + c * w[h]) * f[h]
+        return
+    width = D.shape[1]
+    gemm(D.reshape(D.size), params, acc, (b, npair + 1, a), (dst, 1, width), (w0, a + 1),
+         (0, a, 1), 0)
+    for k in range(npair):
+        j = pairs[k]
+        for h in range(a):
+            D[k, src + h] = acc[k * a + h] * fp[j, src + h]
+    for h in range(a):
+        D[npair, src + h] = acc[npair * a + h] * fp[i, src + h]
+
+
+@njit(cache=True)
+def _update_weights(params, geo, out, D, acc, Xp, pairs, lr):
+    """:func:`_update_weights_plain`'s update of the weights into the ``b`` units above a
+    layer (``geo = (w0, a, b, src, dst, i, npair)``):
+    ``w_st += lr (delta_i(t) x_s(i) - sum_k delta_k(t) x_s(j_k))``, each sum over the pairs
+    ``k`` in order from +0. The pair documents' inputs are first copied to rows of ``Xp`` (the
+    bias input 1 last: ``delta 1`` is ``delta``). Where the plain kernel skips zero inputs
+    (``b > a + 1``; in the paper's grid, the first layer but for 10 units: its inputs are the
+    features, 47% of MQ2008's feature values are 0) the tiles are one
+    input x 32 units and skip each zero input as the plain kernel does; elsewhere the plain
+    kernel adds every term, and so do the tiles (6 units x 8 inputs). Either way the sums
+    land at ``acc[t (a + 1) + s]``, in the weights' own order."""
+    w0, a, b, src, dst, i, npair = geo
+    width = D.shape[1]
+    m1 = a + 1
+    flat_d = D.reshape(D.size)
+    for k in range(npair):
+        j = pairs[k]
+        for s in range(a):
+            Xp[k * m1 + s] = out[j, src + s]
+        Xp[k * m1 + a] = 1.0
+    if b > m1:
+        gemm_rows(Xp, flat_d, acc, (npair, m1, b), (0, m1, 1), (dst, width), (0, 1, m1))
+    else:
+        gemm(flat_d, Xp, acc, (npair, b, m1), (dst, width, 1), (0, m1), (0, m1, 1), 0)
+    for t in range(b):
+        base = w0 + t * m1
+        dt = D[npair, dst + t]
+        for s in range(a):
+            params[base + s] += lr * (dt * out[i, src + s] - acc[t * m1 + s])
+        params[base + a] += lr * (dt - acc[t * m1 + a])
+
+
+@njit(cache=True, error_model="numpy")
+def _train_query(params, net, X, y, lr, bufs):
+    """:func:`_train_query_plain` with the tiled kernels: ``net = (sizes, w_off, u_off, wt)``,
+    ``bufs = (out, fp, D, acc, Xp, lam, pairs)``."""
+    sizes, w_off, u_off, wt = net
+    out, fp, D, acc, Xp, lam, pairs = bufs
+    n = X.shape[0]
+    _transpose(params, sizes, w_off, wt)
+    _forward(wt, sizes, w_off, u_off, X, out)
+    n_units = u_off[-1]
+    for r in range(n):
+        row_o = out[r]
+        row_f = fp[r]
+        for u in range(sizes[0], n_units):
+            sv = 1.0 / (1.0 + exp_lane(-row_o[u]))
+            row_f[u] = sv * (1.0 - sv)
+    top = len(sizes) - 1
+    o = u_off[top]
+    for i in range(n):
+        npair = 0
+        for j in range(n):
+            if y[j] < y[i]:
+                pairs[npair] = j
+                npair += 1
+        if npair == 0:
+            continue  # every delta is 0: the weights stay
+        # output unit
+        oi = out[i, o]
+        for k in range(npair):
+            lam[k] = out[pairs[k], o]
+        for k in range(npair):
+            lam[k] = 1.0 / (1.0 + exp_lane(oi - lam[k]))
+        di = 0.0
+        for k in range(npair):
+            di += lam[k]
+            D[k, o] = lam[k] * fp[pairs[k], o]
+        D[npair, o] = di * fp[i, o]
+        for layer in range(top - 1, 0, -1):  # hidden units, top down
+            geo = (w_off[layer], sizes[layer], sizes[layer + 1], u_off[layer], u_off[layer + 1],
+                   i, npair)
+            _hidden_deltas(params, geo, D, acc, fp, pairs)
+        for layer in range(top):
+            geo = (w_off[layer], sizes[layer], sizes[layer + 1], u_off[layer], u_off[layer + 1],
+                   i, npair)
+            _update_weights(params, geo, out, D, acc, Xp, pairs, lr)
 
 
 @njit(cache=True)
 def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, fp, d_i, d_j,
                  acc, pairs):
+    """One pass over ``queries`` (RankLib's epoch). ``out``, ``fp``, ``pairs``: work arrays as
+    :func:`_train_epoch_plain` takes them (``d_i``, ``d_j``, ``acc`` unused: here the deltas
+    live in one array, the sums in another)."""
     wt = np.empty_like(params)
+    longest, width = out.shape
+    widest = 1
+    for s in sizes:
+        widest = max(widest, s + 1)
+    D = np.zeros((longest + 1, width))
+    flat = np.zeros(max((longest + 1) * widest, widest * widest))
+    Xp = np.zeros(longest * widest)
+    lam = np.zeros(longest)
+    net = (sizes, w_off, u_off, wt)
+    bufs = (out, fp, D, flat, Xp, lam, pairs)
     for q in queries:
         a, b = offsets[q], offsets[q + 1]
-        _train_query(params, wt, sizes, w_off, u_off, X[a:b], y[a:b], lr, out, fp, d_i, d_j,
-                     acc, pairs)
+        _train_query(params, net, X[a:b], y[a:b], lr, bufs)
 
 
 @njit(cache=True)

@@ -1,0 +1,149 @@
+"""CPU seconds and GFLOP/s of RankNet's training epoch, per architecture of the paper's grid.
+
+For each architecture of ``PAPER_GRID`` on one MQ2008 fold: the CPU time (``process_time``) of
+one training epoch, the median of ``--epochs`` epochs, for the tiled kernels
+(``ranknet._train_epoch``) and, with ``--plain``, for the plain ones they replaced
+(``ranknet._train_epoch_plain``), run alternately so that both see the same machine load. The
+floating-point operations of an epoch are counted from the pair and unit counts (one multiply
+and one add per term of every sum; zero inputs skipped or not, the count is the nominal one):
+
+* forward pass, per document and layer: ``2 (a + 1) b`` (the sums and the bias), plus the
+  ``b`` sigmoids, each counted as one operation (an fdlibm ``exp`` is about 20);
+* per document ``i`` with ``p`` pairs: the output deltas ``3 p``; per hidden layer below a
+  layer of ``b`` units, ``2 (p + 1) a b``; per layer of weights, ``2 p (a + 1) b`` for the sums
+  and ``4 (a + 1) b`` for the update.
+
+The machine's peak without fused multiply-add is measured with the tiles' own loop
+(:mod:`ltrconv.rankers.tiles`) over 2,000 values in L1, each step broadcasting the next one and
+multiplying it by the same 8 (so no product is loop-invariant) into 12 independent sums:
+12 vector multiplies and 12 vector adds, 96 operations per step.
+
+    python benchmarks/bench_ranknet.py [--fold 1] [--epochs 3] [--plain] [--data DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ltrconv.data.letor import Dataset
+from ltrconv.evaluation.queries import offsets_from_qid
+from ltrconv.jit import njit
+from ltrconv.rankers import ranknet as rn
+from ltrconv.rankers.ranklib_values import as_float32_values
+from ltrconv.rankers.tiles import _tile_6x8
+
+HERE = Path(__file__).resolve()
+DEFAULT_DATA = HERE.parents[2] / "shared" / "data" / "MQ2008"
+
+
+@njit
+def _peak_loop(a, b, c, steps):
+    for _ in range(5_000):
+        _tile_6x8(a, b, c, (steps, 0, 1, 1, 0, 0, 0, 8, 1, 0))
+
+
+def peak_gflops(repeats: int = 5) -> float:
+    """GFLOP/s of 12 independent vector multiply-add chains (separate mul and add)."""
+    steps = 2_000
+    a, b, c = np.linspace(0.5, 1.5, steps + 6), np.full(8, 0.999), np.zeros(48)
+    _peak_loop(a, b, c, 10)
+    times = []
+    for _ in range(repeats):
+        t = time.process_time()
+        _peak_loop(a, b, c, steps)
+        times.append(time.process_time() - t)
+    return 5_000 * steps * 96 / statistics.median(times) / 1e9
+
+
+def epoch_flops(sizes, y, off, queries) -> float:
+    """Operations of one epoch (module docstring)."""
+    layers = list(zip(sizes[:-1], sizes[1:]))
+    per_doc = sum(2 * (a + 1) * b + b for a, b in layers)
+    # a document with p pairs: const + p per_pair (the hidden deltas of layer l, l >= 1, come
+    # from the layer above: a = sizes[l], b = sizes[l + 1])
+    const = sum(4 * (a + 1) * b for a, b in layers) + sum(2 * a * b for a, b in layers[1:])
+    per_pair = 3 + sum(2 * (a + 1) * b for a, b in layers) + sum(2 * a * b for a, b in layers[1:])
+    total = 0.0
+    for q in queries:
+        lab = y[off[q]:off[q + 1]]
+        total += len(lab) * per_doc
+        npairs = (lab[:, None] > lab[None, :]).sum(axis=1)
+        total += (npairs > 0).sum() * const + npairs.sum() * per_pair
+    return total
+
+
+def state(sizes, X, off):
+    """Initial weights and the work arrays, as ``RankNet._train_one`` makes them."""
+    params = rn.init_weights(sizes, 0)
+    w_off, u_off, _ = rn.layout(list(sizes))
+    longest, widest = int(np.diff(off).max()), int(max(sizes)) + 1
+    out = np.zeros((longest, u_off[-1]))
+    return (params, np.asarray(sizes, dtype=np.int64), w_off, u_off, out, np.zeros_like(out),
+            np.zeros(u_off[-1]), np.zeros((longest, u_off[-1])),
+            np.zeros((max(longest, widest), max(sizes) + 1)), np.zeros(longest, dtype=np.int64))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fold", type=int, default=1)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--plain", action="store_true",
+                        help="also time the plain kernels the tiled ones replaced")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    args = parser.parse_args()
+    tr = Dataset.load(args.data / f"Fold{args.fold}" / "train.txt")
+    X = as_float32_values(tr.X)
+    y = np.asarray(tr.y, dtype=np.int64)
+    off = offsets_from_qid(tr.qid)
+    queries = np.flatnonzero([y[a:b].min() < y[a:b].max()
+                              for a, b in zip(off[:-1], off[1:])]).astype(np.int64)
+    pairs = sum(int((y[a:b][:, None] > y[a:b][None, :]).sum())
+                for a, b in zip(off[:-1], off[1:]))
+    print(f"Fold{args.fold}: {len(queries)} queries with pairs, {pairs} pairs per epoch")
+    peak = peak_gflops()
+    print(f"measured peak without FMA: {peak:.1f} GFLOP/s (one core)")
+    kernels = {"tiled": rn._train_epoch}
+    if args.plain:
+        kernels["plain"] = rn._train_epoch_plain
+    head = f"{'architecture':<16}{'GFLOP':>7}" + "".join(
+        f"{name + ' s':>10}{'GFLOP/s':>9}" for name in kernels)
+    print(head)
+    totals = dict.fromkeys(kernels, 0.0)
+    flops_total = 0.0
+    for arch in rn.PAPER_GRID:
+        sizes = (X.shape[1], *arch, 1)
+        flops = epoch_flops(sizes, y, off, queries)
+        flops_total += flops
+        states = {name: state(sizes, X, off) for name in kernels}
+        times = {name: [] for name in kernels}
+        for epoch in range(args.epochs + 1):  # the first epoch compiles or loads: not timed
+            for name, fn in kernels.items():
+                p, s, w, u, out, fp, d_i, d_j, acc, pr = states[name]
+                t = time.process_time()
+                fn(p, s, w, u, X, y, off, queries, rn.LEARNING_RATE, out, fp, d_i, d_j, acc, pr)
+                if epoch:
+                    times[name].append(time.process_time() - t)
+        if args.plain:
+            assert np.array_equal(states["tiled"][0], states["plain"][0]), arch
+        line = f"{arch!s:<16}{flops / 1e9:>7.2f}"
+        for name in kernels:
+            med = statistics.median(times[name])
+            totals[name] += med
+            line += f"{med:>10.3f}{flops / med / 1e9:>9.1f}"
+        print(line, flush=True)
+    line = f"{'grid':<16}{flops_total / 1e9:>7.2f}"
+    for name in kernels:
+        line += f"{totals[name]:>10.3f}{flops_total / totals[name] / 1e9:>9.1f}"
+    print(line)
+    if args.plain:
+        print(f"speed-up of the grid's epoch: {totals['plain'] / totals['tiled']:.2f}x "
+              "(weights after every epoch bit-identical)")
+
+
+if __name__ == "__main__":
+    main()
