@@ -46,6 +46,12 @@ def test_readme_is_short_and_keeps_both_commands():
     assert "ltrconv check-reference" in text
 
 
+def test_the_tests_page_shows_the_readme_test_command():
+    page = (ROOT / "docs" / "tests.md").read_text()
+    assert _line_after_fence(page, "<!-- test-command -->") == _line_after_fence(
+        README.read_text(), "<!-- test-command -->")
+
+
 def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     awk = re.search(r"awk '([^']+)' README.md", ci).group(1)
