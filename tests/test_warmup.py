@@ -76,3 +76,11 @@ def test_warmup_refuses_no_jobs(capsys):
         warmup.main(["-j", "0"])
     assert exc.value.code == 2
     assert "--jobs must be at least 1, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_warmup_refuses_an_unknown_ranker_before_compiling(jobs, capsys):
+    with pytest.raises(SystemExit) as exc:
+        warmup.main(["-j", jobs, "adarank", "listnet"])
+    assert exc.value.code == 2
+    assert "unknown algorithm 'listnet'; known: adarank," in capsys.readouterr().err

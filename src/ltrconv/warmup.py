@@ -147,25 +147,21 @@ def main(argv=None) -> int:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
     names = [a for a in args.algorithms if a != EVALUATION]
     evaluation = not args.algorithms or EVALUATION in args.algorithms
+    for name in names:  # an unknown ranker or setting, before any compiling
+        try:
+            _small_params(name)
+        except ValueError as exc:
+            parser.error(str(exc))
     if args.jobs > 1:
         from .rankers import registry
 
         targets = [*(names if args.algorithms else registry.ORDER),
                    *([EVALUATION] if evaluation else [])]
-        _small_params_all(targets)
         total = run_parallel(targets, args.jobs)
     else:
         total = run(names if args.algorithms else None, evaluation=evaluation)
     print(f"ltrconv.warmup: numba kernels compiled and cached in {total:.1f} s")
     return 0
-
-
-def _small_params_all(targets: list[str]) -> None:
-    """Every ranker among ``targets`` checked before any process starts (ValueError)."""
-    for t in targets:
-        if t != EVALUATION:
-            _small_params(t)
-
 
 
 if __name__ == "__main__":
