@@ -258,8 +258,8 @@ def test_unlisted_or_vanished_files_are_refused(copy, tmp_path):
 def test_file_edited_while_being_acquired_is_not_published(copy, tmp_path, monkeypatch):
     real = A.materialise
 
-    def then_edit(root, layout, dest, mode="symlink"):
-        real(root, layout, dest, mode)
+    def then_edit(root, files, dest, mode="symlink"):
+        real(root, files, dest, mode)
         path = root / "Fold2" / "test.txt"
         path.write_bytes(relabel_first_line(path.read_bytes()))
 
@@ -269,3 +269,108 @@ def test_file_edited_while_being_acquired_is_not_published(copy, tmp_path, monke
                                              r"edited while being acquired"):
         A.acquire(source(local=str(copy)), dest, tmp_path / "work", log=quiet)
     assert not dest.exists()
+
+
+# ---- files without qids: their query sizes beside them ----------------------------------------
+SIZED = verify.Layout(n_folds=1, fold_dir=".", splits={"train": "rank.train", "vali": None,
+                                                       "test": "rank.test"})
+
+
+def sized_copy(root: Path) -> Path:
+    """LightGBM's layout (``rank.train`` + ``rank.train.query``) and XGBoost's name for the
+    sizes file (``rank.test`` + ``rank.test.group``): lines without qids, as those tools write."""
+    root.mkdir(parents=True)
+    (root / "rank.train").write_text("2 1:0.5 2:0.1\n0 1:0.2\n1 2:0.3\n0 1:0.4 2:0.4\n")
+    (root / "rank.train.query").write_text("3\n1\n")
+    (root / "rank.test").write_text("1 1:0.5\n0 2:0.25\n")
+    (root / "rank.test.group").write_text("1\n1\n")
+    return root
+
+
+def test_query_sizes_files_are_verified_published_and_listed(tmp_path):
+    src = sized_copy(tmp_path / "src")
+    dest = tmp_path / "res" / "data"
+    manifest, _ = A.acquire(source(local=str(src), layout=SIZED, expect={"queries": 4, "rows": 6}),
+                            dest, tmp_path / "work", log=quiet)
+    files = ["rank.train", "rank.train.query", "rank.test", "rank.test.group"]
+    assert [m["file"] for m in manifest] == files
+    # a data file's queries are its own (query 1 of rank.train is not query 1 of rank.test)
+    assert [(m["rows"], m["queries"]) for m in manifest] == [(4, 2), (4, 2), (2, 2), (2, 2)]
+    assert sorted(p.name for p in dest.iterdir()) == sorted(files)
+    with pytest.raises(errors.AcquireError, match="fold 1 has 4 queries in total, expect.queries"):
+        A.acquire(source(local=str(src), layout=SIZED, expect={"queries": 3}), tmp_path / "r2",
+                  tmp_path / "work", log=quiet)
+
+
+def test_query_sizes_content_digest_ignores_form_not_substance(tmp_path):
+    src = sized_copy(tmp_path / "src")
+    digest = verify.sizes_sha256(src / "rank.train.query")
+    assert digest == hashlib.sha256(verify.SIZES_TAG + b"3\n1\n").hexdigest()
+    (src / "rank.train.query").write_bytes(b"3\r\n\r\n1  \r\n")
+    assert verify.sizes_sha256(src / "rank.train.query") == digest
+    (src / "rank.train.query").write_text("2\n2\n")
+    assert verify.sizes_sha256(src / "rank.train.query") != digest
+    # a data file without qids: its lines' content, not a qid file's with some qid
+    letor = tmp_path / "with_qids.txt"
+    letor.write_text("".join(line.replace(" ", " qid:0 ", 1) + "\n"
+                             for line in (src / "rank.test").read_text().splitlines()))
+    without = verify.content_sha256(src / "rank.test")
+    (src / "rank.test").write_bytes(crlf((src / "rank.test").read_bytes()))
+    assert verify.content_sha256(src / "rank.test") == without != verify.content_sha256(letor)
+
+
+def test_query_sizes_verified_by_content_digest(tmp_path):
+    src = sized_copy(tmp_path / "src")
+    content = {f: verify.content_sha256(src / f) for f in SIZED.files()}
+    content["rank.train.query"] = verify.sizes_sha256(src / "rank.train.query")
+    sha = {f: "0" * 64 for f in (*SIZED.files(), "rank.train.query")}
+    (src / "rank.train.query").write_bytes(b"3\r\n1\r\n")  # another mirror's line ends
+    manifest = verify.verify(src, SIZED, sha, content=content)
+    by = {m["file"]: m["verified_by"] for m in manifest}
+    assert by == {"rank.train": "content", "rank.train.query": "content", "rank.test": "content",
+                  "rank.test.group": "none"}
+    (src / "rank.train.query").write_text("2\n2\n")
+    with pytest.raises(errors.AcquireError, match=r"refused rank.train.query: it matches neither"):
+        verify.verify(src, SIZED, sha, content=content)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: (d / "rank.test.group").unlink(),
+     r"rank.test:1: missing qid: second token is '1:0.5', expected qid:QID \(a file without qids "
+     r"needs its query sizes beside it, in rank.test.query or rank.test.group\)"),
+    (lambda d: (d / "rank.train.query").write_text("3\n2\n"),
+     r"rank.train.query: the 2 query sizes add up to 5 rows, but \S*rank.train has 4 data lines"),
+    (lambda d: (d / "rank.train.query").write_text("3\n\n1 1\n"),
+     r"rank.train.query:3: expected one query size \(an integer >= 1\) per line, got '1 1'"),
+    (lambda d: (d / "rank.test.group").write_text(""), r"rank.test.group: no query sizes"),
+])
+def test_missing_or_wrong_query_sizes_are_refused_naming_the_file(tmp_path, edit, message):
+    src = sized_copy(tmp_path / "src")
+    edit(src)
+    dest = tmp_path / "res" / "data"
+    with pytest.raises(errors.AcquireError, match=message) as info:
+        A.acquire(source(local=str(src), layout=SIZED), dest, tmp_path / "work", log=quiet)
+    assert "\n" not in str(info.value)
+    assert not dest.exists()
+
+
+def test_query_sizes_edited_or_added_after_acquire_are_refused(tmp_path):
+    src = sized_copy(tmp_path / "src")
+    dest = tmp_path / "res" / "data"
+    manifest = tmp_path / "res" / "manifest.tsv"
+    rows, origin = A.acquire(source(local=str(src), layout=SIZED), dest, tmp_path / "work",
+                             log=quiet)
+    verify.write_manifest(rows, manifest, origin)
+    files = verify.with_sizes(dest, SIZED.files())
+    assert files == ["rank.train", "rank.train.query", "rank.test", "rank.test.group"]
+    verify.check_unchanged(dest, manifest, files)
+    (src / "rank.test.group").write_text("2\n")
+    with pytest.raises(errors.AcquireError, match=r"rank.test.group \(a link to .*\): changed "
+                                                  r"since it was verified"):
+        verify.check_unchanged(dest, manifest, files)
+    (src / "rank.test.group").write_text("1\n1\n")
+    (dest / "rank.train.group").write_text("4\n")  # an unverified file beside the data
+    (dest / "rank.train.query").unlink()
+    with pytest.raises(errors.AcquireError, match=r"rank.train.group: not verified \(not in the "
+                                                  r"manifest"):
+        verify.check_unchanged(dest, manifest, verify.with_sizes(dest, SIZED.files()))

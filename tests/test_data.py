@@ -440,3 +440,42 @@ def test_draw_validation_splits_by_query_with_a_seeded_permutation():
     assert n_drawn(3, 0.01) == 1 and n_drawn(3, 0.99) == 2  # both splits keep a query
     with pytest.raises(InputError, match="at least two training queries"):
         draw_validation(split(data, np.array([0])), 0.5, 0)
+
+
+def test_queries_numbered_by_sizes_are_not_compared_across_files_and_follow_in_one_cache(tmp_path):
+    """Files without qids number their queries 1, 2, ... each: two files' query 1 are not one
+    query, so check_disjoint leaves such a pair unchecked (saying so) and ``after`` shifts the
+    numbers past those before them in the whole dataset's cache, which then reads back."""
+    from ltrconv.data.split import after, check_disjoint, draw_validation
+
+    paths = {}
+    for split_name, text, sizes in (("train", "1 1:1\n0 1:2\n2 1:3\n0 1:4\n1 1:5\n", "2\n1\n2\n"),
+                                    ("test", "1 1:6\n0 1:7\n", "1\n1\n")):
+        paths[split_name] = tmp_path / f"{split_name}.txt"
+        paths[split_name].write_text(text)
+        (tmp_path / f"{split_name}.txt.query").write_text(sizes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DocidWarning)
+        fold = {s: read_letor(p) for s, p in paths.items()}
+    assert fold["train"].groups == f"{paths['train']}.query" and fold["test"].qid.tolist() == [1, 2]
+    fold["train"], fold["vali"], drawn = draw_validation(fold["train"], 0.34, 1)
+    assert fold["vali"].groups == fold["train"].groups  # drawn from the same file's numbers
+    notes = check_disjoint(fold, {**paths, "vali": "the drawn queries"})
+    assert notes == [f"test and {s} not checked for shared queries: their queries are numbered "
+                     f"by {paths['train']}.query and {paths['test']}.query, not named by qids"
+                     for s in ("train", "vali")]
+    # vali and train share one numbering: a query in both is refused
+    clash = {**fold, "vali": replace(fold["vali"], qid=np.full(fold["vali"].n_docs,
+                                                              fold["train"].qid[0]))}
+    with pytest.raises(InputError, match="1 vali query also in"):
+        check_disjoint(clash, {**paths, "vali": "the drawn queries"})
+    parts = [fold["train"], fold["vali"]]
+    full = Dataset.concat(parts + [after(fold["test"], parts)])
+    assert sorted(set(full.qid[:5].tolist())) == [1, 2, 3] and full.qid[5:].tolist() == [4, 5]
+    full.save(tmp_path / "all.npz")
+    assert Dataset.load(tmp_path / "all.npz").qid.tolist() == full.qid.tolist()
+    # qids read from a file are kept, and files with qids are all compared
+    with_qids = {s: read_letor(write(tmp_path, f"1 qid:{q} 1:1 #docid = a\n", f"{s}.q"))
+                 for s, q in (("train", 9), ("vali", 8), ("test", 7))}
+    assert after(with_qids["test"], parts) is with_qids["test"]
+    assert check_disjoint(with_qids, {s: s for s in with_qids}) == []

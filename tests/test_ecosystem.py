@@ -286,8 +286,8 @@ def test_a_file_without_qids_and_without_sizes_says_where_they_go(tmp_path, caps
     (tmp_path / "d.txt").write_text("1 1:1\n0 1:2\n")
     np.savetxt(tmp_path / "s.txt", [0.1, 0.2])
     fails(capsys, ["eval", tmp_path / "d.txt", tmp_path / "s.txt"], "d.txt:1: missing qid")
-    err = fails(capsys, ["eval", tmp_path / "d.txt", tmp_path / "s.txt"], "FILE.query")
-    assert "FILE.group" in err
+    err = fails(capsys, ["eval", tmp_path / "d.txt", tmp_path / "s.txt"], "in d.txt.query or")
+    assert "d.txt.group)" in err
 
 
 # --- RankLib's -score output ---------------------------------------------------------------------

@@ -450,3 +450,31 @@ def test_every_declared_figure_has_its_caption_and_function(paper, extended):
     assert [f.name for f in paper.figures] == ["figure1", "figure2", "runtime", "implementation"]
     assert [f.name for f in extended.figures] == [
         "figure1", "figure2", "runtime", "implementation", "ties/{algorithm}", "libraries"]
+
+
+def _recipe(name: str) -> dict:
+    """The YAML block of docs/pipeline.md whose first line names file ``name``."""
+    blocks = (REPO / "docs" / "pipeline.md").read_text().split("```yaml\n")[1:]
+    texts = [b.split("```", 1)[0] for b in blocks if b.startswith(f"# {name}:")]
+    assert len(texts) == 1, name
+    return yaml.safe_load(texts[0])
+
+
+def test_the_docs_recipe_for_lightgbm_files_is_the_plan_it_describes():
+    """docs/pipeline.md's lambdarank.yaml and trial.yaml: one fold, AdaRank and LambdaMART, the
+    sizes files named among the digests; trial.yaml without its last two lines is the dry run's
+    three errors the page quotes, in one message."""
+    data, trial = _recipe("lambdarank.yaml"), _recipe("trial.yaml")
+    plan = build_plan(merged(data, trial))
+    assert list(plan.datasets) == ["LAMBDARANK"] and list(plan.folds) == [1]
+    assert set(plan.algorithms) == {"adarank", "lambdamart"}
+    layout = datasets.identity(plan, "LAMBDARANK")["layout"]
+    assert set(data["datasets"]["LAMBDARANK"]["sha256"]) == {
+        f for s in ("train", "test") for f in (layout["splits"][s], layout["splits"][s] + ".query")}
+    with pytest.raises(ConfigError) as info:
+        build_plan(merged(data, {"algorithms": trial["algorithms"]}))
+    lines = str(info.value).splitlines()
+    assert lines[0] == "3 configuration errors:", lines
+    for key in ("variants.rankboost_quantile.of", "variants.ranknet_adam.of",
+                "figures.figure1_algorithms"):
+        assert sum(f"config key '{key}'" in line for line in lines) == 1, (key, lines)

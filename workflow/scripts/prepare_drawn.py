@@ -5,15 +5,17 @@ the whole dataset for the audit.
 
 The drawn qids go to the log, to ``output.drawn`` (one TSV per fold, beside the caches) and to
 ``output.table`` (every fold's, in the dataset's tables). The files are re-verified against the
-acquire step's manifest before parsing and again after.
+acquire step's manifest before parsing and again after. A file without qids is read with the
+query sizes file beside it (FILE.query or FILE.group), which the manifest lists too; its
+queries are numbered 1, 2, ... and drawn by these numbers.
 """
 
 from pathlib import Path
 
 from ltrconv.pipeline.job import run
-from ltrconv.data.verify import Layout, check_unchanged
+from ltrconv.data.verify import Layout, check_unchanged, with_sizes
 from ltrconv.data.letor import Dataset, read_letor
-from ltrconv.data.split import check_disjoint, check_labels, draw_validation
+from ltrconv.data.split import after, check_disjoint, check_labels, draw_validation
 from ltrconv.outputs import atomic_path
 
 SPLITS = ("train", "vali", "test")
@@ -32,7 +34,8 @@ def main(smk, log):
     root = Path(smk.params.data_dir)
     fraction, seed = smk.params.vali_split["fraction"], smk.params.vali_split["seed"]
     outputs = iter(smk.output.splits)
-    files = [layout.fold_file(k, split) for k in smk.params.folds for split in layout.splits]
+    files = with_sizes(root, [layout.fold_file(k, split) for k in smk.params.folds
+                              for split in layout.splits])
     check_unchanged(root, smk.input.manifest, files)
     first_fold, draws = None, []
     for i, k in enumerate(smk.params.folds):
@@ -46,7 +49,8 @@ def main(smk, log):
         log.info(f"fold {k}: {len(qids)} validation queries drawn from {paths['train']} "
                  f"(vali_fraction {fraction}, vali_seed {seed}): qids "
                  f"{' '.join(str(q) for q in qids)}")
-        check_disjoint(fold, paths)
+        for note in check_disjoint(fold, paths):
+            log.info(f"fold {k}: {note}")
         rows = [(k, q) for q in qids]
         write_drawn(smk.output.drawn[i], rows, fraction, seed)
         draws += rows
@@ -58,7 +62,8 @@ def main(smk, log):
         first_fold = first_fold or fold
     check_unchanged(root, smk.input.manifest, files)  # nothing changed while parsing
     write_drawn(smk.output.table, draws, fraction, seed)
-    full = Dataset.concat([first_fold[s] for s in SPLITS])
+    parts = [first_fold["train"], first_fold["vali"]]  # vali: queries of the training file
+    full = Dataset.concat(parts + [after(first_fold["test"], parts)])
     full.save(smk.output.full)
     log.info(f"all: {full.n_queries} queries, {full.n_docs} rows")
 

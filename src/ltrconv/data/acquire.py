@@ -1,13 +1,14 @@
 """Obtain a LETOR dataset: a local directory or archive, or a download; extract; verify.
 
 :func:`acquire` tries, in order, the configured ``local`` copy, the search directories and
-the download URLs, and materialises the fold files under a destination directory (symlinks
-to a local directory, or extracted files). Every fold file is checked before anything is
-published: its bytes against a SHA-256 (config or a ``SHA256SUMS`` file beside the data),
-or else its parsed content against a content digest (:func:`content_sha256`), which is the
-same for copies that differ only in line endings or spacing; then each fold against the
-expected query and row counts. A file that matches neither digest is refused, and a failed
-check leaves no output behind.
+the download URLs, and materialises the fold files (with the query sizes file beside each
+that has one: LightGBM's ``FILE.query``, XGBoost's ``FILE.group``) under a destination
+directory (symlinks to a local directory, or extracted files). Every such file is checked
+before anything is published: its bytes against a SHA-256 (config or a ``SHA256SUMS`` file
+beside the data), or else its parsed content against a content digest (:func:`content_sha256`,
+a sizes file's ``sizes_sha256``), which is the same for copies that differ only in line endings
+or spacing; then each fold against the expected query and row counts. A file that matches
+neither digest is refused, and a failed check leaves no output behind.
 
 The manifest records each published file's SHA-256 with its size, mtime and ctime;
 :func:`check_unchanged` confirms, before the files are used, that they still hold the bytes
@@ -46,12 +47,13 @@ from .verify import SUMS_FILE, Layout, recheck, sha256_file, verify
 
 
 # ---- publication ----------------------------------------------------------------------------
-def materialise(root: Path, layout: Layout, dest: Path, mode: str = "symlink") -> None:
-    """Publish the fold files of ``root`` under ``dest`` as symlinks or copies, all or nothing."""
+def materialise(root: Path, files: list[str], dest: Path, mode: str = "symlink") -> None:
+    """Publish ``files`` of ``root`` (the verified ones: fold files and their query sizes
+    files) under ``dest`` as symlinks or copies, all or nothing."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent))
     try:
-        for rel in layout.files() + ([SUMS_FILE] if (root / SUMS_FILE).is_file() else []):
+        for rel in list(files) + ([SUMS_FILE] if (root / SUMS_FILE).is_file() else []):
             target = tmp / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             src = (root / rel).resolve()
@@ -248,7 +250,7 @@ def _from_path(src: Source, path: Path, dest: Path, work: Path, what: str,
         root = find_root(path, src.layout, src.archive_root)
         manifest = verify(root, src.layout, src.sha256, src.expect, what,
                           content=src.content_sha256, origin=origin)
-        materialise(root, src.layout, dest, src.link)
+        materialise(root, [m["file"] for m in manifest], dest, src.link)
         manifest = _published(dest, manifest, what)
         log(f"{what}: published {len(manifest)} verified files from {root} ({src.link})")
         return manifest
@@ -262,7 +264,7 @@ def _from_path(src: Source, path: Path, dest: Path, work: Path, what: str,
     except AcquireError:
         shutil.rmtree(tree, ignore_errors=True)
         raise
-    materialise(root, src.layout, dest, "symlink")
+    materialise(root, [m["file"] for m in manifest], dest, "symlink")
     manifest = _published(dest, manifest, what)
     by = sorted({m["verified_by"] for m in manifest})
     log(f"{what}: extracted {len(manifest)} files from {path} (verified by {', '.join(by)})")

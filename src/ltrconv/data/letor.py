@@ -22,7 +22,7 @@ from ..outputs import atomic_path
 from .cache import read_cache
 from .fileio import decode, read_bytes, read_text, refuse_nul
 from .letor_bulk import parse_bulk
-from .lines import MAX_FEATURES, data_lines, parse_number, split_lines
+from .lines import MAX_FEATURES, data_lines, has_qid, parse_number, split_lines
 
 
 class DocidWarning(UserWarning):
@@ -36,7 +36,10 @@ class Dataset:
     ``X`` (n, d) float64 features, ``y`` (n,) int labels, ``qid`` (n,) query id per row,
     ``offsets`` (q+1,) so that query i spans rows ``offsets[i]:offsets[i+1]``,
     ``docid`` (n,) strings (empty where the file has none), ``lines`` (n,) the 1-based line of
-    each row in ``source`` when it was read from a text file (None otherwise).
+    each row in ``source`` when it was read from a text file (None otherwise). ``groups`` names
+    the query sizes file that numbered the queries of a file without qids (its queries are
+    then 1, 2, ... in that file, numbers that say nothing about the queries of another file),
+    None when the qids were read.
     """
 
     X: np.ndarray
@@ -46,6 +49,7 @@ class Dataset:
     docid: np.ndarray
     source: str = ""
     lines: np.ndarray | None = field(default=None, compare=False, repr=False)
+    groups: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         n = len(self.y)
@@ -325,13 +329,12 @@ def read_groups(path: str | Path) -> np.ndarray:
     return np.asarray(sizes, dtype=np.int64)
 
 
-def _has_qid(text: str) -> bool:
-    """Whether the first data line of ``text`` has a ``qid:`` second token."""
-    for line in split_lines(text):
-        parts = line.partition("#")[0].split(None, 2)
-        if parts:
-            return len(parts) > 1 and parts[1].startswith("qid:")
-    return True
+def check_sizes(path: str, sizes: np.ndarray, sizes_from: str, n_rows: int) -> None:
+    """Refuse query sizes that do not cover the ``n_rows`` data lines of ``path`` exactly
+    (:class:`InputError` naming ``sizes_from``, the sizes file, and both counts)."""
+    if int(sizes.sum()) != n_rows:
+        raise InputError(f"the {len(sizes)} query sizes add up to {int(sizes.sum())} rows, but "
+                         f"{printable(path)} has {n_rows} data lines", sizes_from)
 
 
 def _grouped(path: str, groups, sizes_from: str, n_rows: int) -> np.ndarray:
@@ -341,9 +344,7 @@ def _grouped(path: str, groups, sizes_from: str, n_rows: int) -> np.ndarray:
     if sizes.ndim != 1 or sizes.dtype.kind not in "iu" or np.any(sizes < 1):
         raise InputError(f"query sizes must be integers >= 1, got {shown(sizes.tolist())}",
                          sizes_from)
-    if int(sizes.sum()) != n_rows:
-        raise InputError(f"the {len(sizes)} query sizes add up to {int(sizes.sum())} rows, but "
-                         f"{printable(path)} has {n_rows} data lines", sizes_from)
+    check_sizes(path, sizes, sizes_from, n_rows)
     return np.repeat(np.arange(1, len(sizes) + 1, dtype=np.int64), sizes)
 
 
@@ -391,6 +392,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
     if n_features is not None and not (isinstance(n_features, (int, np.integer))
                                        and 1 <= n_features <= MAX_FEATURES):
         raise LtrconvError(f"n_features must be an integer in 1..{MAX_FEATURES}, got {n_features!r}")
+    numbered = None
     raw = read_bytes(path)
     refuse_nul(raw, path)  # the fast path would keep one in a comment's docid
     limit = MAX_FEATURES if n_features is None else n_features
@@ -402,12 +404,12 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
             X = np.zeros((len(labels), 0))
     else:
         text = decode(raw, path)
-        with_qid = groups is None or _has_qid(text)
+        with_qid = groups is None or has_qid(text)
         linenos, labels, qids, docid_arr, X = _read_lines(text, path, n_features, what, features,
                                                           with_qid)
         if not with_qid:
             qids = _grouped(path, groups, sizes_from, len(labels))
-            groups = None  # the sizes made the qids
+            groups, numbered = None, sizes_from  # the sizes made the qids
     qid_arr = np.asarray(qids, dtype=np.int64)
     try:
         offsets = offsets_from_qid(qid_arr, path)
@@ -435,6 +437,7 @@ def read_letor(path: str | Path, n_features: int | None = None, what: str = "exp
         docid=docid_arr,
         source=path,
         lines=np.asarray(linenos, dtype=np.int64),
+        groups=numbered,
     )
 
 

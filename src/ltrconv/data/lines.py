@@ -19,10 +19,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Iterator, NamedTuple
 
-from ..errors import ECHO_LIMIT, InputError, shown
+from ..errors import ECHO_LIMIT, InputError, printable, shown
 from ..evaluation.queries import MAX_LABEL
 
 MAX_FEATURES = 100_000
@@ -112,6 +113,16 @@ def data_lines(text: str, path: str, error: type[Exception] = InputError, *,
         yield DataLine(lineno, label, qid, q_text, m.group(1) if m else "", feats)
 
 
+def has_qid(text: str) -> bool:
+    """Whether the first data line of ``text`` has a ``qid:`` second token (True when there is
+    no data line: the qid reader then says what is wrong)."""
+    for line in split_lines(text):
+        parts = line.partition("#")[0].split(None, 2)
+        if parts:
+            return len(parts) > 1 and parts[1].startswith("qid:")
+    return True
+
+
 _LABELS = {str(i): i for i in range(10)}
 """The usual label tokens, read without the general number rules (the same values)."""
 
@@ -140,9 +151,10 @@ def _qid(parts: list[str], path: str, lineno: int, error: type[Exception]) -> in
         raise _error(error, "expected 'LABEL qid:QID FEATURE:VALUE ...'", path, lineno)
     tok = parts[1]
     if not tok.startswith("qid:") or len(tok) == 4:
+        name = printable(os.path.basename(path) or "FILE", ECHO_LIMIT)
         raise _error(error, f"missing qid: second token is {shown(tok)}, expected qid:QID (a "
-                            "file without qids needs its query sizes beside it, in FILE.query "
-                            "or FILE.group)", path, lineno)
+                            f"file without qids needs its query sizes beside it, in {name}.query "
+                            f"or {name}.group)", path, lineno)
     q = tok[4:]
     if not _QID.fullmatch(q):
         raise _error(error, f"qid {shown(q)} is not an integer", path, lineno)

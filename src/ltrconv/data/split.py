@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..errors import InputError
@@ -17,9 +19,9 @@ def take_queries(data: Dataset, keep: np.ndarray) -> Dataset:
     """The queries (blocks of rows) where ``keep`` (one flag per query) is set, in file order."""
     rows = np.repeat(keep, data.sizes)
     sizes = data.sizes[keep]
-    return Dataset(X=data.X[rows], y=data.y[rows], qid=data.qid[rows],
+    return replace(data, X=data.X[rows], y=data.y[rows], qid=data.qid[rows],
                    offsets=np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
-                   docid=data.docid[rows], source=data.source)
+                   docid=data.docid[rows], lines=None)
 
 
 def draw_validation(train: Dataset, fraction: float, seed: int
@@ -46,13 +48,34 @@ def check_labels(data: Dataset, path, labels) -> None:
                          str(path))
 
 
-def check_disjoint(fold: dict, paths: dict) -> None:
+def check_disjoint(fold: dict, paths: dict) -> list[str]:
     """Refuse a fold (``{split: Dataset}``) whose splits share a query: a test query seen in
-    training (or validation) makes every test score of that fold optimistic."""
+    training (or validation) makes every test score of that fold optimistic.
+
+    Queries numbered by a sizes file (``Dataset.groups``: a file without qids) have no identity
+    beyond their file, so a pair of splits one of which is numbered so cannot be compared;
+    the pairs left unchecked are returned, one line each, for the log."""
+    unchecked = []
     for later, earlier in (("test", "train"), ("test", "vali"), ("vali", "train")):
+        if fold[later].groups != fold[earlier].groups:  # equal: one file's numbers, comparable
+            by = " and ".join(fold[s].groups for s in (earlier, later) if fold[s].groups)
+            unchecked.append(f"{later} and {earlier} not checked for shared queries: their "
+                             f"queries are numbered by {by}, not named by qids")
+            continue
         shared = np.intersect1d(fold[later].query_ids, fold[earlier].query_ids)
         if len(shared):
             raise InputError(
                 f"{len(shared)} {later} quer{'y' if len(shared) == 1 else 'ies'} also in "
                 f"{paths[earlier]} (e.g. qid {shared[0]}): the splits of a fold must not share "
                 "queries", str(paths[later]))
+    return unchecked
+
+
+def after(data: Dataset, before: list[Dataset]) -> Dataset:
+    """``data`` as it follows ``before`` in one cache (the whole dataset's): queries numbered
+    by a sizes file, 1, 2, ... in each file, are shifted past the largest qid of ``before``,
+    so that two files' numbers do not make one query; qids read from a file are kept."""
+    if data.groups is None or not before:
+        return data
+    shift = max(0, *(int(p.qid.max()) for p in before))
+    return replace(data, qid=data.qid + shift)

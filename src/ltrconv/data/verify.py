@@ -1,5 +1,10 @@
 """Verify fold files (bytes against SHA-256, else parsed content against a content digest, then
-query and row counts) and keep the manifest that records what was verified and when."""
+query and row counts) and keep the manifest that records what was verified and when.
+
+A fold file without qids (LightGBM's and XGBoost's layout) comes with its query sizes file,
+``FILE.query`` or ``FILE.group`` (:data:`ltrconv.data.letor.GROUP_SUFFIXES`), found beside it
+as the reader finds it; that file is verified, published and recorded with it, and a sizes
+file beside a file with qids too (the reader checks it against them)."""
 
 from __future__ import annotations
 
@@ -15,7 +20,8 @@ import numpy as np
 from ..errors import AcquireError, InputError, printable
 from ..outputs import atomic_path
 from .fileio import read_bytes
-from .lines import data_lines
+from .letor import GROUP_SUFFIXES, check_sizes, read_groups
+from .lines import data_lines, has_qid
 
 SUMS_FILE = "SHA256SUMS"
 
@@ -53,6 +59,20 @@ class Layout:
         return [f for k in range(1, self.n_folds + 1) for f in self.fold_files(k)]
 
 
+def sizes_file(root: str | Path, rel: str) -> str | None:
+    """The query sizes file beside fold file ``rel`` of the copy at ``root`` (``rel.query``,
+    else ``rel.group``), relative to ``root``; None when there is none."""
+    return next((rel + s for s in GROUP_SUFFIXES if (Path(root) / (rel + s)).is_file()), None)
+
+
+def with_sizes(root: str | Path, files: Iterable[str]) -> list[str]:
+    """``files`` (relative to ``root``), each followed by its query sizes file if it has one."""
+    out = []
+    for rel in files:
+        out += [rel] + [s for s in [sizes_file(root, rel)] if s is not None]
+    return out
+
+
 def sha256_file(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -83,8 +103,9 @@ def content_sha256(path: str | Path) -> str:
     """SHA-256 of what a LETOR file says, not of how it is written.
 
     Each data line (read by the rules of :mod:`ltrconv.data.lines`, which the reader follows
-    too) contributes its label (as a number), its qid, its feature index/value pairs (as
-    numbers, in file order) and the ``docid`` of its comment; other comment fields are
+    too) contributes its label (as a number), its qid (``-`` in a file without qids, whose
+    sizes file has a digest of its own: :func:`sizes_sha256`), its feature index/value pairs
+    (as numbers, in file order) and the ``docid`` of its comment; other comment fields are
     ignored. Line endings (``\\n``, ``\\r\\n``, ``\\r``), spacing and number formatting
     (``0.5`` vs ``0.500000``) therefore do not change the digest; any label, qid, feature value
     or docid does.
@@ -97,12 +118,14 @@ def content_sha256(path: str | Path) -> str:
     path = Path(path)
     records, features, n_pairs = [], [], 0
     text, codec = _text(path)
-    for line in data_lines(text, str(path), AcquireError):
+    with_qid = has_qid(text)
+    for line in data_lines(text, str(path), AcquireError, with_qid=with_qid):
         pairs = line.features.count(" ") + 1 if line.features else 0
         if line.features.count(":") != pairs:
             raise AcquireError(f"{printable(path)}:{line.lineno}: every feature must read "
                                "INDEX:VALUE")
-        records.append(f"{float(line.label)!r} {line.qid_text} {pairs} {line.docid}")
+        qid = line.qid_text if with_qid else "-"
+        records.append(f"{float(line.label)!r} {qid} {pairs} {line.docid}")
         if pairs:
             features.append(line.features)
             n_pairs += pairs
@@ -122,6 +145,25 @@ def content_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 
+SIZES_TAG = b"ltrconv query sizes v1\n"
+
+
+def sizes_sha256(path: str | Path) -> str:
+    """SHA-256 of the query sizes a ``.query``/``.group`` file holds (``SIZES_TAG``, then the
+    sizes in decimal, one a line), whatever its line endings and blank lines; a line that is
+    not one size raises :class:`AcquireError` naming the file and line."""
+    h = hashlib.sha256(SIZES_TAG)
+    h.update("".join(f"{n}\n" for n in _sizes(path).tolist()).encode())
+    return h.hexdigest()
+
+
+def _sizes(path: str | Path) -> np.ndarray:
+    try:
+        return read_groups(path)
+    except InputError as exc:
+        raise AcquireError(str(exc)) from None
+
+
 def read_sums(path: str | Path) -> dict[str, str]:
     """``{relative path: sha256}`` from a ``sha256sum``-style file."""
     sums = {}
@@ -136,12 +178,25 @@ def read_sums(path: str | Path) -> dict[str, str]:
 
 
 def count_rows_queries(path: str | Path) -> tuple[int, set[str]]:
-    """Data lines and distinct qids of a LETOR text file (no feature parsing), read by the
-    rules of :mod:`ltrconv.data.lines`."""
+    """Data lines and distinct queries of a LETOR text file (no feature parsing), read by the
+    rules of :mod:`ltrconv.data.lines`. A file without qids is counted with its query sizes
+    file beside it (:func:`sizes_file`), which must add up to its lines; its queries are
+    ``N@FILE``, query N of that file, distinct from any other file's."""
+    path = Path(path)
+    text = _text(path)[0]
+    with_qid = has_qid(text)
+    sizes = None if with_qid else sizes_file(path.parent, path.name)
     rows, qids = 0, set()
-    for line in data_lines(_text(Path(path))[0], str(path), AcquireError):
+    for line in data_lines(text, str(path), AcquireError, with_qid=with_qid or sizes is None):
         rows += 1
         qids.add(line.qid_text)
+    if not with_qid:
+        counts = _sizes(path.parent / sizes)
+        try:
+            check_sizes(str(path), counts, str(path.parent / sizes), rows)
+        except InputError as exc:
+            raise AcquireError(str(exc)) from None
+        qids = {f"{n}@{path}" for n in range(1, len(counts) + 1)}
     return rows, qids
 
 
@@ -151,9 +206,11 @@ def verify(root: Path, layout: Layout, sha256: Mapping[str, str] | None = None,
     """Check presence, digests and per-fold counts; returns one manifest row per file.
 
     A file passes when its bytes match ``sha256`` (or ``root/SHA256SUMS`` when ``sha256`` is
-    empty) or, failing that, its :func:`content_sha256` matches ``content``; the row's
-    ``verified_by`` says which (``sha256``, ``content``, or ``none`` when no digest is
-    known for the file). ``origin`` (URL or path) is named in the refusal.
+    empty) or, failing that, its :func:`content_sha256` (a query sizes file's
+    :func:`sizes_sha256`) matches ``content``; the row's ``verified_by`` says which
+    (``sha256``, ``content``, or ``none`` when no digest is known for the file). Each fold
+    file's query sizes file (:func:`sizes_file`) follows it in the manifest, with the rows and
+    queries it groups. ``origin`` (URL or path) is named in the refusal.
     """
     root = Path(root)
     missing = [f for f in layout.files() if not (root / f).is_file()]
@@ -164,8 +221,9 @@ def verify(root: Path, layout: Layout, sha256: Mapping[str, str] | None = None,
     if not sums and (root / SUMS_FILE).is_file():
         sums, source = read_sums(root / SUMS_FILE), str(root / SUMS_FILE)
     content = {k: v.lower() for k, v in (content or {}).items()}
+    sizes = {f for f in with_sizes(root, layout.files()) if f not in layout.files()}
     manifest = []
-    for rel in layout.files():
+    for rel in with_sizes(root, layout.files()):
         path = root / rel
         stamp = file_stamp(path)  # before reading: a change while hashing shows later
         digest = sha256_file(path)
@@ -175,7 +233,7 @@ def verify(root: Path, layout: Layout, sha256: Mapping[str, str] | None = None,
             by = "sha256"
         elif want_c is not None:
             try:
-                got_c = content_sha256(path)
+                got_c = sizes_sha256(path) if rel in sizes else content_sha256(path)
             except AcquireError as exc:
                 got_c = f"(unparseable: {exc})"
             by = "content" if got_c == want_c else None
@@ -194,7 +252,11 @@ def verify(root: Path, layout: Layout, sha256: Mapping[str, str] | None = None,
                              "(config content_sha256)")
             lines.append(f"  file: {path} -- corrupt or truncated, or different data")
             raise AcquireError("\n".join(lines))
-        rows, qids = count_rows_queries(path)
+        if rel in sizes:
+            counts = _sizes(path)
+            rows, qids = int(counts.sum()), set(range(len(counts)))
+        else:
+            rows, qids = count_rows_queries(path)
         manifest.append({"file": rel, "sha256": digest, "checked": by != "none",
                          "verified_by": by, "content_sha256": got_c,
                          "rows": rows, "queries": len(qids), "_qids": qids, **stamp})
@@ -300,7 +362,8 @@ def check_unchanged(root: str | Path, manifest: str | Path,
 
 
 def write_manifest(manifest: list[dict], path: str | Path, origin: str) -> None:
-    """Tab-separated manifest, written atomically: file, sha256, checked, rows, queries,
+    """Tab-separated manifest, written atomically: file, sha256, checked, rows, queries (of a
+    query sizes file: the rows and queries it groups),
     verified_by (``sha256``, ``content`` or ``none``), content_sha256 (``-`` where the
     bytes matched and the content digest was not needed), then the published file's size,
     mtime_ns and ctime_ns (``-`` when unknown), which :func:`check_unchanged` compares."""
