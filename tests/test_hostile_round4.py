@@ -352,6 +352,7 @@ bins = RT.bin_index(X, th, nb)
 counts = RT.bin_counts(bins, nb, th.shape[1])
 r = rng.standard_normal(2000)
 perm, work = np.empty(2000, np.int64), np.empty(2000, np.int64)
+RT.fit_tree(bins, nb, th, counts, r, 10, 1, perm, work)  # compiled (or loaded) before the signal
 def run(args):
     threading.Timer(0.1, os.kill, (os.getpid(), signal.{signame})).start()
     while True:
