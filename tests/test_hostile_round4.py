@@ -262,8 +262,19 @@ def _cli(args, close=(), timeout=300, code=None):
 
     argv = [sys.executable, "-c", code, *args] if code else [sys.executable, "-m", "ltrconv.cli",
                                                              *args]
+    close_fds = _closing(*close) if close else None
+
+    def preexec():
+        # SIGINT as an interactive shell leaves it: a worker that ignores it (pytest-xdist's
+        # may) would pass SIG_IGN on, and ltrconv keeps an ignored signal ignored
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if close_fds is not None:
+            close_fds()
+
     return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          timeout=timeout, preexec_fn=_closing(*close) if close else None)
+                          timeout=timeout, preexec_fn=preexec)
 
 
 @pytest.fixture(scope="module")
@@ -352,7 +363,6 @@ bins = RT.bin_index(X, th, nb)
 counts = RT.bin_counts(bins, nb, th.shape[1])
 r = rng.standard_normal(2000)
 perm, work = np.empty(2000, np.int64), np.empty(2000, np.int64)
-RT.fit_tree(bins, nb, th, counts, r, 10, 1, perm, work)  # compiled (or loaded) before the signal
 def run(args):
     threading.Timer(0.1, os.kill, (os.getpid(), signal.{signame})).start()
     while True:
