@@ -218,3 +218,24 @@ def test_a_model_file_holds_the_default_threads(parts, tmp_path):
             tmp_path / f"{jobs}.model")
     assert (tmp_path / "1.model").read_bytes() == (tmp_path / "2.model").read_bytes()
     assert load(tmp_path / "1.model").n_jobs == CoordinateAscent().n_jobs
+
+
+def test_a_ranknet_model_file_written_before_n_jobs_loads(parts, tmp_path, monkeypatch):
+    """A RankNet model file of an ltrconv whose RankNet had no n_jobs (the attribute absent
+    from the pickle) loads with n_jobs at its default, and predicts as it did."""
+    import pickle as pk
+
+    from ltrconv.rankers import modelfile
+
+    tr, va, te = parts
+    model = make("ranknet", **CASES["ranknet"]).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
+                                                    qid_val=va.qid)
+    old = RankNet.__new__(RankNet)
+    old.__dict__.update({k: v for k, v in model.__dict__.items() if k != "n_jobs"})
+    with monkeypatch.context() as m:
+        m.setattr(modelfile, "_as_ranker", lambda model: model)  # written without n_jobs
+        old.save(tmp_path / "old.model")
+    assert b"n_jobs" not in pk.dumps(old)
+    loaded = load(tmp_path / "old.model")
+    assert loaded.n_jobs == -1 and loaded.get_params()["n_jobs"] == -1
+    assert np.array_equal(loaded.predict(te.X), model.predict(te.X))

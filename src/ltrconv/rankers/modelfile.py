@@ -88,6 +88,13 @@ def write_model(path: str | os.PathLike, ranker) -> None:
         fh.write(head + f"sha256: {digest}\n\n".encode("ascii") + payload)
 
 
+def _result_free_defaults(cls) -> dict:
+    """The parameters of ``cls`` that change how a fit runs, not what it finds
+    (``units.RESULT_FREE``), with their defaults."""
+    return {name: inspect.signature(cls.__init__).parameters[name].default
+            for name in RESULT_FREE if name in cls._get_param_names()}
+
+
 def _as_ranker(model):
     """``model`` as its algorithm's ranker class: an estimator of :mod:`ltrconv.rankers.sklearn`
     (a subclass that adds no state) is written as the ranker it holds, so both write one file.
@@ -96,8 +103,7 @@ def _as_ranker(model):
     cls = get_entry(model.name).load_class()
     if not isinstance(model, cls):
         return model
-    free = {name: inspect.signature(cls.__init__).parameters[name].default
-            for name in RESULT_FREE if name in cls._get_param_names()}
+    free = _result_free_defaults(cls)
     if type(model) is cls and all(getattr(model, k) == v for k, v in free.items()):
         return model
     ranker = cls.__new__(cls)
@@ -233,4 +239,8 @@ def _unpickle(payload: bytes, fields: dict[str, str], where: str):
                              f"{written_by} ({reason})", where) from None
     if type(model) is not get_entry(algorithm).load_class() or not model.__sklearn_is_fitted__():
         raise ModelFileError(f"the payload is not a fitted {algorithm} model", where)
+    # a file holds the threads at their default (_as_ranker); one written before its ranker
+    # had the parameter (RankNet's n_jobs) reads it so too
+    for name, value in _result_free_defaults(cls).items():
+        model.__dict__.setdefault(name, value)
     return model
