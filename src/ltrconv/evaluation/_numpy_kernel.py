@@ -62,11 +62,13 @@ def sequential_sums(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray)
     return out
 
 
-def all_query_metrics(lists, comp, cutoffs, orders: dict[int, np.ndarray] | None = None):
+def all_query_metrics(lists, comp, cutoffs, orders: dict[int, np.ndarray] | None = None,
+                      list_ideal: bool = True):
     """out[convention, query, metric], the arguments (``lists``, ``comp``, ``cutoffs``) and
     layout of the numba kernel (without its ``rankdcg``, ``top_only`` and ``n_chunks``).
     ``orders``: the ranking of some tie codes, made by the caller (as :func:`rank_order`
-    makes it); the others are sorted here, once per code."""
+    makes it); the others are sorted here, once per code. Without ``list_ideal`` the IDCG@k
+    columns are left 0 (a caller with the ideal from elsewhere: a run's qrels)."""
     labels, scores, tiekey, offsets = lists
     tie_codes = comp.ties
     nq, nc, C = len(offsets) - 1, len(tie_codes), len(cutoffs)
@@ -91,14 +93,14 @@ def all_query_metrics(lists, comp, cutoffs, orders: dict[int, np.ndarray] | None
         del order
         for c in np.flatnonzero(tie_codes == code):
             # the ideal order: each query's labels by their place in comp.ideal[c]
-            key_ideal = tuple(comp.ideal[c].tolist())
-            if key_ideal not in ideals:
+            key_ideal = tuple(comp.ideal[c].tolist()) if list_ideal else None
+            if key_ideal is not None and key_ideal not in ideals:
                 n_labels = len(comp.ideal[c])
                 rank_of_label = np.empty(n_labels, dtype=np.int64)
                 rank_of_label[comp.ideal[c]] = np.arange(n_labels)
                 key = np.sort(qpos * n_labels + rank_of_label[labels])  # queries stay in place
                 ideals[key_ideal] = comp.ideal[c][key - qpos * n_labels]
-            ideal = ideals[key_ideal]
+            ideal = ideals.get(key_ideal)
             vals = np.empty((nq, 4 * C + 2))
             vals[by_size, :4 * C] = cutoff_metrics(q, ranked, ideal, groups, comp, c, cutoffs)
             if groups is None:
@@ -171,7 +173,8 @@ def cutoff_metrics(q: Queries, ranked, ideal, groups: TieGroups, comp, c, cutoff
             stop = err_stop[ranked[at]]
             acc_e[:m] += p_cont[:m] * stop / (j + 1.0)
             p_cont[:m] *= 1.0 - stop
-        acc_i[:m] += gain_table[ideal[at]] * disc[j]
+        if ideal is not None:
+            acc_i[:m] += gain_table[ideal[at]] * disc[j]
         at_k = int(np.searchsorted(cutoffs, j + 1))  # cutoffs[at_k:] >= j + 1
         if at_k < C and cutoffs[at_k] == j + 1:  # every running query ends k = j + 1 here
             record(0, m, at_k, at_k + 1)

@@ -376,12 +376,14 @@ def evaluate_valid(y: np.ndarray, scores: np.ndarray, offsets: np.ndarray, qids:
                    docid_rank: np.ndarray, max_label: int | None, rankdcg: bool,
                    metrics: tuple[str, ...], engine: str, source: str | None,
                    orders: dict[tuple[str, bool], np.ndarray] | None = None,
-                   ) -> dict[str, Evaluation]:
+                   list_ideal: bool = True) -> dict[str, Evaluation]:
     """:func:`evaluate` on arguments it has checked and read: float64 ``y`` and ``scores``,
     int64 ``offsets`` and ``docid_rank``, Conventions, parsed cutoffs ``ks``. ``orders``:
     rankings the caller made already, keyed by (tie policy, scores compared as float32), each
     a permutation of the documents (query by query, each by score descending under its
-    policy); the numpy engine then takes them instead of sorting again."""
+    policy); the numpy engine then takes them instead of sorting again. Without
+    ``list_ideal`` (numpy engine) IDCG@k is left 0, and NDCG@k is the rule's value for it:
+    for a caller that makes NDCG@k of another ideal (a run's qrels)."""
     n_max = int(np.diff(offsets).max())
     disc_len = max(n_max, int(ks.max()))
     every = metric_names(ks.tolist(), rankdcg)
@@ -429,7 +431,7 @@ def evaluate_valid(y: np.ndarray, scores: np.ndarray, offsets: np.ndarray, qids:
         else:
             given = {TIE_CODES[convs[i].ties]: orders[(convs[i].ties, convs[i].float32_scores)]
                      for i in todo if (convs[i].ties, convs[i].float32_scores) in (orders or {})}
-            vals = numpy_all_query_metrics(lists, comp, ks, given)
+            vals = numpy_all_query_metrics(lists, comp, ks, given, list_ideal)
         for j, i in enumerate(todo):
             # the kernels give IDCG@k where NDCG@k goes; the rule makes NDCG@k of it
             vals[j][:, :C] = ndcg(vals[j][:, C:2 * C], vals[j][:, :C], sizes, ks,

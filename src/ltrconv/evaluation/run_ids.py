@@ -37,15 +37,15 @@ def joint_codes(first: Any, second: Any, sort: bool = False,
     pyarrow, anything else by pandas."""
     if is_arrow(first) and is_arrow(second):
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         chunks = [c for col in (first, second)
                   for c in (col.chunks if isinstance(col, pa.ChunkedArray) else [col])]
-        enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string())).combine_chunks()
+        enc = arrow_call("dictionary_encode",
+                         pa.chunked_array(chunks, type=pa.string())).combine_chunks()
         codes = arrow_numbers(enc.indices).astype(np.int64)
         distinct = np.array(enc.dictionary.to_pylist(), dtype=object) if uniques else None
         if sort:  # arrow orders strings by bytes: the docid-desc key
-            order = arrow_numbers(pc.sort_indices(enc.dictionary)).astype(np.int64)
+            order = arrow_numbers(arrow_call("sort_indices", enc.dictionary)).astype(np.int64)
             rank = np.empty(len(order), dtype=np.int64)
             rank[order] = np.arange(len(order))
             codes = rank[codes]
@@ -57,6 +57,27 @@ def joint_codes(first: Any, second: Any, sort: bool = False,
                       pd.Series(second, dtype="str").reset_index(drop=True)], ignore_index=True)
     codes, uniques = pd.factorize(both, sort=sort)
     return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def arrow_call(name: str, *args: Any, options: Any = None) -> Any:
+    """pyarrow's compute function ``name`` on ``args``, called without importing
+    ``pyarrow.compute``, which makes a Python wrapper for each of its hundreds of functions
+    when imported (about 50 ms of a process' start-up; pyarrow 26)."""
+    try:
+        from pyarrow._compute import call_function
+    except ImportError:  # the module the wrappers are made from, moved: through them
+        from pyarrow.compute import call_function
+    return call_function(name, list(args), options)
+
+
+def arrow_options(name: str, *args: Any, **kwargs: Any) -> Any:
+    """pyarrow's compute options class ``name`` (``MatchSubstringOptions``, ``CastOptions``)
+    made with ``args``, likewise without importing ``pyarrow.compute``."""
+    try:
+        import pyarrow._compute as compute
+    except ImportError:
+        import pyarrow.compute as compute
+    return getattr(compute, name)(*args, **kwargs)
 
 
 def arrow_numbers(arr: Any) -> np.ndarray:

@@ -128,10 +128,14 @@ def _within(qcode: np.ndarray, order: np.ndarray, depth: int) -> np.ndarray:
 def _ideal(q_code, gains, conv: Convention, nq: int, ks: np.ndarray) -> np.ndarray:
     """IDCG@k of every query over its judged documents: (nq, len(ks))."""
     order = np.lexsort((-gains, q_code))
-    qc, g = q_code[order], gains[order]
+    qc = q_code[order]
     rank = np.arange(len(qc)) - np.searchsorted(qc, qc, side="left")
-    disc = conv.discounts(int(rank.max()) + 1 if len(rank) else 1)[rank] if len(rank) else rank
-    contrib = g * disc
+    if not len(rank):
+        return np.zeros((nq, len(ks)))
+    disc = conv.discounts(int(rank.max()) + 1)
+    top = np.flatnonzero(rank < int(ks.max()))  # the ranks the cutoffs reach
+    qc, rank = qc[top], rank[top]
+    contrib = gains[order[top]] * disc[rank]
     return np.stack([np.bincount(qc, weights=np.where(rank < k, contrib, 0.0), minlength=nq)
                      for k in ks], axis=1)
 
@@ -432,7 +436,8 @@ def _evaluate_lists(convs, labels, value, q, rows, ids, ks, need, engine,
         offsets = np.concatenate(([0], np.flatnonzero(q[1:] != q[:-1]) + 1, [len(q)]))
         res = evaluate_valid(y, score, offsets, q[offsets[:-1]], q, distinct, ks,
                              ids.doc_rank(rows), None, False, need, engine, None,
-                             orders or None)
+                             orders or None,
+                             list_ideal=any(convs[i].ideal == "list" for i in rest))
         by_base = dict(zip(distinct, res.values()))
         for i in rest:
             out[i] = by_base[bases[i]]
