@@ -285,7 +285,6 @@ class SharedRankings:
     def __init__(self, ids: ExactIds, nq: int):
         self.ids, self.nq = ids, nq
         self._made: dict[tuple, tuple[np.ndarray, np.ndarray | None]] = {}
-        self.sorts = 0  # rankings sorted (each of every row of the run)
 
     def ranked_rows(self, value: np.ndarray, conv: Convention) -> np.ndarray | None:
         """The run's rows, query by query (in query code order), each query's ranked under
@@ -304,7 +303,6 @@ class SharedRankings:
         qpos = r_q[by_q]
         offsets = np.concatenate(([0], np.cumsum(np.bincount(qpos, minlength=self.nq))))
         tiekey = self.ids.doc_rank(ALL)[by_q] if conv.ties == "docid-desc" else None
-        self.sorts += 1
         order = score_order(qpos, offsets, value[by_q], float32=conv.float32_scores,
                             tiekey=tiekey)
         if order is None or grouped:
