@@ -312,6 +312,9 @@ def test_training_threads_by_algorithm(paper, ci):
                                            "train_threads": {"ranknet_adam": 1}}}))
     assert (own.fit_threads("ranknet"), own.fit_threads("ranknet_adam"),
             own.fit_threads("adarank")) == (2, 1, 3)
+    # a variant of RankNet that runs a ranker without threads does not take RankNet's
+    other = build_plan(merged({"variants": {"rb": {"of": "ranknet", "ranker": "rankboost"}}}))
+    assert (other.fit_threads("rb"), other.fit_threads("ranknet_adam")) == (1, 2)
 
 
 def test_each_refusal_is_said_once_and_only_where_it_applies():
