@@ -34,6 +34,13 @@ THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLI
 THREAD_PARAMS = ("num_threads", "n_jobs")
 
 
+def thread_params(ranker: str) -> list[str]:
+    """The thread parameters (:data:`THREAD_PARAMS`) registered ``ranker`` takes."""
+    from ltrconv import rankers
+
+    return [n for n in THREAD_PARAMS if n in rankers.param_names(ranker)]
+
+
 def limit_threads(n: int) -> str:
     """Cap every thread pool of the job at ``n`` (the rule's ``threads``); says what is set,
     and how idle OpenMP threads wait (the workflow sets OMP_WAIT_POLICY, see

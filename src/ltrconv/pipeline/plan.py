@@ -215,13 +215,11 @@ class Plan:
         resources.train_threads of it, else of its base when its ranker runs in threads too,
         else :attr:`train_threads`. Its ranker's thread parameter is set to them
         (workflow/scripts/fit.py)."""
-        from ltrconv import rankers
-        from ltrconv.pipeline.job import THREAD_PARAMS
+        from ltrconv.pipeline.job import thread_params
 
         by_algorithm = self.config["resources"]["train_threads"]
         p = self.algorithms[algorithm]
-        threaded = set(THREAD_PARAMS) & set(rankers.param_names(p.ranker))
-        inherited = by_algorithm.get(p.base) if threaded else None
+        inherited = by_algorithm.get(p.base) if thread_params(p.ranker) else None
         return by_algorithm.get(algorithm, inherited or self.train_threads)
 
     # --- extensions ---------------------------------------------------------------------------
