@@ -475,6 +475,12 @@ def test_a_figure_is_one_declaration(monkeypatch, paper):
     assert [t for t in targets if "/figures/made_up/" in t and t.endswith(".pdf")] == [
         f"results/MQ2008/figures/made_up/{a}.pdf" for a in paper.algorithms]
     assert figures.by_rule("made_up_figure") is made_up and made_up.function() is not None
+    # one rule job draws every algorithm's figure, each into its own files, in the plan's order
+    pngs = paths.figure_output(paper, each.name)["png"]
+    assert pngs == [f"results/{{dataset}}/figures/made_up/{a}.png" for a in paper.algorithms]
+    assert each.rule_params(paper)["algorithms"] == list(paper.algorithms)
+    assert "algorithms" not in made_up.rule_params(paper)
+    assert paths.figure_output(paper, made_up.name)["pdf"] == "results/{dataset}/figures/made_up.pdf"
 
 
 def test_every_declared_figure_has_its_caption_and_function(paper, extended):
