@@ -53,7 +53,7 @@ def init_params(sizes, rng: np.random.Generator) -> np.ndarray:
     return params
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _forward(params, sizes, w_off, b_off, u_off, act, X, acts):
     """Forward pass of the rows of X; layer l's units go to ``acts[:, u_off[l]:u_off[l+1]]``."""
     n = X.shape[0]
@@ -88,7 +88,7 @@ def _forward(params, sizes, w_off, b_off, u_off, act, X, acts):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad):
     """Add ``sum_i lam_i ds_i/dparams`` to ``grad`` given the activations of a forward pass."""
     n = lam.shape[0]
@@ -126,7 +126,7 @@ def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad):
             delta = prev
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pair_lambdas(scores, labels):
     """Pairwise cross-entropy loss of one query and ``lambda_i = dC/ds_i``."""
     n = len(scores)
@@ -158,7 +158,7 @@ def _layout_arrays(sizes):
     return sizes_a, w_off, b_off, u_off, total
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _query_loss_grad(params, sizes, w_off, b_off, u_off, act, Xq, yq, acts, grad):
     scores = _forward(params, sizes, w_off, b_off, u_off, act, Xq, acts)
     loss, lam = pair_lambdas(scores, yq)
@@ -178,7 +178,7 @@ def query_loss_grad(params, sizes, activation: str, Xq, yq) -> tuple[float, np.n
     return float(loss), grad
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _train_epoch(params, m, v, step, sizes, w_off, b_off, u_off, act, X, y, offsets, order,
                  lr, beta1, beta2, eps, acts):
     """One pass over the queries in ``order``: one Adam step per query."""
@@ -199,7 +199,7 @@ def _train_epoch(params, m, v, step, sizes, w_off, b_off, u_off, act, X, y, offs
     return step, total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _predict(params, sizes, w_off, b_off, u_off, act, X, acts):
     n = X.shape[0]
     batch = acts.shape[0]
