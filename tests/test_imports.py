@@ -247,3 +247,18 @@ def test_ranksvm_training_loads_no_scipy(tmp_path):
     assert rc == 0 and ran_kernels
     assert after_train == []
     assert dot_ok and convolve_ok and have_blas and blas_loaded
+
+
+def test_the_workflow_plan_loads_no_table_or_figure_package():
+    """Every Snakemake invocation builds the plan (workflow/rules/common.smk): it reads the
+    study's convention names, not the modules that compute with them (pandas, matplotlib)."""
+    repo = SRC.parent
+    proc = fresh("import sys, yaml\nfrom ltrconv.pipeline import build_plan, config\n"
+                 f"cfg = yaml.safe_load(open({str(repo / 'config' / 'extended.yaml')!r}))\n"
+                 f"base = yaml.safe_load(open({str(repo / 'config' / 'config.yaml')!r}))\n"
+                 f"plan = build_plan(config.fill_defaults(config.merge(base, cfg), "
+                 f"config.load_schema({str(repo)!r})))\n"
+                 "print(plan.extensions['ties'], [m for m in ('pandas', 'matplotlib') "
+                 "if m in sys.modules])")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split(maxsplit=1) == ["True", "[]\n"]

@@ -265,16 +265,16 @@ class Plan:
 def tie_conventions() -> tuple[str, ...]:
     """The tie conventions the ties table and figures read: worst-first, expected, best-first,
     input."""
-    from ltrconv.study import tie_ranges
+    from ltrconv.study import names
 
-    return (tie_ranges.PESS, tie_ranges.AVG, tie_ranges.OPT, tie_ranges.INPUT)
+    return names.TIE_ORDERS
 
 
 def reference_convention() -> str:
     """The evaluation convention winning numbers and the audit's predictions are set against."""
-    from ltrconv.study.paper.busa_fekete_2012 import Setting
+    from ltrconv.study import names
 
-    return Setting.reference
+    return names.REFERENCE
 
 
 class _Errors:

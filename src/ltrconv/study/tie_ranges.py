@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LtrconvError
+from .names import AVG, INPUT, OPT, PESS
 from .tables import check_per_query, sort_rows
 
-PESS, AVG, OPT, INPUT = "ranklib-tiepess", "ranklib-tieavg", "ranklib-tieopt", "ranklib"
 TIE_COLUMNS = ["dataset", "algorithm", "train_convention", "fold", "seed", "k", "n_queries",
                "tiepess", "tieavg", "tieopt", "ranklib", "width", "tied_share"]
 

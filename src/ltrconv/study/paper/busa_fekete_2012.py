@@ -18,6 +18,7 @@ import pandas as pd
 
 from ...rankers.registry import ORDER
 from ...rankers.registry import display_name as name
+from ..names import REFERENCE
 from ..tables import EVAL_ORDER, TRAIN_ORDER, holm_per_family, ordered
 
 HOLDS, FAILS, PARTLY, MISSING = ("holds", "does not hold", "partly",
@@ -40,7 +41,7 @@ class Setting:
 
     metric: str = "NDCG"  # Sec. 5: every figure and claim is about NDCG@1..10
     k: int = 10  # Sec. 5: all models optimise NDCG@10
-    reference: str = "ranklib"  # Sec. 5: ranklib/trec follow the definition (the official NDCG)
+    reference: str = REFERENCE  # Sec. 5: ranklib/trec follow the definition (the official NDCG)
     train: str = "ranklib"  # Sec. 5, Figure 2: models trained with the official NDCG
     yahoo: str = "yahoo"  # Sec. 5: scores a query without relevant document 1.0
     letor: str = "letor"  # Sec. 5: scores a query shorter than the cutoff 0.0
