@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import types
 
 from numba import njit, prange
 
-__all__ = ["njit", "prange"]
+__all__ = ["njit", "prange", "serial_and_parallel"]
 
 _BLAS = "scipy.linalg.cython_blas"
 
@@ -40,3 +41,20 @@ def _defer_blas_probe() -> None:
 
 
 _defer_blas_probe()
+
+
+def serial_and_parallel(func):
+    """``func`` (a kernel whose loop over queries is a ``prange``) compiled twice, cached: as a
+    plain loop, and with ``parallel=True`` over numba's threads.
+
+    numba names a function's cache files by its qualified name and line, and keys each entry
+    by signature, CPU and bytecode but not by the compile flags: two dispatchers of one
+    function would load each other's cached code (the parallel one running a plain loop, or
+    the plain one entering the thread pool, from threads that must not). The parallel twin is
+    a copy of the function named ``NAME_parallel``, so that it has cache files of its own."""
+    twin = types.FunctionType(func.__code__, func.__globals__, f"{func.__name__}_parallel",
+                              func.__defaults__, func.__closure__)
+    twin.__qualname__ = f"{func.__qualname__}_parallel"
+    twin.__module__ = func.__module__
+    twin.__doc__ = func.__doc__
+    return njit(cache=True)(func), njit(parallel=True, cache=True)(twin)

@@ -12,7 +12,7 @@ under ``DOCID_DESC`` (highest first), a document's place in a sort artefact's or
 from __future__ import annotations
 
 import numpy as np
-from ..jit import njit, prange
+from ..jit import njit, prange, serial_and_parallel
 
 from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, KEYED, OPTIMISTIC, PESSIMISTIC
 
@@ -398,6 +398,5 @@ def _all_query_metrics(lists, comp, cutoffs, rankdcg, top_only, n_chunks):
     return out
 
 
-all_query_metrics = njit(cache=True)(_all_query_metrics)
-all_query_metrics_parallel = njit(parallel=True, cache=True)(_all_query_metrics)
+all_query_metrics, all_query_metrics_parallel = serial_and_parallel(_all_query_metrics)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from ..jit import njit, prange
+from ..jit import njit, prange, serial_and_parallel
 
 from ..errors import InputError, LtrconvError
 from . import _kernels, compiled
@@ -88,10 +88,7 @@ def _all_query_ndcg(arrays, scores, tiekey):
     return out
 
 
-all_query_ndcg = njit(cache=True)(_all_query_ndcg)
-
-
-all_query_ndcg_parallel = njit(parallel=True, cache=True)(_all_query_ndcg)
+all_query_ndcg, all_query_ndcg_parallel = serial_and_parallel(_all_query_ndcg)
 
 
 @njit(cache=True)

@@ -52,7 +52,7 @@ import numpy as np
 
 from ..evaluation.scorer import PARALLEL_MIN_DOCS, NDCGScorer, ideal_dcg, rank_order
 from ..evaluation.ties import AVERAGE, INPUT_ORDER
-from ..jit import njit, prange
+from ..jit import njit, prange, serial_and_parallel
 from . import regression_tree as RT
 from .base import Ranker, TrainingData
 from .fdlibm import fdlibm_exp, fdlibm_log
@@ -111,8 +111,7 @@ def _all_lambdas(arrays, scores, idcg, fdlibm):
     return lam, w
 
 
-all_lambdas = njit(cache=True)(_all_lambdas)
-all_lambdas_parallel = njit(parallel=True, cache=True)(_all_lambdas)
+all_lambdas, all_lambdas_parallel = serial_and_parallel(_all_lambdas)
 
 
 def swap_discounts(scorer: NDCGScorer, libm: str = "system") -> np.ndarray:
