@@ -373,22 +373,26 @@ def _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes):
     ``w_st += lr (delta_i(t) x_s(i) - sum_k delta_k(t) x_s(j_k))``, each sum over the pairs
     ``k`` in order from +0, in tiles of units ``t`` x inputs ``s`` reading the pair documents'
     rows of ``out`` (a view of a 1-D array with :data:`.tiles.PAD` elements more) through
-    ``pairs``; the bias sums (``x = 1``: ``sum_k delta_k(t)``) apart. Where the plain kernel
-    skips zero inputs (``b > a + 1``; in the paper's grid, the first layer but for 10 units:
-    its inputs are the features, 47% of MQ2008's feature values are 0) adding them instead
-    gives the same sums when every delta is finite (:mod:`.tiles`); otherwise tiles of one
-    input x 32 units skip each zero input as the plain kernel does. The sums land at
-    ``acc[t (a + 1) + s]``, in the weights' own order."""
+    ``pairs``, each weight updated in the tile; the bias sums (``x = 1``:
+    ``sum_k delta_k(t)``) apart, first. Where the plain kernel skips zero inputs (``b > a + 1``;
+    in the paper's grid, the first layer but for 10 units: its inputs are the features, 47% of
+    MQ2008's feature values are 0) adding them instead gives the same sums when every delta is
+    finite (:mod:`.tiles`), which the bias sums tell: a sum with an infinite or NaN term is
+    infinite or NaN. Otherwise tiles of one input x 32 units skip each zero input as the plain
+    kernel does, into ``acc[t (a + 1) + s]``, and the update follows."""
     w0, a, b, src, dst, i, npair = geo
     width = D.shape[1]
     owidth = out.shape[1]
     m1 = a + 1
     flat_o = out.reshape(out.size)
-    dense = True
-    if b > m1:
-        for k in range(npair):
-            dense &= all_finite(flat_d, k * width + dst, k * width + dst + b)
-    if dense:  # the sums and the update in the tiles
+    bias = acc[b * m1:b * m1 + b]  # the bias sums first: one is finite when its deltas are
+    for t in range(b):
+        bias[t] = 0.0
+    for k in range(npair):
+        dk = D[k, dst:dst + b]
+        for t in range(b):
+            bias[t] += dk[t]
+    if b <= m1 or all_finite(bias, 0, b):  # the sums and the update in the tiles
         gemm(flat_d, flat_o, params, (npair, b, a), (dst, width, 1), (src, owidth),
              (w0, m1, 1), 0, lanes, None, pairs, (lr, npair, i))
     else:
@@ -401,13 +405,6 @@ def _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes):
             sums = acc[t * m1:t * m1 + a]
             for s in range(a):
                 w[s] += lr * (dt * xi[s] - sums[s])
-    bias = acc[b * m1:b * m1 + b]
-    for t in range(b):
-        bias[t] = 0.0
-    for k in range(npair):
-        dk = D[k, dst:dst + b]
-        for t in range(b):
-            bias[t] += dk[t]
     for t in range(b):
         params[w0 + t * m1 + a] += lr * (D[npair, dst + t] - bias[t])
 

@@ -115,25 +115,29 @@ def _emit_tile(builder, ptrs, rows, vectors, width, geo, last, update):
     if update is not None:  # C += lr (A[k_dt] B[k_xi] - sum), C contiguous
         lr, k_dt, k_xi = update
         lr_wide = _broadcast(builder, lr, vty)
+        xi_row = builder.add(b_off, builder.mul(k_xi, b_sk))
+        xi = [builder.load(builder.bitcast(builder.gep(pb, [builder.add(xi_row, _i64(j * width))]),
+                                           vty.as_pointer()), align=8) for j in range(vectors)]
+        if last is not None:  # the lanes of the last vector that are stored
+            lanes = ir.Constant(ir.VectorType(_I64, width), list(range(width)))
+            keep = builder.icmp_signed("<", lanes, _broadcast(builder, last,
+                                                              ir.VectorType(_I64, width)))
         for r in range(rows):
             c_row = builder.add(c_off, builder.mul(_i64(r), c_sm))
             dt = builder.load(builder.gep(pa, [builder.add(builder.add(
                 a_off, builder.mul(k_dt, a_sk)), builder.mul(_i64(r), a_sm))]))
             dt_wide = _broadcast(builder, dt, vty)
             for j in range(vectors):
-                p = builder.gep(pb, [builder.add(builder.add(b_off, builder.mul(k_xi, b_sk)),
-                                                 _i64(j * width))])
-                xi = builder.load(builder.bitcast(p, vty.as_pointer()), align=8)
                 pw = builder.bitcast(builder.gep(pc, [builder.add(c_row, _i64(j * width))]),
                                      vty.as_pointer())
+                old = builder.load(pw, align=8)
                 # the plain kernel's w + lr (dt x - sum), each operation rounded
-                step = builder.fmul(lr_wide, builder.fsub(builder.fmul(dt_wide, xi),
+                step = builder.fmul(lr_wide, builder.fsub(builder.fmul(dt_wide, xi[j]),
                                                           builder.load(acc[r][j])))
-                total = builder.fadd(builder.load(pw, align=8), step)
-                if last is None or j < vectors - 1:
-                    builder.store(total, pw, align=8)
-                else:
-                    store_lanes(total, c_row, j, _i64(1))
+                total = builder.fadd(old, step)
+                if last is not None and j == vectors - 1:  # the other lanes keep their values
+                    total = builder.select(keep, total, old)
+                builder.store(total, pw, align=8)
         return
     whole = builder.icmp_signed("==", c_sn, _i64(1))
     with builder.if_else(whole) as (contiguous, strided):
