@@ -585,6 +585,11 @@ def test_exp_in_lanes_equals_fdlibm_bit_for_bit():
     fdlibm.exp_lanes(x, got, len(x))
     differ = np.flatnonzero(want.view(np.uint64) != got.view(np.uint64))
     assert differ.size == 0, [(x[i], want[i], got[i]) for i in differ[:5]]
+    for lanes in (4, 8):  # the same operations written on vectors
+        got = np.empty_like(x)
+        fdlibm.exp_vectors(x, got, len(x), lanes)
+        differ = np.flatnonzero(want.view(np.uint64) != got.view(np.uint64))
+        assert differ.size == 0, [(lanes, x[i], want[i], got[i]) for i in differ[:5]]
     # every region is there: overflow, underflow, subnormal results, |x| < 2^-28, k = 0, +-1
     assert np.isinf(want).any() and (want == 0).any() and ((want > 0) & (want < 2.0 ** -1022)).any()
     assert (want == 1.0).any() and np.isnan(want).any()

@@ -43,11 +43,12 @@ the best validation score wins, the first on ties.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 
 from ..errors import InputError
 from ..jit import njit
 from .base import TrainingData
-from .fdlibm import exp_lane, fdlibm_exp
+from .fdlibm import emit_exp, exp_lane, fdlibm_exp, vector_map
 from .java_random import JavaRandom, synapse_weights
 from .params import Check, Integer, Metric, Number, RandomState
 from .ranklib_values import as_float32_values
@@ -289,18 +290,50 @@ def _predict_plain(params, sizes, w_off, u_off, X, out):
 # ``1 + exp(..) >= 1``.
 
 
+def _sigmoid_body(builder, x, bias):
+    """``1 / (1 + exp(-(x + bias)))`` on vectors, as :func:`_sigmoid_rows` computes it (the
+    negation as numba's: ``-0.0 - v``)."""
+    one = ir.Constant(x.type, [1.0] * x.type.count)
+    minus = builder.fsub(ir.Constant(x.type, [-0.0] * x.type.count), builder.fadd(x, bias))
+    return builder.fdiv(one, builder.fadd(one, emit_exp(builder, minus)))
+
+
+def _fprime_body(builder, o, _):
+    """``f'(o) = s (1 - s)``, ``s = 1 / (1 + exp(-o))``, on vectors."""
+    one = ir.Constant(o.type, [1.0] * o.type.count)
+    minus = builder.fsub(ir.Constant(o.type, [-0.0] * o.type.count), o)
+    sv = builder.fdiv(one, builder.fadd(one, emit_exp(builder, minus)))
+    return builder.fmul(sv, builder.fsub(one, sv))
+
+
+_sigmoid_8 = vector_map(8, _sigmoid_body)
+_fprime_8 = vector_map(8, _fprime_body)
+
+
 @njit(cache=True, error_model="numpy")
-def _sigmoid_rows(out, fp, n, dst, b, bias, with_fp):
+def _sigmoid_rows(out, fp, n, dst, b, bias, with_fp, lanes):
     """``out[r, dst + t] = 1 / (1 + exp(-(out[r, dst + t] + bias[t])))`` for ``r < n``,
     ``t < b``: a unit's weighted sum plus its bias, through the sigmoid; with ``with_fp``,
-    ``fp[r, dst + t] = f'(out[r, dst + t])`` too (module docstring)."""
+    ``fp[r, dst + t] = f'(out[r, dst + t])`` too (module docstring). With 8 lanes, the whole
+    vectors of each row by :func:`.fdlibm.emit_exp` (LLVM's loop vectorizer gives
+    :func:`.fdlibm.exp_lane` 4 lanes there), the rest as with 4 lanes."""
+    width = out.shape[1]
+    flat_o = out.reshape(out.size)
+    flat_f = fp.reshape(fp.size)
+    whole = b - b % 8 if lanes == 8 else 0
     for r in range(n):
-        row = out[r, dst:dst + b]
-        for t in range(b):
-            row[t] = 1.0 / (1.0 + exp_lane(-(row[t] + bias[t])))
+        at = r * width + dst
+        if whole:
+            _sigmoid_8(flat_o, at, whole // 8, flat_o, at, bias, 0)
+            if with_fp:
+                _fprime_8(flat_f, at, whole // 8, flat_o, at, flat_o, at)
+        row = out[r, dst + whole:dst + b]
+        rest = bias[whole:b]
+        for t in range(b - whole):
+            row[t] = 1.0 / (1.0 + exp_lane(-(row[t] + rest[t])))
         if with_fp:
-            f = fp[r, dst:dst + b]
-            for t in range(b):
+            f = fp[r, dst + whole:dst + b]
+            for t in range(b - whole):
                 sv = 1.0 / (1.0 + exp_lane(-row[t]))
                 f[t] = sv * (1.0 - sv)
 
@@ -334,7 +367,7 @@ def _forward(wt, sizes, w_off, u_off, X, out, fp, with_fp, lanes):
         gemm(flat, wt, flat, (a, n, b), (src, 1, width), (w_off[layer], b), (dst, width, 1), 1,
              lanes)
         _sigmoid_rows(out, fp, n, dst, b, wt[w_off[layer] + a * b:w_off[layer] + (a + 1) * b],
-                      with_fp)
+                      with_fp, lanes)
 
 
 @njit(cache=True)
