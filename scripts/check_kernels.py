@@ -88,6 +88,8 @@ def _reach_every_kernel() -> None:
         predict(params, np.asarray(sizes), w_off, u_off, X, np.zeros((8, u_off[-1])))
     x = np.linspace(-800, 800, 1000)
     fdlibm.exp_lanes(x, np.empty_like(x), len(x))
+    for lanes in (4, 8):
+        fdlibm.exp_vectors(x, np.empty_like(x), len(x), lanes)
 
 
 def report() -> dict:

@@ -27,8 +27,9 @@ fdlibm's).
 
 The kernels (``_train_epoch``, ``_predict``) compute these sums as register tiles
 (:mod:`.tiles`): several independent sums at once, each one's terms in the order above, from
-+0, products and sums rounded separately (no fused multiply-add, no fastmath); the sigmoids
-and ``lambda`` take fdlibm's exp in vector lanes (:func:`.fdlibm.exp_lane`). The
++0, products and sums rounded separately (no fused multiply-add, no fastmath), in vectors of
+the CPU's width (``lanes``: 8 with AVX-512, else 4); the sigmoids and ``lambda`` take fdlibm's
+exp in vector lanes (:func:`.fdlibm.exp_lane`, :func:`.fdlibm.emit_exp`). The
 ``*_plain`` kernels, one sum at a time, are kept: the tiles' results equal theirs bit for bit
 (tests/test_ranknet.py), and the forward pass falls back to them when a weight is not finite.
 
@@ -345,8 +346,7 @@ def _forward(wt, sizes, w_off, u_off, X, out, fp, with_fp, lanes):
     zero for all documents of a tile is skipped; one that is zero for some adds ``+-0`` there,
     which leaves the sum unchanged when the weights are finite (:mod:`.tiles`); with a
     non-finite weight, the plain kernel runs. With ``with_fp``, ``f'`` of every unit into
-    ``fp``. ``out`` is a view of the first rows of a 1-D array with :data:`.tiles.PAD`
-    elements more."""
+    ``fp``. ``wt`` has :data:`.tiles.PAD` elements more than the weights."""
     n = X.shape[0]
     width = out.shape[1]
     if not all_finite(wt, 0, wt.size - PAD):
@@ -375,8 +375,8 @@ def _hidden_deltas(params, geo, D, flat_d, acc, fp, pairs, lanes):
     """:func:`_hidden_deltas_plain`'s deltas of the ``a`` units of a layer (``geo = (w0, a, b,
     src, dst, i, npair)``) from the ``b`` units above. ``D`` holds each pair document's deltas in
     rows ``0..npair-1`` and document ``i``'s in row ``npair``; each unit's sum runs over the
-    units above in order, every term added (as the plain kernel does), in tiles of 6 rows x 8
-    units; then times ``f'``."""
+    units above in order, every term added (as the plain kernel does), in tiles of rows x
+    units (:func:`.tiles.gemm`); then times ``f'``."""
     w0, a, b, src, dst, i, npair = geo
     if b == 1:  # below the output unit: each sum is +0 plus one term (LLVM keeps the +0:
         # without fast-math it may not drop it, as -0 + +0 is +0)
