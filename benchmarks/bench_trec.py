@@ -14,7 +14,12 @@ system, the process's own, from ``os.wait4``) and peak resident memory (MB) of e
 ratios, and each tool's mean (they must agree). ``--every`` compares every metric instead:
 ``ltrconv eval`` with its default metrics and cutoffs (NDCG, P, ERR at 1-10, MAP, RR) against
 ``trec_eval -m all_trec`` (its last line, not a mean to compare); ``--both`` prints both
-comparisons. Each tool runs ``--repeats`` times,
+comparisons. ``--four`` adds four conventions at five cutoffs with every metric
+(``-c trec_eval -c trec_eval-c -c ir_measures -c ir_measures-judged --cutoffs 1,3,5,10,20``,
+one ranking of the run shared by all) beside one convention at one cutoff (``-c trec_eval
+--cutoffs 10``), and the three trec_eval runs the four take there (``-m all_trec``, with
+``-c``, with ``-c -J``; ir_measures is trec_eval -c on a run without repeated docids), their
+CPU times summed. Each tool runs ``--repeats`` times,
 interleaved, after one untimed run (Python's bytecode caches written, the files in the page
 cache, as for a tool in use); medians.
 """
@@ -43,6 +48,10 @@ CLI = ["-m", "ltrconv.cli", "eval", "-c", "trec_eval", "--cutoffs", "10", "--met
 # every metric: ltrconv eval's defaults (NDCG, P, ERR, MAP and RR at the cutoffs) against
 # trec_eval's every measure (-m all_trec)
 CLI_EVERY = ["-m", "ltrconv.cli", "eval", "-c", "trec_eval", "--format", "tsv"]
+# four conventions x five cutoffs against one x one, and trec_eval's runs for the four
+FOUR = ["-c", "trec_eval", "-c", "trec_eval-c", "-c", "ir_measures", "-c", "ir_measures-judged",
+        "--cutoffs", "1,3,5,10,20"]
+FOUR_TREC_EVAL = [[], ["-c"], ["-c", "-J"]]
 RANX = """
 import sys
 from ranx import Qrels, Run, evaluate
@@ -77,9 +86,14 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 """The children's environment: bytecode caches written and used, as an installed tool's are."""
 
 
-def timed(cmd: list[str]) -> tuple[float, float, float, str]:
+def timed(cmd: list) -> tuple[float, float, float, str]:
     """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of the command's own
-    process (``os.wait4``), and its stdout's last line."""
+    process (``os.wait4``), and its stdout's last line; for a list of commands, run one after
+    the other, the sums of their times, their largest peak and the last one's line."""
+    if cmd and isinstance(cmd[0], list):
+        parts = [timed(c) for c in cmd]
+        return (sum(p[0] for p in parts), sum(p[1] for p in parts), max(p[2] for p in parts),
+                parts[-1][3])
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             env=ENV)
@@ -104,6 +118,8 @@ def main() -> None:
     ap.add_argument("--every", action="store_true",
                     help="every metric: ltrconv's defaults against trec_eval -m all_trec")
     ap.add_argument("--both", action="store_true", help="NDCG@10 alone, then every metric")
+    ap.add_argument("--four", action="store_true",
+                    help="also four conventions x five cutoffs against one x one")
     ap.add_argument("--write-to", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.write_to:  # the files, written by a child: the timed tools' peak memory is their
@@ -115,25 +131,35 @@ def main() -> None:
                            check=True)
             qrels, run = Path(tmp) / "qrels", Path(tmp) / "run"
             modes = ["ndcg", "every"] if args.both else ["every" if args.every else "ndcg"]
-            for mode in modes:
+            for mode in modes + (["four"] if args.four else []):
                 compare(n, mode, qrels, run, args)
         sys.stdout.flush()
 
 
 def compare(n: int, mode: str, qrels: Path, run: Path, args) -> None:
-    """Time the tools on one pair of files, NDCG@10 alone (``mode="ndcg"``) or every metric."""
-    every = mode == "every"
-    cmds = {}
-    if args.trec_eval:
-        cmds["trec_eval"] = [args.trec_eval, "-m", "all_trec" if every else "ndcg_cut.10",
-                             str(qrels), str(run)]
-    if args.api and not every:
-        cmds["ltrconv"] = [sys.executable, "-c", API, str(qrels), str(run)]
+    """Time the tools on one pair of files: NDCG@10 alone (``mode="ndcg"``), every metric
+    (``"every"``), or four conventions at five cutoffs (``"four"``)."""
+    every = mode != "ndcg"
+    files = ["--qrels", str(qrels), "--run", str(run)]
+    cmds, base = {}, "ltrconv"
+    if mode == "four":
+        base = "ltrconv 4x5"
+        cmds[base] = [sys.executable, "-m", "ltrconv.cli", "eval", "--format", "tsv", *FOUR,
+                      *files]
+        cmds["ltrconv 1x1"] = [sys.executable, *CLI_EVERY, "--cutoffs", "10", *files]
+        if args.trec_eval:
+            cmds["trec_eval x3"] = [[args.trec_eval, *flags, "-m", "all_trec", str(qrels),
+                                     str(run)] for flags in FOUR_TREC_EVAL]
     else:
-        cmds["ltrconv"] = [sys.executable, *(CLI_EVERY if every else CLI), "--qrels",
-                           str(qrels), "--run", str(run)]
-    if args.ranx and not every:
-        cmds["ranx"] = [sys.executable, "-c", RANX, str(qrels), str(run)]
+        if args.trec_eval:
+            cmds["trec_eval"] = [args.trec_eval, "-m", "all_trec" if every else "ndcg_cut.10",
+                                 str(qrels), str(run)]
+        if args.api and not every:
+            cmds["ltrconv"] = [sys.executable, "-c", API, str(qrels), str(run)]
+        else:
+            cmds["ltrconv"] = [sys.executable, *(CLI_EVERY if every else CLI), *files]
+        if args.ranx and not every:
+            cmds["ranx"] = [sys.executable, "-c", RANX, str(qrels), str(run)]
     for cmd in cmds.values():
         timed(cmd)
     runs = {name: [] for name in cmds}
@@ -142,15 +168,14 @@ def compare(n: int, mode: str, qrels: Path, run: Path, args) -> None:
             runs[name].append(timed(cmd))
     med = {name: [statistics.median(r[i] for r in rs) for i in range(3)] + [rs[-1][3]]
            for name, rs in runs.items()}
-    what = "every metric" if every else "NDCG@10"
+    what = {"ndcg": "NDCG@10", "every": "every metric", "four": "4 conv x 5"}[mode]
     for name, (wall, cpu, mb, out) in med.items():
-        print(f"{n:>9} lines  {what:12s} {name:10s} wall {wall:7.2f} s  CPU {cpu:7.2f} s  "
+        print(f"{n:>9} lines  {what:12s} {name:12s} wall {wall:7.2f} s  CPU {cpu:7.2f} s  "
               f"peak {mb:7.0f} MB  -> {out.split()[-1]}")
-    base = med["ltrconv"]
     for name, (wall, cpu, _, _) in med.items():
-        if name != "ltrconv":
-            print(f"{n:>9} lines  {what:12s} {name} / ltrconv: wall {wall / base[0]:.2f}, "
-                  f"CPU {cpu / base[1]:.2f}  (medians of {args.repeats})")
+        if name != base:
+            print(f"{n:>9} lines  {what:12s} {name} / {base}: wall {wall / med[base][0]:.2f}, "
+                  f"CPU {cpu / med[base][1]:.2f}  (medians of {args.repeats})")
 
 
 if __name__ == "__main__":

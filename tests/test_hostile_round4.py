@@ -374,6 +374,32 @@ sys.exit(main(["conventions"]))
     assert (proc.returncode, proc.stderr) == (status, line + "\n")
 
 
+@pytest.mark.parametrize("signame, status, line", [
+    ("SIGTERM", 143, "ltrconv: terminated (SIGTERM)"), ("SIGINT", 130, "ltrconv: interrupted")])
+def test_a_signal_while_numba_compiles(signame, status, line):
+    # a first fit compiles its kernels for tens of seconds (an empty cache): a Ctrl-C then must
+    # not be lost inside numba's compiler; here a loop of fresh functions is compiled, one after
+    # the other, until the signal ends it
+    code = f"""
+import os, signal, sys, threading
+import numpy as np
+from numba import njit
+from ltrconv.cli import conventions, main
+def run(args):
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.{signame})).start()
+    i = 0
+    while True:
+        i += 1
+        ns = {{}}
+        exec(f"def f(x):\\n    s = 0.0\\n    for k in range(x.shape[0]):\\n        s += x[k] * {{i}}\\n    return s", ns)
+        njit(ns["f"])(np.ones(3))
+conventions.run = run
+sys.exit(main(["conventions"]))
+"""
+    proc = _cli([], code=code)
+    assert (proc.returncode, proc.stderr) == (status, line + "\n")
+
+
 def test_a_signal_raised_inside_a_callback_is_delivered_again():
     # a SIGTERM handled inside a ctypes callback (as inside a finalizer or compiled code that
     # calls back) was printed as 'Exception ignored ...' with its traceback, and the command

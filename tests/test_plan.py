@@ -255,12 +255,28 @@ def _variant(**spec):
     (_variant(of="adarank", ranker="nope"), "variants.odd.ranker", "unknown ranker 'nope'"),
     (_variant(of="adarank", params={"weak_ties": "stable-ish"}), "variants.odd.params.weak_ties",
      "weak_ties must be one of 'selection', "),
+    (_variant(of="lambdamart", ranker="lambdamart_lightgbm", params={"n_thresholds": 32}),
+     "variants.odd.params", "lambdamart_lightgbm: unknown parameter(s) ['n_thresholds']"),
+    (_variant(of="lambdamart", ranker="lambdamart_lightgbm", params={"max_bin": 1}),
+     "variants.odd.params.max_bin",
+     "lambdamart_lightgbm: max_bin must be an integer in [2, 2147483647], got 1"),
+    (_variant(of="lambdamart", ranker="lightgbm"), "variants.odd.ranker",
+     "unknown ranker 'lightgbm'; known: adarank, coordinate_ascent, lambdamart, "),
+    (_variant(of="lambdamart"), "variants.odd.params",
+     "a variant that runs its base 'lambdamart' needs parameters to change (or another ranker)"),
+    (_variant(of="lambdamart", ranker="lambdamart", params={}), "variants.odd.params",
+     "a variant that runs its base 'lambdamart' needs parameters to change"),
     ({"variants": {"adarank": {"of": "adarank", "params": {"n_rounds": 3}}}}, "variants.adarank",
      "the name is already under 'algorithms'"),
     ({"train_conventions_by_algorithm": {"listnet": ["ranklib"]}},
      "train_conventions_by_algorithm.listnet", "'listnet' is not an enabled algorithm or variant"),
     ({"train_conventions_by_algorithm": {"adarank": ["yahoo"]}},
      "train_conventions_by_algorithm.adarank", "must hold figures.official_convention 'ranklib'"),
+    ({"resources": {"train_threads": {"listnet": 2}}}, "resources.train_threads.listnet",
+     "'listnet' is not an algorithm or variant; known: coordinate_ascent, "),
+    ({"resources": {"train_threads": {"adarank_stable_ties": 2}}},
+     "resources.train_threads.adarank_stable_ties",
+     "adarank fits on one thread (it has no num_threads or n_jobs parameter)"),
     ({"eval_conventions": ["ranklib", "trec", "yahoo", "letor"], "extensions": {"ties": True}},
      "extensions.ties", "needs ['ranklib-tiepess', 'ranklib-tieavg', 'ranklib-tieopt']"),
     ({"eval_conventions": ["trec"], "figures": {"figure1_eval_conventions": ["trec"],
@@ -281,6 +297,21 @@ def test_config_error_names_the_key(overlay, key, message):
         lines = [line.strip() for line in lines[1:]]
     assert any(line.startswith(f"config key '{key}': ") and message in line
                for line in lines), lines
+
+
+def test_training_threads_by_algorithm(paper, ci):
+    """resources.train_threads: the paper's RankNet jobs take 2 threads, its variant
+    ranknet_adam its base's, the others resources.train.threads; an algorithm a config turns
+    off keeps its entry (config/ci.yaml disables RankNet)."""
+    assert BASE["resources"]["train_threads"] == {"ranknet": 2}
+    assert paper.fit_threads("ranknet") == paper.fit_threads("ranknet_adam") == 2
+    assert {a: paper.fit_threads(a) for a in paper.algorithms if "ranknet" not in a} == {
+        a: 1 for a in paper.algorithms if "ranknet" not in a}
+    assert "ranknet" not in ci.algorithms
+    own = build_plan(merged({"resources": {"train": {"threads": 3},
+                                           "train_threads": {"ranknet_adam": 1}}}))
+    assert (own.fit_threads("ranknet"), own.fit_threads("ranknet_adam"),
+            own.fit_threads("adarank")) == (2, 1, 3)
 
 
 def test_each_refusal_is_said_once_and_only_where_it_applies():
@@ -337,8 +368,11 @@ def test_one_check_names_every_error_at_once():
 
 def test_schema_errors_name_the_key():
     with pytest.raises(ConfigError) as info:
-        merged({"folds": [1.0], "seeds": [0, 0], "cutoffs": 10})
+        merged({"folds": [1.0], "seeds": [0, 0], "cutoffs": 10,
+                "resources": {"train_threads": {"ranknet": 0}}})
     lines = str(info.value).splitlines()
+    assert any("config key 'resources.train_threads.ranknet': 0 is less than the minimum of 1"
+               in line for line in lines)
     assert any("config key 'cutoffs': 10 is not of type 'string'" in line for line in lines)
     assert lines[0] == "Invalid configuration:"
     assert any(line.strip().startswith("config key 'folds.0': 1.0 is not of type 'integer'")

@@ -158,3 +158,84 @@ def test_unit_count_by_name():
     assert unit_count("ranknet") == len(PAPER_GRID) == 12
     assert unit_count("ranknet", {"architectures": [[5], [3, 3]]}) == 2
     assert unit_count("adarank") == unit_count("rankboost", {"n_rounds": 3}) == 0
+
+
+@pytest.mark.parametrize("name, params", [
+    ("ranknet", CASES["ranknet"]),
+    ("ranknet_adam", dict(architectures=((4,), (6, 3), (3,), (2,)), max_epochs=6, patience=2)),
+])
+def test_architectures_in_threads_make_the_same_model_and_file(parts, name, params, tmp_path):
+    """RankNet's and ranknet_adam's architectures trained on 1 or 3 threads: every fitted
+    attribute equal (weights to the last bit), and the model files the same bytes (a file
+    holds n_jobs's default)."""
+    tr, va, te = parts
+    models = []
+    for jobs in (1, 3):
+        m = make(name, random_state=5, n_jobs=jobs, **params).fit(
+            tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid)
+        m.save(tmp_path / f"{jobs}.model")
+        models.append(m)
+    one, three = models
+    assert three.n_jobs == 3 and one.search_ == three.search_
+    assert np.array_equal(one.params_, three.params_)
+    assert np.array_equal(one.predict(te.X), three.predict(te.X))
+    assert (tmp_path / "1.model").read_bytes() == (tmp_path / "3.model").read_bytes()
+    assert load(tmp_path / "3.model").n_jobs == -1
+
+
+def test_one_failing_architecture_stops_the_others():
+    """An error in one architecture's thread reaches the caller, and the architectures running
+    beside it stop at their next epoch instead of running to their end."""
+    import time
+
+    from ltrconv.rankers import progress
+    from ltrconv.rankers.ranknet import UnitTicks, train_architectures
+
+    epochs, ran = 10_000, {}
+
+    def train_one(index, tick):
+        for epoch in range(1, epochs + 1):
+            if index == 1 and epoch == 3:
+                raise ValueError("architecture 1 failed")
+            time.sleep(0.001)
+            tick(epoch, [])
+            ran[index] = epoch
+        return [(None, epochs, 0.0, [])]
+
+    units = (0, 1, 2)
+    tick = UnitTicks(progress.Progress("test", None), {u: (4,) for u in units}, units, epochs, 0)
+    with pytest.raises(ValueError, match="architecture 1 failed"):
+        train_architectures(train_one, units, {u: (3, 4, 1) for u in units}, 3, tick)
+    assert ran[1] == 2 and 0 < max(ran[0], ran[2]) < epochs, ran
+
+
+def test_a_model_file_holds_the_default_threads(parts, tmp_path):
+    """Coordinate Ascent fitted with n_jobs 1 and 2 writes one file, n_jobs at its default."""
+    tr, va, _ = parts
+    for jobs in (1, 2):
+        make("coordinate_ascent", n_jobs=jobs, **CASES["coordinate_ascent"]).fit(
+            tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y, qid_val=va.qid).save(
+            tmp_path / f"{jobs}.model")
+    assert (tmp_path / "1.model").read_bytes() == (tmp_path / "2.model").read_bytes()
+    assert load(tmp_path / "1.model").n_jobs == CoordinateAscent().n_jobs
+
+
+def test_a_ranknet_model_file_written_before_n_jobs_loads(parts, tmp_path, monkeypatch):
+    """A RankNet model file of an ltrconv whose RankNet had no n_jobs (the attribute absent
+    from the pickle) loads with n_jobs at its default, and predicts as it did."""
+    import pickle as pk
+
+    from ltrconv.rankers import modelfile
+
+    tr, va, te = parts
+    model = make("ranknet", **CASES["ranknet"]).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
+                                                    qid_val=va.qid)
+    old = RankNet.__new__(RankNet)
+    old.__dict__.update({k: v for k, v in model.__dict__.items() if k != "n_jobs"})
+    with monkeypatch.context() as m:
+        m.setattr(modelfile, "_as_ranker", lambda model: model)  # written without n_jobs
+        old.save(tmp_path / "old.model")
+    assert b"n_jobs" not in pk.dumps(old)
+    loaded = load(tmp_path / "old.model")
+    assert loaded.n_jobs == -1 and loaded.get_params()["n_jobs"] == -1
+    assert np.array_equal(loaded.predict(te.X), model.predict(te.X))

@@ -332,16 +332,28 @@ def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_noteb
 
 
 def test_jobs_cap_threads_at_the_rules_threads(workflow_run):
-    logs = sorted((workflow_run["work"] / "logs" / "SYN" / "train").rglob("*.log"))
+    """Each train job keeps numba to its rule's threads: resources.train.threads (1), or
+    resources.train_threads of its algorithm or base (config.yaml's RankNet: 2, and so its
+    variant ranknet_adam); numba would otherwise use every core."""
+    from ltrconv.pipeline import build_plan, config as pconfig
+
+    root = workflow_run["work"] / "logs" / "SYN" / "train"
+    logs = sorted(root.rglob("*.log"))
     assert logs
+    plan = build_plan(pconfig.fill_defaults(pconfig.merge(
+        yaml.safe_load((REPO / "config" / "config.yaml").read_text()),
+        yaml.safe_load(workflow_run["config"].read_text())), pconfig.load_schema(REPO)))
+    assert plan.fit_threads("ranknet_adam") == 2
     kernels = environment.pin(dict(os.environ))
     policy = os.environ.get("OMP_WAIT_POLICY", "PASSIVE")  # the workflow's unless set
-    for log in logs:  # resources.train.threads is 1 here; numba would otherwise use every core
+    for log in logs:
         text = log.read_text()
-        assert "threads: numba 1" in text, log
+        threads = plan.fit_threads(log.relative_to(root).parts[0])
+        pools = re.findall(r"(?:^threads: |, )(\w+) (\d+)", text.split(";")[0])
+        assert pools[0][0] == "numba" and {int(n) for _, n in pools} == {threads}, (log, text)
         assert f"OMP_WAIT_POLICY {policy}" in text, log
         if kernels:  # RankSVM's models depend on OpenBLAS's kernels (ltrconv.pipeline.environment)
-            assert f"openblas 1 ({kernels})".lower() in text.lower(), text[:300]
+            assert f"openblas {threads} ({kernels})".lower() in text.lower(), text[:300]
 
 
 def test_conventions_file_trains_evaluates_and_reruns_when_edited(workflow_run, tmp_path):

@@ -43,27 +43,6 @@ def job_counts(out: str) -> dict[str, int]:
             if m.group(1) != "total"}
 
 
-# Which (rows, mode) scatter is the plan's choice (tests/test_plan.py, case by case); the dry
-# runs here check that the jobs follow it, either way.
-@pytest.mark.parametrize("rows, scatter, scattered", [
-    (10**7, {"mode": "never"}, False),
-    (200_000, {}, True),  # the default: auto from 200,000 rows
-])
-def test_scatter_mode_and_dataset_size_choose_the_jobs(tmp_path, rows, scatter, scattered):
-    write_dataset(tmp_path / "SYN")
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(scatter_config(tmp_path / "SYN", rows, **scatter)))
-    proc = snakemake(tmp_path / "w", path, "-n", timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    counts = job_counts(proc.stdout)
-    if scattered:
-        assert {r: counts.get(r) for r in SCATTERED_JOBS} == SCATTERED_JOBS
-        assert "train" not in counts
-    else:
-        assert counts["train"] == SCATTERED_JOBS["gather"]
-        assert not {"fit_unit", "fit_fold", "gather"} & set(counts)
-
-
 def test_the_slurm_profile_scatters_every_dataset(tmp_path):
     """profiles/slurm's config entry, in a profile of its own, scatters a dataset that config
     alone would train in grouped jobs."""
@@ -106,8 +85,13 @@ def test_scattered_jobs_write_the_grouped_jobs_models(scatter_runs):
     assert len(files) == 2 * len(FOLDS) * SCATTERED_JOBS["gather"]
     for rel in files:
         assert (scattered / rel).read_bytes() == (grouped / rel).read_bytes(), rel
+    # the jobs follow the plan's choice (which (rows, mode) scatters: tests/test_plan.py)
     counts = job_counts(scatter_runs["always"]["log"])
     assert {r: counts.get(r) for r in SCATTERED_JOBS} == SCATTERED_JOBS
+    assert "train" not in counts
+    counts = job_counts(scatter_runs["never"]["log"])
+    assert counts["train"] == SCATTERED_JOBS["gather"]
+    assert not {"fit_unit", "fit_fold", "gather"} & set(counts)
     assert not [p for p in (scattered / "parts").rglob("*") if p.is_file()]  # temporary
 
 

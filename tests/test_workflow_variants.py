@@ -1,5 +1,6 @@
 """An implementation variant that runs another registered ranker (config key variants.NAME.ranker):
-its train job, hyperparameters, model file and config errors; the jobs' OpenMP wait policy."""
+its train job, hyperparameters and model file, whole and scattered; the jobs' OpenMP wait policy.
+Its config errors are checked on the plan (tests/test_plan.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import subprocess
 import sys
 
 import numpy as np
-import pytest
 import yaml
 
 from ltrconv import rankers
@@ -64,53 +64,15 @@ def test_a_ranker_variant_trains_its_ranker_with_the_base_parameters_it_has(tmp_
                          capture_output=True, text=True, timeout=300, check=True).stdout
     scores = np.load(models / "lgb" / "ranklib" / "fold1.test_scores.npy")
     assert np.array_equal(np.array(out.split(), dtype=np.float64), scores)
-    # scattered (a fit_fold job, then gather), the same model file
+    # scattered (a fit_fold job, then gather), the same model file; the user's wait policy is
+    # kept (the jobs waited passively above, where the user had set none)
     proc = run(tmp_path, {**cfg, "scatter": {"mode": "always"}}, "-p",
-               "out/SYN/models/lgb/ranklib/fold1.pkl", work="s")
+               "out/SYN/models/lgb/ranklib/fold1.pkl", work="s",
+               env={**os.environ, "OMP_WAIT_POLICY": "ACTIVE"})
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "rule fit_fold:" in proc.stdout + proc.stderr
     gathered = tmp_path / "s" / "out" / "SYN" / "models" / "lgb" / "ranklib" / "fold1.pkl"
     assert gathered.read_bytes() == (models / "lgb" / "ranklib" / "fold1.pkl").read_bytes()
-
-
-def test_a_ranker_variant_is_compared_with_its_base(tmp_path):
-    """The dry run plans its train and evaluate jobs and the implementation table from them."""
-    cfg = small_config(tmp_path / "SYN", {"lgb": LGB})
-    write_dataset(tmp_path / "SYN")
-    proc = run(tmp_path, cfg, "-n", "out/SYN/tables/implementation.tsv", "out/SYN/claims.md")
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out[-3000:]
-    assert "out/SYN/models/lgb/ranklib/fold1.pkl" in out
-    assert "out/SYN/eval/lgb/ranklib/fold1.parquet" in out
-
-
-def test_the_users_omp_wait_policy_is_kept(tmp_path):
-    write_dataset(tmp_path / "SYN")
-    cfg = small_config(tmp_path / "SYN", {})
-    proc = run(tmp_path, cfg, "resources/SYN/manifest.tsv",
-               env={**os.environ, "OMP_WAIT_POLICY": "ACTIVE"})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    log = (tmp_path / "w" / "logs" / "SYN" / "acquire.log").read_text()
-    assert "OMP_WAIT_POLICY ACTIVE" in log, log[:500]
-
-
-@pytest.mark.parametrize("spec, key, message", [
-    ({**LGB, "params": {"n_thresholds": 32}}, "variants.lgb.params",
-     "lambdamart_lightgbm: unknown parameter(s) ['n_thresholds']"),
-    ({**LGB, "params": {"max_bin": 1}}, "variants.lgb.params.max_bin",
-     "lambdamart_lightgbm: max_bin must be an integer in [2, 2147483647], got 1"),
-    ({**LGB, "ranker": "lightgbm"}, "variants.lgb.ranker",
-     "unknown ranker 'lightgbm'; known: adarank, coordinate_ascent, lambdamart, "),
-    ({"of": "lambdamart"}, "variants.lgb.params",
-     "a variant that runs its base 'lambdamart' needs parameters to change (or another ranker)"),
-    ({"of": "lambdamart", "ranker": "lambdamart", "params": {}}, "variants.lgb.params",
-     "a variant that runs its base 'lambdamart' needs parameters to change"),
-])
-def test_ranker_variant_errors_name_the_key(tmp_path, spec, key, message):
-    cfg = small_config(tmp_path / "absent", {"lgb": spec})
-    proc = run(tmp_path, cfg, "-n")
-    out = proc.stdout + proc.stderr
-    assert proc.returncode != 0
-    assert any(f"config key '{key}': " in line and message in line for line in out.splitlines()), \
-        out[-2000:]
-    assert "Traceback" not in out
+    for log in ("acquire.log", "fit/lgb/ranklib/fold1/whole.log"):
+        text = (tmp_path / "s" / "logs" / "SYN" / log).read_text()
+        assert "OMP_WAIT_POLICY ACTIVE" in text, (log, text[:500])

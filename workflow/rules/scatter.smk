@@ -28,7 +28,7 @@ rule fit_fold:
         part_stem("fit", PLAN.logs) + "whole.log",
     benchmark:
         part_stem("bench/fit_fold") + "whole.tsv"
-    threads: PLAN.train_threads
+    threads: lambda wc: PLAN.fit_threads(wc.algorithm)
     resources:
         **job_resources("fit_fold"),
     conda:
@@ -39,9 +39,7 @@ rule fit_fold:
 
 rule fit_unit:
     """One restart of Coordinate Ascent or architecture of RankNet on one fold: a partial model
-    and its fit record (temporary, until the gather job has read them). The ranker's thread
-    parameter is that of a train job, so that the gathered model equals its model; one unit
-    runs on one thread whatever it says."""
+    and its fit record (temporary, until the gather job has read them), on one thread."""
     wildcard_constraints:
         dataset=one_of(PLAN.scattered),
         algorithm=one_of([a for a in PLAN.unit_algorithms if a in PLAN.apart_algorithms]),
@@ -58,7 +56,6 @@ rule fit_unit:
         ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
         metrics=lambda wc: [train_metric(wc.train_convention)],
         hyperparams=train_hyperparams,
-        model_threads=PLAN.train_threads,
         **CONVENTIONS_PARAMS,
     log:
         part_stem("fit", PLAN.logs) + "unit{unit}.log",
@@ -103,7 +100,7 @@ for _suffix, _algorithms, _conventions in PLAN.shared_train_rules:
             algorithm_stem("fit", PLAN.logs) + "fold{fold}/whole.log",
         benchmark:
             algorithm_stem("bench/fit_fold_shared") + "fold{fold}/whole.tsv"
-        threads: PLAN.train_threads
+        threads: lambda wc: PLAN.fit_threads(wc.algorithm)
         resources:
             **job_resources("fit_fold_shared"),
         conda:
@@ -132,8 +129,7 @@ for _suffix, _algorithms, _conventions in PLAN.shared_train_rules:
             ranker=lambda wc: PLAN.algorithms[wc.algorithm].ranker,
             metrics=[train_metric(c) for c in _conventions],
             hyperparams=train_hyperparams,
-            model_threads=PLAN.train_threads,
-            **CONVENTIONS_PARAMS,
+                **CONVENTIONS_PARAMS,
         log:
             algorithm_stem("fit", PLAN.logs) + "fold{fold}/unit{unit}.log",
         benchmark:

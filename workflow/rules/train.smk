@@ -29,7 +29,7 @@ rule train:
         convention_stem("train", PLAN.logs) + "train.log",
     benchmark:
         convention_stem("bench/train") + "folds.tsv"
-    threads: PLAN.train_threads
+    threads: lambda wc: PLAN.fit_threads(wc.algorithm)
     resources:
         **job_resources("train"),
     conda:
@@ -71,7 +71,7 @@ for _suffix, _algorithms, _conventions in PLAN.shared_train_rules:
             algorithm_stem("train", PLAN.logs) + "train.log",
         benchmark:
             algorithm_stem("bench/train_shared") + "folds.tsv"
-        threads: PLAN.train_threads
+        threads: lambda wc: PLAN.fit_threads(wc.algorithm)
         resources:
             **job_resources("train_shared"),
         conda:

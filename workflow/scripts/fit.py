@@ -10,8 +10,8 @@ outputs. Outputs ``models``, with a test split ``scores``: one file per conventi
 (each convention, then each fold); ``fits``: one table per convention, of the fits (a ``fold``
 column first with ``params.fold_column``); a shared fit's seconds and peak are those of the one
 training, in each convention's table. ``params.unit``, when given, is the one restart or
-architecture to fit (a partial model, ltrconv.rankers.units); ``params.model_threads``, when
-given, the ranker's thread parameter in place of the rule's threads.
+architecture to fit (a partial model, ltrconv.rankers.units). The ranker's thread parameter
+is set to the rule's threads (a model file holds its default, ltrconv.rankers.modelfile).
 """
 
 import time
@@ -67,10 +67,9 @@ def fit(smk, log, i: int, fold, params: dict, metrics: list[str]) -> tuple[float
 
 
 def main(smk, log):
-    threads = smk.params.get("model_threads", smk.threads)
     params = cap_threads(dict(smk.params.hyperparams),
                          [n for n in THREAD_PARAMS if n in rankers.param_names(smk.params.ranker)],
-                         threads, log)
+                         smk.threads, log)
     conventions = load_conventions(smk)
     metrics = [conventions.ranker_metric(m) for m in smk.params.metrics]
     by_fold = smk.params.get("fold_column", False)

@@ -12,7 +12,7 @@ import numpy as np
 from ..data.letor import Dataset
 from ..errors import LtrconvError, printable
 from ..evaluation.metrics import parse_cutoffs
-from .common import add_command, add_output, check_out, emit
+from .common import add_command, add_format, add_output, check_out, emit
 
 
 def add_parser(subparsers) -> None:
@@ -25,8 +25,7 @@ def add_parser(subparsers) -> None:
                    help="one or more LETOR files (together: distinct query ids)")
     a.add_argument("--cutoffs", metavar="K", default="1-10",
                    help="cutoffs, e.g. 1-10 or 1,5,10 (default: 1-10)")
-    a.add_argument("--format", choices=("text", "json"), default="text",
-                   help="output format (default: text)")
+    add_format(a)
     add_output(a)
     a.set_defaults(func=run)
 

@@ -7,7 +7,7 @@ import argparse
 import json
 
 from ..errors import printable
-from .common import add_command, add_output, check_out, emit
+from .common import add_command, add_format, add_output, check_out, emit
 
 
 def add_parser(subparsers) -> None:
@@ -28,11 +28,9 @@ def add_parser(subparsers) -> None:
                    help="a LETOR file whose queries are compared too (e.g. MQ2008/Fold1/test.txt)")
     c.add_argument("--library", metavar="NAME", action="append",
                    help="check only this library or convention (repeatable; default: all)")
-    c.add_argument("--format", choices=("text", "json"), default="text",
-                   help="output format (default: text); json: a list of objects with library, "
-                        "package, version, convention, checked_on, equal (true, false, or null "
-                        "when not installed), queries, largest_difference, and "
-                        "first_difference when equal is false")
+    add_format(c, more="json: a list of objects with library, package, version, convention, "
+                       "checked_on, equal (true, false, or null when not installed), queries, "
+                       "largest_difference, and first_difference when equal is false")
     add_output(c)
     c.set_defaults(func=run)
 

@@ -78,6 +78,13 @@ def add_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
 
 
+def add_format(parser: argparse.ArgumentParser, choices=("text", "json"), more: str = "") -> None:
+    """``--format``, one of ``choices``, the first the default; ``more`` ends its help."""
+    parser.add_argument("--format", choices=choices, default=choices[0],
+                        help=f"output format (default: {choices[0]})"
+                        + (f"; {more}" if more else ""))
+
+
 def load_conventions_file(path: str | None):
     """:func:`ltrconv.data.conventions_file.load_conventions` of ``--conventions-file``, imported
     when a command asks (the command line starts without the engine)."""

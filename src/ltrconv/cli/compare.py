@@ -10,6 +10,7 @@ from ..errors import LtrconvError
 from .common import (
     add_command,
     add_conventions_file,
+    add_format,
     add_output,
     check_out,
     check_plot,
@@ -67,8 +68,7 @@ def add_parser(subparsers) -> None:
                    help="bootstrap resamples of the queries (default: 10000)")
     p.add_argument("--seed", metavar="S", type=int, default=0,
                    help="seed of the resamples and of the sign flips (default: 0)")
-    p.add_argument("--format", choices=("text", "tsv", "json", "markdown", "latex"),
-                   default="text", help="output format (default: text)")
+    add_format(p, ("text", "tsv", "json", "markdown", "latex"))
     p.add_argument("--plot", metavar="FILE",
                    help="draw each convention's means with intervals, flips marked (PNG, PDF, "
                         "SVG)")

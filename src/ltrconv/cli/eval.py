@@ -9,7 +9,7 @@ from ..evaluation import conventions as conv_mod
 from ..evaluation.measures import resolve, with_cutoffs
 from ..evaluation.metrics import evaluate_dataset
 from ..evaluation.per_query import format_per_query
-from .common import add_command, add_conventions_file, add_output, check_out, emit
+from .common import add_command, add_conventions_file, add_format, add_output, check_out, emit
 from .common import load_conventions_file
 from . import runs
 
@@ -39,8 +39,7 @@ def add_parser(subparsers) -> None:
     e.add_argument("--rankdcg", action="store_true",
                    help="also report RankDCG (Katerenchuk & Rosenberg), ties per convention")
     e.add_argument("--per-query", action="store_true", help="also report each query's values")
-    e.add_argument("--format", choices=("json", "tsv"), default="json",
-                   help="output format (default: json)")
+    add_format(e, ("json", "tsv"))
     add_output(e)
     e.set_defaults(func=run)
     runs.add_arguments(e)  # --qrels/--run in place of DATA and SCORES

@@ -8,7 +8,7 @@ import argparse
 import json
 
 from ..errors import LtrconvError, printable
-from .common import check_out, check_plot, emit, load_conventions_file, plot_format
+from .common import add_format, check_out, check_plot, emit, load_conventions_file, plot_format
 
 SUMMARY = "why two conventions give different NDCG: the difference split into causes"
 MAX_WATERFALLS = 50
@@ -31,8 +31,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--to", dest="b", metavar="B", required=True, help="convention B")
     p.add_argument("--conventions-file", metavar="FILE", help="YAML file defining more conventions")
     p.add_argument("--cutoffs", metavar="K", default="10", help="cutoffs (default: 10)")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="output format (default: text)")
+    add_format(p)
     p.add_argument("--plot", metavar="FILE", help="draw a waterfall per cutoff (PNG, PDF, SVG)")
     p.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     p.set_defaults(func=run)

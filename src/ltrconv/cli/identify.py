@@ -8,7 +8,7 @@ import argparse
 import json
 
 from ..errors import LtrconvError, printable
-from .common import add_command, add_conventions_file, add_output, check_out, emit
+from .common import add_command, add_conventions_file, add_format, add_output, check_out, emit
 from .common import load_conventions_file
 
 SUMMARY = "which conventions reproduce a reported NDCG@k on the data it was computed on"
@@ -35,8 +35,7 @@ def add_parser(subparsers) -> None:
     add_conventions_file(p)
     p.add_argument("--limit", metavar="N", default="20",
                    help="axis-space points listed at most (default: 20; 0: all)")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="output format (default: text)")
+    add_format(p)
     add_output(p)
     p.set_defaults(func=run)
 

@@ -204,7 +204,7 @@ def _read_trec_arrow(data: bytes | mmap.mmap, source: str, kind: str) -> Located
                                                 strings_can_be_null=False))
 
     plain, spaced = options(delim.decode()), options(" ")
-    from ..evaluation.run_ids import arrow_numbers
+    from ..evaluation.run_ids import arrow_call, arrow_numbers, arrow_options
 
     view, columns, let_go = memoryview(data), {"f0": [], "f2": [], "value": []}, 0
     for start, end in _pieces(data):
@@ -227,11 +227,13 @@ def _read_trec_arrow(data: bytes | mmap.mmap, source: str, kind: str) -> Located
                 return None
             numbers = np.array([float(g) for g in grades], dtype=np.float64)
         elif kind == "qrels":
-            import pyarrow.compute as pc
-
-            if not pc.all(pc.match_substring_regex(value, f"^(?:{GRADE.pattern})$")).as_py():
+            match = arrow_options("MatchSubstringOptions", f"^(?:{GRADE.pattern})$")
+            if not arrow_call("all", arrow_call("match_substring_regex", value,
+                                                options=match)).as_py():
                 return None
-            numbers = arrow_numbers(pc.cast(value, pa.float64()))
+            numbers = arrow_numbers(arrow_call("cast", value,
+                                               options=arrow_options("CastOptions",
+                                                                     pa.float64())))
         else:
             numbers = arrow_numbers(value)
         columns["f0"] += table["f0"].chunks

@@ -13,15 +13,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ties import AVERAGE, DOCID_DESC, KEYED, OPTIMISTIC, PESSIMISTIC
+from .sortkeys import score_order
+from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, KEYED, OPTIMISTIC, PESSIMISTIC
 
 
 def rank_order(scores: np.ndarray, labels: np.ndarray, tiekey: np.ndarray, qpos: np.ndarray,
-               code: int) -> np.ndarray:
+               code: int, offsets: np.ndarray | None = None) -> np.ndarray:
     """Permutation ranking every query (kept in file order) by score, highest first.
 
     Remaining ties keep input order (np.lexsort is stable), as the kernel's stable sorts do.
+    With ``offsets`` (the queries' boundaries), ``docid-desc``, ``input-order`` and
+    ``average`` take one sort of packed keys where they fit
+    (:func:`~ltrconv.evaluation.sortkeys.score_order`), for the same order.
     """
+    if offsets is not None and code in (DOCID_DESC, INPUT_ORDER, AVERAGE):
+        if code == DOCID_DESC:
+            packed = score_order(qpos, offsets, scores, float32=True, tiekey=tiekey)
+        else:
+            packed = score_order(qpos, offsets, scores, float32=False)
+        if packed is not None:
+            return packed
     neg = -scores
     if code == DOCID_DESC:  # float32 score, then docid rank (highest first), then float64 score
         with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as float32 code has
@@ -51,9 +62,13 @@ def sequential_sums(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray)
     return out
 
 
-def all_query_metrics(lists, comp, cutoffs):
+def all_query_metrics(lists, comp, cutoffs, orders: dict[int, np.ndarray] | None = None,
+                      list_ideal: bool = True):
     """out[convention, query, metric], the arguments (``lists``, ``comp``, ``cutoffs``) and
-    layout of the numba kernel (without its ``rankdcg``, ``top_only`` and ``n_chunks``)."""
+    layout of the numba kernel (without its ``rankdcg``, ``top_only`` and ``n_chunks``).
+    ``orders``: the ranking of some tie codes, made by the caller (as :func:`rank_order`
+    makes it); the others are sorted here, once per code. Without ``list_ideal`` the IDCG@k
+    columns are left 0 (a caller with the ideal from elsewhere: a run's qrels)."""
     labels, scores, tiekey, offsets = lists
     tie_codes = comp.ties
     nq, nc, C = len(offsets) - 1, len(tie_codes), len(cutoffs)
@@ -63,24 +78,36 @@ def all_query_metrics(lists, comp, cutoffs):
     pos = np.arange(len(labels)) - offsets[qpos]  # rank - 1 of each ranked slot
     by_size = np.argsort(-sizes, kind="stable")
     q = Queries(offsets[:-1][by_size], sizes[by_size])
+    ideals: dict[tuple, np.ndarray] = {}  # each ideal label order's arrangement, made once
     for code in sorted(set(tie_codes.tolist())):
-        order = rank_order(scores, labels, tiekey, qpos, code)
+        order = (orders or {}).get(code)
+        if order is None:
+            order = rank_order(scores, labels, tiekey, qpos, code, offsets)
         ranked = labels[order]
-        first = np.ones(len(labels), dtype=bool)  # slots that open a tie group
+        groups = None  # ties averaged: the runs of equal scores; otherwise every slot alone
         if code == AVERAGE:
+            first = np.ones(len(labels), dtype=bool)  # slots that open a tie group
             first[1:] = scores[order][1:] != scores[order][:-1]
             first[offsets[:-1]] = True
-        groups = TieGroups(first, qpos, pos)
+            groups = TieGroups(first, qpos, pos)
+        del order
         for c in np.flatnonzero(tie_codes == code):
             # the ideal order: each query's labels by their place in comp.ideal[c]
-            n_labels = len(comp.ideal[c])
-            rank_of_label = np.empty(n_labels, dtype=np.int64)
-            rank_of_label[comp.ideal[c]] = np.arange(n_labels)
-            key = np.sort(qpos * n_labels + rank_of_label[labels])  # queries stay in place
-            ideal = comp.ideal[c][key - qpos * n_labels]
+            key_ideal = tuple(comp.ideal[c].tolist()) if list_ideal else None
+            if key_ideal is not None and key_ideal not in ideals:
+                n_labels = len(comp.ideal[c])
+                rank_of_label = np.empty(n_labels, dtype=np.int64)
+                rank_of_label[comp.ideal[c]] = np.arange(n_labels)
+                key = np.sort(qpos * n_labels + rank_of_label[labels])  # queries stay in place
+                ideals[key_ideal] = comp.ideal[c][key - qpos * n_labels]
+            ideal = ideals.get(key_ideal)
             vals = np.empty((nq, 4 * C + 2))
             vals[by_size, :4 * C] = cutoff_metrics(q, ranked, ideal, groups, comp, c, cutoffs)
-            vals[:, 4 * C], vals[:, 4 * C + 1] = ap_rr(ranked, groups, comp.rels[c], nq, qpos)
+            if groups is None:
+                vals[:, 4 * C], vals[:, 4 * C + 1] = ap_rr_ranked(ranked, comp.rels[c], nq, qpos,
+                                                                  pos)
+            else:
+                vals[:, 4 * C], vals[:, 4 * C + 1] = ap_rr(ranked, groups, comp.rels[c], nq, qpos)
             out[c] = vals
     return out
 
@@ -146,7 +173,8 @@ def cutoff_metrics(q: Queries, ranked, ideal, groups: TieGroups, comp, c, cutoff
             stop = err_stop[ranked[at]]
             acc_e[:m] += p_cont[:m] * stop / (j + 1.0)
             p_cont[:m] *= 1.0 - stop
-        acc_i[:m] += gain_table[ideal[at]] * disc[j]
+        if ideal is not None:
+            acc_i[:m] += gain_table[ideal[at]] * disc[j]
         at_k = int(np.searchsorted(cutoffs, j + 1))  # cutoffs[at_k:] >= j + 1
         if at_k < C and cutoffs[at_k] == j + 1:  # every running query ends k = j + 1 here
             record(0, m, at_k, at_k + 1)
@@ -154,6 +182,29 @@ def cutoff_metrics(q: Queries, ranked, ideal, groups: TieGroups, comp, c, cutoff
         if at_k < C and q.running[j + 1] < m:  # queries of j + 1 documents end every larger k
             record(q.running[j + 1], m, at_k, C)
     return res
+
+
+def ap_rr_ranked(ranked, rel, nq: int, qpos, pos) -> tuple[np.ndarray, np.ndarray]:
+    """AP and RR of every query (file order) when no tie is averaged: :func:`ap_rr` with every
+    tie group a single document, whose terms reduce to ``(seen + 1.0) / (i + 1)`` for AP (the
+    relevant document at rank i + 1 after ``seen`` relevant ones) and ``1.0 / (i + 1)`` for RR
+    (the first relevant one), summed in rank order from 0.0 as the kernel sums them."""
+    isrel = ranked >= rel
+    slots = np.flatnonzero(isrel)
+    q_of = qpos[slots]
+    n_rel = np.bincount(q_of, minlength=nq).astype(np.float64)
+    first = np.ones(len(slots), dtype=bool)  # each query's first relevant slot
+    first[1:] = q_of[1:] != q_of[:-1]
+    at = np.flatnonzero(first)
+    seen = np.arange(len(slots)) - np.repeat(at, np.diff(np.append(at, len(slots))))
+    rank = (pos[slots] + 1).astype(np.float64)
+    terms = (seen.astype(np.float64) + 1.0) / rank
+    ap = np.bincount(q_of, weights=terms, minlength=nq)  # in rank order within each query
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ap = np.where(n_rel > 0, ap / n_rel, 0.0)
+    rr = np.zeros(nq)
+    rr[q_of[at]] = 1.0 / rank[at]
+    return ap, rr
 
 
 def ap_rr(ranked, groups: TieGroups, rel, nq: int, qpos) -> tuple[np.ndarray, np.ndarray]:

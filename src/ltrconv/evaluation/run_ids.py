@@ -29,31 +29,55 @@ _M1, _M2, _M3 = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9),
 _MASKS = np.array([(1 << (8 * v)) - 1 for v in range(9)], dtype=np.uint64)
 
 
-def joint_codes(first: Any, second: Any, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def joint_codes(first: Any, second: Any, sort: bool = False,
+                uniques: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Codes of ``first`` then ``second`` in one numbering (by first appearance, or by byte
-    order of the ids with ``sort``), and the distinct ids as strings. Arrow string columns
-    are encoded by pyarrow, anything else by pandas."""
+    order of the ids with ``sort``), and the distinct ids as strings (None without
+    ``uniques``: arrow columns then skip making them). Arrow string columns are encoded by
+    pyarrow, anything else by pandas."""
     if is_arrow(first) and is_arrow(second):
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         chunks = [c for col in (first, second)
                   for c in (col.chunks if isinstance(col, pa.ChunkedArray) else [col])]
-        enc = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string())).combine_chunks()
+        enc = arrow_call("dictionary_encode",
+                         pa.chunked_array(chunks, type=pa.string())).combine_chunks()
         codes = arrow_numbers(enc.indices).astype(np.int64)
-        uniques = np.array(enc.dictionary.to_pylist(), dtype=object)
+        distinct = np.array(enc.dictionary.to_pylist(), dtype=object) if uniques else None
         if sort:  # arrow orders strings by bytes: the docid-desc key
-            order = arrow_numbers(pc.sort_indices(enc.dictionary)).astype(np.int64)
+            order = arrow_numbers(arrow_call("sort_indices", enc.dictionary)).astype(np.int64)
             rank = np.empty(len(order), dtype=np.int64)
             rank[order] = np.arange(len(order))
-            codes, uniques = rank[codes], uniques[order]
-        return codes, uniques
+            codes = rank[codes]
+            distinct = distinct[order] if uniques else None
+        return codes, distinct
     import pandas as pd
 
     both = pd.concat([pd.Series(first, dtype="str").reset_index(drop=True),
                       pd.Series(second, dtype="str").reset_index(drop=True)], ignore_index=True)
     codes, uniques = pd.factorize(both, sort=sort)
     return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def arrow_call(name: str, *args: Any, options: Any = None) -> Any:
+    """pyarrow's compute function ``name`` on ``args``, called without importing
+    ``pyarrow.compute``, which makes a Python wrapper for each of its hundreds of functions
+    when imported (about 50 ms of a process' start-up; pyarrow 26)."""
+    try:
+        from pyarrow._compute import call_function
+    except ImportError:  # the module the wrappers are made from, moved: through them
+        from pyarrow.compute import call_function
+    return call_function(name, list(args), options)
+
+
+def arrow_options(name: str, *args: Any, **kwargs: Any) -> Any:
+    """pyarrow's compute options class ``name`` (``MatchSubstringOptions``, ``CastOptions``)
+    made with ``args``, likewise without importing ``pyarrow.compute``."""
+    try:
+        import pyarrow._compute as compute
+    except ImportError:
+        import pyarrow.compute as compute
+    return getattr(compute, name)(*args, **kwargs)
 
 
 def arrow_numbers(arr: Any) -> np.ndarray:
@@ -106,22 +130,70 @@ class ExactIds:
         qcode, self.quniq = codes or joint_codes(run.qid, qrels.qid)
         self.r_q, self.q_q = qcode[:self.nr], qcode[self.nr:]
         self._keys: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._join: tuple[np.ndarray, tuple[int, int] | None] | None = None
 
     def _exact(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(docid codes by byte order, run keys, qrels keys): key = query * #docids + docid."""
         if self._keys is None:
-            dcode, _ = joint_codes(self.run.docid, self.qrels.docid, sort=True)
+            dcode, _ = joint_codes(self.run.docid, self.qrels.docid, sort=True, uniques=False)
             nd = int(dcode.max()) + 1 if len(dcode) else 1
             qcode = np.concatenate([self.r_q, self.q_q]).astype(np.int64)
             key = qcode * nd + dcode
             self._keys = dcode[:self.nr], key[:self.nr], key[self.nr:]
         return self._keys
 
+    def encode_all(self) -> None:
+        """Encode every id now: for an evaluation that will ask about every row, whose checks
+        then read the exact keys (a subclass answering from hashes would hash for nothing)."""
+        self._exact()
+
+    def _joined(self) -> tuple[np.ndarray, tuple[int, int] | None] | None:
+        """(the qrels row judging each run row, -1 where none does; the run's first repeated
+        pair as :meth:`run_duplicate` gives it), from one sort of the run's keys with each
+        row's number in their low bits (and a search of the qrels' sorted keys in them); None
+        when key and row number do not fit in 64 bits together."""
+        if self._join is None:
+            _, r_key, q_key = self._exact()
+            nr = len(r_key)
+            rbits = max(nr - 1, 0).bit_length()
+            top = max(int(r_key.max()) if nr else 0, int(q_key.max()) if len(q_key) else 0)
+            if not nr or top.bit_length() + rbits > 64:
+                return None
+            packed = r_key.astype(np.uint64)
+            packed <<= np.uint64(rbits)
+            packed |= np.arange(nr, dtype=np.uint64)
+            packed.sort()
+            rows = (packed & np.uint64((1 << rbits) - 1)).astype(np.int64)
+            packed >>= np.uint64(rbits)  # the keys, sorted; rows ascending within a key
+            same = np.flatnonzero(packed[1:] == packed[:-1])
+            dup = None
+            if len(same):  # as first_duplicate: the pair whose later row comes first
+                later = rows[same + 1]
+                j = int(np.argmin(later))
+                dup = int(rows[same[j]]), int(later[j])
+            q_order = np.argsort(q_key, kind="stable")
+            wanted = q_key[q_order].astype(np.uint64)
+            pos = np.minimum(np.searchsorted(packed, wanted), nr - 1)
+            hit = packed[pos] == wanted
+            at_sorted = np.full(nr, -1, dtype=np.int64)
+            at_sorted[pos[hit]] = q_order[hit]  # the first row of each key
+            if len(same):  # every row of a repeated key judged as its first
+                start = np.ones(nr, dtype=bool)
+                start[same + 1] = False
+                at_sorted = at_sorted[np.maximum.accumulate(np.where(start, np.arange(nr), 0))]
+            at = np.empty(nr, dtype=np.int64)
+            at[rows] = at_sorted
+            self._join = at, dup
+        return self._join
+
     def run_key(self) -> np.ndarray:
         return self._exact()[1]
 
     def run_duplicate(self) -> tuple[int, int] | None:
         """(first, later) run rows of the first (query, docid) pair retrieved twice."""
+        joined = self._joined()
+        if joined is not None:
+            return joined[1]
         return first_duplicate(self._exact()[1])
 
     def qrels_duplicate(self) -> tuple[int, int] | None:
@@ -130,6 +202,9 @@ class ExactIds:
     def judged_at(self, rows) -> np.ndarray:
         """The qrels row judging each run row of ``rows`` (an index array or ``slice(None)``),
         -1 where none does."""
+        joined = self._joined()
+        if joined is not None:
+            return joined[0][rows]
         _, r_key, q_key = self._exact()
         return index_of(q_key, r_key[rows])
 
@@ -310,6 +385,8 @@ class HashedIds(ExactIds):
                                                 or len(rows) * LOCAL_SHARE <= self.nr)
 
     def run_duplicate(self):
+        if self._keys is not None:  # every id encoded already: the exact answer costs less
+            return super().run_duplicate()
         if self._run_repeats is None:  # the hashes are not kept: judgments rehash a few rows
             h = self.r_doc.hashes(self.r_q, self.width)
             h.sort()
@@ -319,6 +396,8 @@ class HashedIds(ExactIds):
         return None
 
     def qrels_duplicate(self):
+        if self._keys is not None:
+            return super().qrels_duplicate()
         h = self.q_doc.hashes(self.q_q, self.width)
         order = np.argsort(h)
         sk = h[order]
@@ -328,7 +407,7 @@ class HashedIds(ExactIds):
         return None
 
     def judged_at(self, rows) -> np.ndarray:
-        if self._q_sorted is None or not self._local(rows):
+        if self._q_sorted is None or not self._local(rows) or self._join is not None:
             return super().judged_at(rows)
         sk, order = self._q_sorted  # distinct: at most one qrels row shares a run row's hash
         length, words = self.r_doc.words(rows, self.width)
@@ -345,7 +424,7 @@ class HashedIds(ExactIds):
         return at
 
     def doc_rank(self, rows) -> np.ndarray:
-        if not self._local(rows):
+        if not self._local(rows) or self._keys is not None:
             return super().doc_rank(rows)
         length, words = self.r_doc.words(rows)
         if not len(rows):

@@ -24,10 +24,11 @@ from .compiled import Rule, ndcg
 from . import axes
 from .conventions import RUN_AXES, Convention, get, library, run_form
 from .labels import convention_labels
-from .metrics import (METRICS, Evaluation, evaluate, metric_names, parse_cutoffs,
+from .metrics import (METRICS, Evaluation, evaluate_valid, metric_names, parse_cutoffs,
                       warn_float32_range)
 from .queries import MAX_LABEL
 from .run_ids import ExactIds, first_duplicate, run_ids
+from .sortkeys import ascending32, descending32, score_order
 
 
 @dataclass(frozen=True)
@@ -116,13 +117,25 @@ def _top_depth(qcode, score, dockey, conv: Convention, depth: int) -> np.ndarray
     return np.flatnonzero(keep)
 
 
+def _within(qcode: np.ndarray, order: np.ndarray, depth: int) -> np.ndarray:
+    """The places (ascending) that ``order`` ranks within the top ``depth`` of their query
+    (``qcode`` grouped by query)."""
+    qs = qcode[order]
+    first = np.searchsorted(qs, qs, side="left")
+    return np.sort(order[np.arange(len(order)) - first < depth])
+
+
 def _ideal(q_code, gains, conv: Convention, nq: int, ks: np.ndarray) -> np.ndarray:
     """IDCG@k of every query over its judged documents: (nq, len(ks))."""
     order = np.lexsort((-gains, q_code))
-    qc, g = q_code[order], gains[order]
+    qc = q_code[order]
     rank = np.arange(len(qc)) - np.searchsorted(qc, qc, side="left")
-    disc = conv.discounts(int(rank.max()) + 1 if len(rank) else 1)[rank] if len(rank) else rank
-    contrib = g * disc
+    if not len(rank):
+        return np.zeros((nq, len(ks)))
+    disc = conv.discounts(int(rank.max()) + 1)
+    top = np.flatnonzero(rank < int(ks.max()))  # the ranks the cutoffs reach
+    qc, rank = qc[top], rank[top]
+    contrib = gains[order[top]] * disc[rank]
     return np.stack([np.bincount(qc, weights=np.where(rank < k, contrib, 0.0), minlength=nq)
                      for k in ks], axis=1)
 
@@ -198,6 +211,11 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
             raise InputError(f"the {what} {'are' if what == 'qrels' else 'is'} empty (no "
                              "line to evaluate)", located.source)
     ids = run_ids(run, qrels)
+    names = tuple(m for m in metrics)
+    need = tuple(dict.fromkeys(names + ("NDCG", "DCG")))
+    if not all(_dcg_only_applies(c, need, engine) and c.depth is None and c.unjudged == "nonrel"
+               for c in convs):
+        ids.encode_all()  # every row's judgment or docid will be asked for
     r_q, q_q, quniq = ids.r_q, ids.q_q, ids.quniq
     nq = len(quniq)
     dup = ids.qrels_duplicate()
@@ -212,8 +230,6 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         raise InputError(f"no query in common with the qrels {printable_name(qrels.source)} "
                          f"(run queries e.g. {shown(_at(run.qid, 0))}, qrels queries e.g. "
                          f"{shown(_at(qrels.qid, 0))})", run.source)
-    names = tuple(m for m in metrics)
-    need = tuple(dict.fromkeys(names + ("NDCG", "DCG")))
     # Conventions that select the same rows and read the grades alike share the selection and
     # one engine call (in which those of one tie policy share one sort of each query).
     has_dup = ids.run_duplicate() is not None
@@ -226,9 +242,10 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         groups.setdefault(key, []).append(i)
     done: dict[int, Evaluation] = {}
     ideals: dict = {}  # the qrels' IDCG@k by gain values and discount
+    shared = SharedRankings(ids, nq)
     for members in groups.values():
         first = convs[members[0]]
-        rows, listed, value = _select(first, ids, run, qrels, in_qrels, nq)
+        rows, listed, value = _select(first, ids, run, qrels, in_qrels, nq, shared)
         grade_q = convention_labels(np.asarray(qrels.value, dtype=np.float64), first,
                                     quniq[q_q], qrels.source,
                                     np.arange(1, len(q_q) + 1) if qrels.lines is None
@@ -250,14 +267,62 @@ def _evaluate_run(qrels: Located, run: Located, convs: list[Convention], cutoffs
         group = [convs[i] for i in members]
         rankings = [c.with_(ties="input-order") if (run.ranked and c.ties == "numba-quicksort")
                     else c for c in group]
-        evs = _evaluate_lists(rankings, labels, value[rows], rq, rows, ids, ks, need, engine)
+        evs = _evaluate_lists(rankings, labels, value, rq, rows, ids, ks, need, engine, shared)
         for i, conv, ev in zip(members, group, evs):
             done[i] = _query_values(conv, ev, listed, in_qrels, rq, q_q, grade_q, nq, quniq, ks,
                                     names, labels, ideals)
     return {str(conv): done[i] for i, conv in enumerate(convs)}
 
 
-def _select(conv: Convention, ids, run: Located, qrels: Located, in_qrels, nq: int):
+class SharedRankings:
+    """Each tie policy's ranking of the run's rows, sorted once and shared by every convention
+    and cutoff that ranks by it: a convention's selection of rows (its duplicates, the qrels'
+    queries, its depth, its unjudged rule) takes rows away, which leaves the others in their
+    order, so a selection's ranking is the shared one restricted to it, without another sort.
+    For ``docid-desc`` and ``input-order`` (each at its convention's score precision), by
+    :func:`~ltrconv.evaluation.sortkeys.score_order`; None where that declines."""
+
+    def __init__(self, ids: ExactIds, nq: int):
+        self.ids, self.nq = ids, nq
+        self._made: dict[tuple, tuple[np.ndarray, np.ndarray | None]] = {}
+
+    def ranked_rows(self, value: np.ndarray, conv: Convention) -> np.ndarray | None:
+        """The run's rows, query by query (in query code order), each query's ranked under
+        ``conv``'s tie policy with the scores ``value``."""
+        if conv.ties not in _ORDERED:
+            return None
+        key = (conv.ties, conv.float32_scores, id(value))
+        if key not in self._made:  # the scores kept with it: their id is not reused
+            self._made[key] = value, self._rank(value, conv)
+        return self._made[key][1]
+
+    def _rank(self, value: np.ndarray, conv: Convention) -> np.ndarray | None:
+        r_q = self.ids.r_q
+        grouped = not (r_q[1:] < r_q[:-1]).any()
+        by_q = ALL if grouped else np.argsort(r_q, kind="stable")
+        qpos = r_q[by_q]
+        offsets = np.concatenate(([0], np.cumsum(np.bincount(qpos, minlength=self.nq))))
+        tiekey = self.ids.doc_rank(ALL)[by_q] if conv.ties == "docid-desc" else None
+        order = score_order(qpos, offsets, value[by_q], float32=conv.float32_scores,
+                            tiekey=tiekey)
+        if order is None or grouped:
+            return order
+        return by_q[order]
+
+    def order(self, rows, value: np.ndarray, conv: Convention) -> np.ndarray | None:
+        """The places in ``rows`` (run rows grouped by query, in query code order, or
+        :data:`ALL`) ranked under ``conv``: each query's places by score descending."""
+        ranked = self.ranked_rows(value, conv)
+        if ranked is None or isinstance(rows, slice):
+            return ranked
+        place = np.full(len(self.ids.r_q), -1, dtype=np.int64)
+        place[rows] = np.arange(len(rows))
+        out = place[ranked]
+        return out[out >= 0]
+
+
+def _select(conv: Convention, ids, run: Located, qrels: Located, in_qrels, nq: int,
+            shared: SharedRankings):
     """The run rows ``conv`` ranks (its duplicates, the qrels' queries, its depth, its unjudged
     rule), grouped by query; which queries the run ranks before depth and unjudged documents
     take rows away; every row's score (under ``duplicates=last``, a docid's last score at its
@@ -272,8 +337,10 @@ def _select(conv: Convention, ids, run: Located, qrels: Located, in_qrels, nq: i
         rows = _subset(rows, np.argsort(rq, kind="stable"))
     listed = np.bincount(r_q[rows], minlength=nq) > 0
     if conv.depth is not None and len(rq):  # before unjudged ones go, as trec_eval -M -J
+        order = shared.order(rows, value, conv)
         rows = _subset(rows, _top_depth(r_q[rows], value[rows], ids.doc_rank(rows), conv,
-                                        conv.depth))
+                                        conv.depth) if order is None else
+                       _within(r_q[rows], order, conv.depth))
     if conv.duplicates == "refuse":  # as trec_eval: after the qrels' queries and the depth
         _refuse_duplicates(ids, rows, run)
     if conv.unjudged == "drop":  # a negative grade is no judgment here (trec_eval -J)
@@ -327,11 +394,15 @@ def printable_name(source: str) -> str:
     return printable(source)
 
 
-def _evaluate_lists(convs, labels, score, q, rows, ids, ks, need, engine) -> list[Evaluation]:
+def _evaluate_lists(convs, labels, value, q, rows, ids, ks, need, engine,
+                    shared: SharedRankings) -> list[Evaluation]:
     """The engine on the ranked lists (ideal from the list, as for LETOR input) under each of
-    ``convs``, in one call; ``labels(sel)`` gives the grades of the rows at positions ``sel``.
-    Under ideal=qrels the engine's NDCG@k is not used (the run's is made of DCG@k), and with
-    NDCG and DCG alone and one ranking per query, :func:`_dcg_only` sorts in numpy instead."""
+    ``convs``, in one call; ``labels(sel)`` gives the grades of the rows at positions ``sel``,
+    ``value[rows]`` their scores. Under ideal=qrels the engine's NDCG@k is not used (the run's
+    is made of DCG@k), and with NDCG and DCG alone and one ranking per query,
+    :func:`_dcg_only` sorts in numpy instead. Otherwise the rankings of ``shared`` go to the
+    numpy engine (where the engine would sort, the run's rows are sorted once for all)."""
+    score = value[rows]
     bases = [c.with_(ideal="list", unjudged="nonrel", missing="skip", duplicates="refuse",
                      depth=None, empty=0.0 if c.ideal == "qrels" else c.empty) for c in convs]
     if not len(q):
@@ -339,9 +410,7 @@ def _evaluate_lists(convs, labels, score, q, rows, ids, ks, need, engine) -> lis
         return [Evaluation(b, np.zeros(0, dtype=np.int64), cols, np.zeros((0, len(cols))))
                 for b in bases]
     out: dict[int, Evaluation] = {}
-    fast = [i for i, c in enumerate(convs)
-            if engine == "auto" and c.ideal == "qrels" and c.ties in _ORDERED
-            and c.scores is None and set(need) <= {"NDCG", "DCG"}]
+    fast = [i for i, c in enumerate(convs) if _dcg_only_applies(c, need, engine)]
     made: dict[tuple, Evaluation] = {}
     for i in fast:  # the DCG depends on the ranking, the gains and the discounts only
         c = convs[i]
@@ -353,10 +422,20 @@ def _evaluate_lists(convs, labels, score, q, rows, ids, ks, need, engine) -> lis
     rest = [i for i in range(len(convs)) if i not in out]
     if rest:
         y = labels()
-        labels_ = y.astype(np.int64) if np.all(y == np.floor(y)) else y
         distinct = list(dict.fromkeys(bases[i] for i in rest))
-        res = evaluate(labels_, score, q, conventions=distinct, cutoffs=ks,
-                       docid_rank=ids.doc_rank(rows), metrics=need, engine=engine)
+        orders = {}
+        if engine in ("auto", "numpy"):
+            for c in distinct:
+                key = (c.ties, c.float32_scores)
+                if key not in orders:
+                    order = shared.order(rows, value, c)
+                    if order is not None:
+                        orders[key] = order
+        offsets = np.concatenate(([0], np.flatnonzero(q[1:] != q[:-1]) + 1, [len(q)]))
+        res = evaluate_valid(y, score, offsets, q[offsets[:-1]], q, distinct, ks,
+                             ids.doc_rank(rows), None, False, need, engine, None,
+                             orders or None,
+                             list_ideal=any(convs[i].ideal == "list" for i in rest))
         by_base = dict(zip(distinct, res.values()))
         for i in rest:
             out[i] = by_base[bases[i]]
@@ -366,6 +445,13 @@ def _evaluate_lists(convs, labels, score, q, rows, ids, ks, need, engine) -> lis
 _ORDERED = ("input-order", "docid-desc")
 """Tie policies that give one ranking, which :func:`_dcg_only` sorts out in numpy (with the
 policy's own score precision: float32 for ``docid-desc``, as given otherwise)."""
+
+
+def _dcg_only_applies(conv: Convention, need, engine: str) -> bool:
+    """Whether :func:`_dcg_only` evaluates ``conv`` on the lists (NDCG and DCG alone, the ideal
+    from the qrels, one ranking per query), looking at each query's top candidates only."""
+    return (engine == "auto" and conv.ideal == "qrels" and conv.ties in _ORDERED
+            and conv.scores is None and set(need) <= {"NDCG", "DCG"})
 
 
 def _dcg_only(conv, labels, score, q, doc_rank, ks) -> Evaluation:
@@ -410,34 +496,12 @@ def _top_candidates(q: np.ndarray, score: np.ndarray, k: int) -> np.ndarray:
     listed_by_score = down.all()
     del down
     if not listed_by_score:
-        u = _descending(f)  # f's memory, rewritten
         key = q.astype(np.uint64)
         key <<= np.uint64(32)
-        key |= u
-        del u, f
+        key |= descending32(f)
         key.sort()
-        kth = _ascending(key[at].astype(np.uint32))
+        kth = ascending32(key[at].astype(np.uint32))
         del key
-        f = score.astype(np.float32)
-        f += np.float32(0.0)
     else:
         kth = f[at]
     return np.flatnonzero(f >= np.repeat(kth, last - first))
-
-
-def _descending(f: np.ndarray) -> np.ndarray:
-    """float32 values (no NaN, no negative zero) as uint32 that ascend as the values descend,
-    in ``f``'s memory."""
-    np.negative(f, out=f)
-    u = f.view(np.uint32)
-    neg = u >= np.uint32(0x80000000)
-    u ^= np.uint32(0x80000000)  # the sign flipped, and all the other bits of a negative one
-    np.bitwise_xor(u, np.uint32(0x7FFFFFFF), out=u, where=neg)
-    return u
-
-
-def _ascending(u: np.ndarray) -> np.ndarray:
-    """The float32 values :func:`_descending` made ``u`` of."""
-    top = u >> np.uint32(31) != 0
-    b = np.where(top, u & np.uint32(0x7FFFFFFF), ~u)
-    return -(b.view(np.float32))

@@ -168,6 +168,23 @@ def check_objective(ranker: str, convention, key: str) -> None:
         raise ConfigError(f"config key '{key}': {ranker}: {exc}") from None
 
 
+def check_threads(algorithm: str, known: list[str], ranker: str | None) -> None:
+    """resources.train_threads names a registered algorithm or a variant (one disabled is let
+    be, as a config that turns an algorithm off keeps its settings), whose ranker runs in
+    threads (has a thread parameter)."""
+    from ltrconv import rankers
+    from ltrconv.pipeline.job import THREAD_PARAMS
+
+    key = f"config key 'resources.train_threads.{algorithm}'"
+    if algorithm not in known:
+        raise ConfigError(f"{key}: {algorithm!r} is not an algorithm or variant; known: "
+                          f"{', '.join(known)}")
+    if ranker in rankers.registry.REGISTRY and not set(THREAD_PARAMS) & set(
+            rankers.param_names(ranker)):
+        raise ConfigError(f"{key}: {ranker} fits on one thread (it has no "
+                          f"{' or '.join(THREAD_PARAMS)} parameter)")
+
+
 def check_variant_name(cfg: dict, name: str, spec: dict) -> None:
     """A variant's name is its own and its base is an enabled registered algorithm."""
     from ltrconv.rankers import registry

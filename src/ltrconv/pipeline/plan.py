@@ -207,8 +207,16 @@ class Plan:
     @property
     def train_threads(self) -> int:
         """The threads of a training job (config resources.train.threads); a fit_unit job runs
-        on one, its ranker's thread parameter set as a training job's."""
+        on one."""
         return self.config["resources"]["train"]["threads"]
+
+    def fit_threads(self, algorithm: str) -> int:
+        """The threads of ``algorithm``'s training jobs that fit whole folds: config
+        resources.train_threads of it, else of its base, else :attr:`train_threads`. Its
+        ranker's thread parameter is set to them (workflow/scripts/fit.py)."""
+        by_algorithm = self.config["resources"]["train_threads"]
+        base = self.algorithms[algorithm].base
+        return by_algorithm.get(algorithm, by_algorithm.get(base, self.train_threads))
 
     # --- extensions ---------------------------------------------------------------------------
     @property
@@ -371,6 +379,10 @@ def _check(cfg: dict) -> tuple[list[str], list[str], dict]:
             err(checks.check_objective, ranker, cset.get(name), key)
         if official not in names:
             err.add(f"config key '{key}': must hold figures.official_convention {official!r}")
+    for a in cfg["resources"]["train_threads"]:
+        spec = cfg["variants"].get(a)
+        err(checks.check_threads, a, list(registry.ORDER) + list(cfg["variants"]),
+            checks.variant_ranker(spec) if spec and a not in registry.REGISTRY else a)
     err(checks.check_extensions, cfg, tie_conventions(), reference_convention(), LIBRARIES)
     err(checks.check_figures, cfg)
     err.raise_any()

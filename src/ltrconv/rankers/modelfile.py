@@ -33,6 +33,7 @@ like code: load only those written by you or by a pipeline you trust.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import io
 import os
 import pickle
@@ -43,6 +44,7 @@ from ..errors import InputError, LtrconvError, check_regular, printable, shown
 from ..outputs import atomic_path
 from .registry import KNOWN as ALGORITHMS
 from .registry import get as get_entry
+from .units import RESULT_FREE
 
 MAGIC = b"ltrconv-model\n"
 FORMAT = 1
@@ -86,14 +88,27 @@ def write_model(path: str | os.PathLike, ranker) -> None:
         fh.write(head + f"sha256: {digest}\n\n".encode("ascii") + payload)
 
 
+def _result_free_defaults(cls) -> dict:
+    """The parameters of ``cls`` that change how a fit runs, not what it finds
+    (``units.RESULT_FREE``), with their defaults."""
+    return {name: inspect.signature(cls.__init__).parameters[name].default
+            for name in RESULT_FREE if name in cls._get_param_names()}
+
+
 def _as_ranker(model):
     """``model`` as its algorithm's ranker class: an estimator of :mod:`ltrconv.rankers.sklearn`
-    (a subclass that adds no state) is written as the ranker it holds, so both write one file."""
+    (a subclass that adds no state) is written as the ranker it holds, so both write one file.
+    A parameter that changes how a fit runs, not what it finds (``units.RESULT_FREE``: the
+    threads), is written as its default: one fit on 1 or 8 cores writes one file."""
     cls = get_entry(model.name).load_class()
-    if type(model) is cls or not isinstance(model, cls):
+    if not isinstance(model, cls):
+        return model
+    free = _result_free_defaults(cls)
+    if type(model) is cls and all(getattr(model, k) == v for k, v in free.items()):
         return model
     ranker = cls.__new__(cls)
     ranker.__dict__.update(model.__dict__)
+    ranker.__dict__.update(free)
     return ranker
 
 
@@ -224,4 +239,8 @@ def _unpickle(payload: bytes, fields: dict[str, str], where: str):
                              f"{written_by} ({reason})", where) from None
     if type(model) is not get_entry(algorithm).load_class() or not model.__sklearn_is_fitted__():
         raise ModelFileError(f"the payload is not a fitted {algorithm} model", where)
+    # a file holds the threads at their default (_as_ranker); one written before its ranker
+    # had the parameter (RankNet's n_jobs) reads it so too
+    for name, value in _result_free_defaults(cls).items():
+        model.__dict__.setdefault(name, value)
     return model

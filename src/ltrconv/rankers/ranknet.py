@@ -43,6 +43,10 @@ the best validation score wins, the first on ties.
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+
 import numpy as np
 from llvmlite import ir
 
@@ -482,7 +486,7 @@ def _train_query(params, net, X, y, lr, bufs, lanes):
             _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, fp, d_i, d_j,
                  acc, pairs, lanes=LANES):
     """One pass over ``queries`` (RankLib's epoch). ``out``, ``fp``, ``pairs``: work arrays as
@@ -512,7 +516,7 @@ def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, f
     params[:] = w[:size]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _predict(params, sizes, w_off, u_off, X, out, lanes=LANES):
     """Output-unit values of the rows of ``X`` in blocks of ``out.shape[0]`` rows."""
     n = X.shape[0]
@@ -576,27 +580,98 @@ class EpochPick:
         return best, self.best_epoch, float(self.best_score), self.history
 
 
+class Stopped(Exception):
+    """An architecture's training stopped because another one failed or the fit was
+    interrupted (:class:`UnitTicks`)."""
+
+
 class UnitTicks:
-    """The progress of a fit over architectures (``units``), ``epochs`` each at most: where it
-    is and the best validation score so far under each of ``n`` metrics."""
+    """The progress of a fit over architectures (``units``), ``epochs`` each at most: where
+    each is and the best validation score so far under each of ``n`` metrics. Architectures
+    trained in threads (:func:`train_architectures`) tick it at once: a lock keeps its counts,
+    and once :attr:`stop` is set every tick raises :class:`Stopped`, so a thread ends at its
+    next epoch."""
 
     def __init__(self, progress, archs, units, epochs: int, n: int):
-        self.progress, self.archs, self.units, self.epochs = progress, archs, units, epochs
-        self.best = [-np.inf] * n
-        self.pos = 0
+        self.progress, self.archs, self.units, self.epochs = progress, archs, tuple(units), epochs
+        self.position = {u: p for p, u in enumerate(self.units)}
+        self.done_epochs = dict.fromkeys(self.units, 0)
+        self.best = {u: [-np.inf] * n for u in self.units}
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
 
-    def __call__(self, epoch: int, picks) -> None:
-        index = self.units[self.pos]
+    def of(self, index: int):
+        """The tick of architecture ``index``: ``tick(epoch, picks)`` after each epoch."""
+        def tick(epoch: int, picks) -> None:
+            if self.stop.is_set():
+                raise Stopped
+            with self.lock:
+                self.done_epochs[index] = epoch
+                self.best[index] = [p.best_score for p in picks]
+                self._step(index, epoch)
+        return tick
+
+    def _step(self, index: int, epoch: int) -> None:
+        pos = self.position[index]
+        best = [max(scores) for scores in zip(*self.best.values())]
         self.progress.step(
-            self.pos * self.epochs + epoch, len(self.units) * self.epochs,
-            lambda: (f"architecture {self.pos + 1} of {len(self.units)} {self.archs[index]}, "
-                     f"epoch {epoch} of {self.epochs}"),
-            [max(b, p.best_score) for b, p in zip(self.best, picks)])
+            sum(self.done_epochs.values()), len(self.units) * self.epochs,
+            lambda: (f"architecture {pos + 1} of {len(self.units)} {self.archs[index]}, "
+                     f"epoch {epoch} of {self.epochs}"), best)
 
-    def done(self, scores) -> None:
-        """An architecture is over, with these best scores."""
-        self.best = [max(b, s) for b, s in zip(self.best, scores)]
-        self.pos += 1
+    def done(self, index: int, scores) -> None:
+        """Architecture ``index`` is over (maybe before ``epochs``), with these best scores."""
+        with self.lock:
+            self.done_epochs[index] = self.epochs
+            self.best[index] = list(scores)
+
+
+def threads_of(n_jobs) -> int:
+    """The threads ``n_jobs`` asks for: None one, -1 every core this process may run on."""
+    if n_jobs is None:
+        return 1
+    if n_jobs == -1:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+            else (os.cpu_count() or 1)
+    return int(n_jobs)
+
+
+_SCORING = threading.Lock()
+"""Held while a validation scorer runs: on a large validation set (``_kernels
+.PARALLEL_MIN_DOCS``) it runs numba's parallel kernel, whose default thread pool (workqueue)
+must not be entered by two threads at once."""
+
+
+def train_architectures(train_one, units, sizes, n_jobs, tick: UnitTicks) -> list:
+    """``train_one(index, tick)`` of each architecture of ``units``, in that order, on up to
+    ``threads_of(n_jobs)`` threads: the one with the most weights first (``sizes[index]``, its
+    layer sizes), each next one on the first thread free. Every architecture draws from its own
+    generator and writes its own buffers, and the kernels run without the GIL, so the results
+    are those of the loop in one thread, bit for bit. When one fails, or the wait is
+    interrupted (Ctrl-C), the others stop at their next epoch before the error goes on."""
+    def run(index):
+        results = train_one(index, tick.of(index))
+        tick.done(index, [r[2] for r in results])
+        return results
+
+    threads = min(threads_of(n_jobs), len(units))
+    if threads <= 1:
+        return [run(index) for index in units]
+    order = sorted(units, key=lambda u: -layout(list(sizes[u]))[2])
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="ltrconv-architecture")
+    futures = {index: pool.submit(run, index) for index in order}
+    try:
+        wait(futures.values(), return_when=FIRST_EXCEPTION)
+        for index in units:  # the first failure in unit order, before waiting on the others
+            if futures[index].done() and futures[index].exception() is not None:
+                raise futures[index].exception()
+        out = [futures[index].result() for index in units]
+    except BaseException:
+        tick.stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
+    return out
 
 
 MAX_UNITS = 4096
@@ -646,7 +721,9 @@ class RankNet(UnitRanker):
     weights come from (RankLib's ``Synapse.random``). The architectures are independent units:
     ``fit(..., units=[a, ...])`` trains some of them and
     :meth:`~ltrconv.rankers.units.UnitRanker.gather` joins such partial fits into this fit's
-    model (:mod:`ltrconv.rankers.units`).
+    model (:mod:`ltrconv.rankers.units`). ``n_jobs`` architectures train at once, in threads
+    (None: one; -1: one per core), the largest first; the model is the same whatever it is
+    (:func:`train_architectures`).
 
     The metric does not steer training (``shared_training``): the updates follow the labels'
     pairs alone, and the validation NDCG only picks each architecture's epoch and then the
@@ -660,6 +737,7 @@ class RankNet(UnitRanker):
         "learning_rate": [Number(0, 1, lo_open=True)],
         "max_epochs": [Integer(1)],
         "patience": [None, Integer(1)],
+        "n_jobs": [None, Integer(-1, -1), Integer(1)],
         "random_state": [None, RandomState()],
     }
     _removed_params = {"activation": _ADAM + " (RankLib's units are sigmoids)"}
@@ -672,13 +750,14 @@ class RankNet(UnitRanker):
 
     def __init__(self, *, metric: str = "ndcg@10:ranklib", architectures=PAPER_GRID,
                  learning_rate: float = LEARNING_RATE, max_epochs: int = 100,
-                 patience: int | None = None,
+                 patience: int | None = None, n_jobs: int | None = -1,
                  random_state: int | np.random.RandomState | None = 0):
         self.metric = metric
         self.architectures = architectures
         self.learning_rate = learning_rate
         self.max_epochs = max_epochs
         self.patience = patience
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def __setstate__(self, state: dict) -> None:
@@ -711,11 +790,13 @@ class RankNet(UnitRanker):
         queries = np.flatnonzero(with_pairs).astype(np.int64)
         seed = self._seed()
         records = [[] for _ in datas]
+        sizes = {i: (X.shape[1], *archs[i], 1) for i in units}
+        scorers = [d.val_scorer for d in datas]
         tick = UnitTicks(data.progress, archs, units, int(self.max_epochs), len(datas))
-        for index in units:
-            results = self._train_one((X.shape[1], *archs[index], 1), seed, X, y, off, queries,
-                                      Xv, [d.val_scorer for d in datas], tick)
-            tick.done([r[2] for r in results])
+        runs = train_architectures(
+            lambda i, t: self._train_one(sizes[i], seed, X, y, off, queries, Xv, scorers, t),
+            units, sizes, self.n_jobs, tick)
+        for index, results in zip(units, runs):
             for out, (params, epoch, score, history) in zip(records, results):
                 out.append({"architecture": archs[index], "best_epoch": epoch,
                             "val_score": score, "history": history, "params": params})
@@ -752,7 +833,8 @@ class RankNet(UnitRanker):
             scores = _predict(params, sizes_a, w_off, u_off, Xv, pred_out)
             for pick in picks:
                 if pick.running:
-                    per_query = pick.scorer.per_query(scores)
+                    with _SCORING:
+                        per_query = pick.scorer.per_query(scores)
                     pick.see(epoch, ordered_mean(per_query[pick.scorer.counted]), params,
                              patience)
             tick(epoch, picks)

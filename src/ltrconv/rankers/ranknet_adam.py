@@ -24,8 +24,8 @@ import numpy as np
 from ..jit import njit
 from .base import TrainingData
 from .params import Check, Integer, Metric, Number, Options, RandomState
-from .ranknet import (ARCHITECTURES, PAPER_GRID, EpochPick, UnitTicks, _architectures_ok,
-                      select_architecture)
+from .ranknet import (_SCORING, ARCHITECTURES, PAPER_GRID, EpochPick, UnitTicks,
+                      _architectures_ok, select_architecture, train_architectures)
 from .units import UnitRanker
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
@@ -178,7 +178,7 @@ def query_loss_grad(params, sizes, activation: str, Xq, yq) -> tuple[float, np.n
     return float(loss), grad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _train_epoch(params, m, v, step, sizes, w_off, b_off, u_off, act, X, y, offsets, order,
                  lr, beta1, beta2, eps, acts):
     """One pass over the queries in ``order``: one Adam step per query."""
@@ -199,7 +199,7 @@ def _train_epoch(params, m, v, step, sizes, w_off, b_off, u_off, act, X, y, offs
     return step, total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _predict(params, sizes, w_off, b_off, u_off, act, X, acts):
     n = X.shape[0]
     batch = acts.shape[0]
@@ -225,7 +225,9 @@ class RankNetAdam(UnitRanker):
     ``random_state`` seeds the initial weights and the query order of every architecture. The
     architectures are independent units: ``fit(..., units=[a, ...])`` trains some of them and
     :meth:`~ltrconv.rankers.units.UnitRanker.gather` joins such partial fits into this fit's
-    model (:mod:`ltrconv.rankers.units`).
+    model (:mod:`ltrconv.rankers.units`). ``n_jobs`` architectures train at once, in threads
+    (None: one; -1: one per core), the model the same whatever it is
+    (:func:`.ranknet.train_architectures`).
 
     The metric does not steer training (``shared_training``): the loss is the pairwise cross
     entropy, and the validation NDCG only stops each architecture and picks its epoch and the
@@ -241,6 +243,7 @@ class RankNetAdam(UnitRanker):
         "learning_rate": [Number(0, 1, lo_open=True)],
         "max_epochs": [Integer(1)],
         "patience": [Integer(1)],
+        "n_jobs": [None, Integer(-1, -1), Integer(1)],
         "random_state": [None, RandomState()],
     }
     _selects = "the architecture and epoch"
@@ -252,13 +255,15 @@ class RankNetAdam(UnitRanker):
 
     def __init__(self, *, metric: str = "ndcg@10:ranklib", architectures=PAPER_GRID,
                  activation: str = "sigmoid", learning_rate: float = 1e-3, max_epochs: int = 100,
-                 patience: int = 10, random_state: int | np.random.RandomState | None = 0):
+                 patience: int = 10, n_jobs: int | None = -1,
+                 random_state: int | np.random.RandomState | None = 0):
         self.metric = metric
         self.architectures = architectures
         self.activation = activation
         self.learning_rate = learning_rate
         self.max_epochs = max_epochs
         self.patience = patience
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def n_units(self) -> int:
@@ -286,15 +291,17 @@ class RankNetAdam(UnitRanker):
         act = ACTIVATIONS[self.activation]
         seed = self._seed()
         records = [[] for _ in datas]
+        sizes = {i: (X.shape[1], *archs[i], 1) for i in units}
+        scorers = [d.val_scorer for d in datas]
         tick = UnitTicks(data.progress, archs, units, int(self.max_epochs), len(datas))
-        for index in units:
-            hidden = archs[index]
-            results = self._train_one((X.shape[1], *hidden, 1), seed, index, Z, y, off, train_q,
-                                      Zv, [d.val_scorer for d in datas], act, tick)
-            tick.done([r[2] for r in results])
+        runs = train_architectures(
+            lambda i, t: self._train_one(sizes[i], seed, i, Z, y, off, train_q, Zv, scorers, act,
+                                         t),
+            units, sizes, self.n_jobs, tick)
+        for index, results in zip(units, runs):
             for out, (params, epoch, score, history) in zip(records, results):
-                out.append({"architecture": hidden, "best_epoch": epoch, "val_score": score,
-                            "history": history, "params": params})
+                out.append({"architecture": archs[index], "best_epoch": epoch,
+                            "val_score": score, "history": history, "params": params})
         return {"n_features": X.shape[1], "mean": mean, "std": std}, records
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:
@@ -323,7 +330,9 @@ class RankNetAdam(UnitRanker):
             scores = _predict(params, sizes_a, w_off, b_off, u_off, act, Zv, pred_acts)
             for pick in picks:
                 if pick.running:
-                    pick.see(epoch, pick.scorer.mean(scores), params, int(self.patience))
+                    with _SCORING:
+                        score = pick.scorer.mean(scores)
+                    pick.see(epoch, score, params, int(self.patience))
             tick(epoch, picks)
             if not any(pick.running for pick in picks):
                 break
