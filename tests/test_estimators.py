@@ -19,7 +19,7 @@ from ltrconv import rankers
 from ltrconv.rankers import ALGORITHMS, ParamError, TrainingSelectionWarning, load
 from ltrconv.rankers.sklearn import get_class, make
 from ltrconv.rankers.params import Integer, Number, RandomState
-from ltrconv.rankers.units import RESULT_FREE
+from ltrconv.rankers.params import RESULT_FREE
 from ltrconv.data.synthetic import make_letor, split
 
 # Small settings: scikit-learn's checks build every estimator many times.

@@ -41,6 +41,47 @@ def test_limit_threads_caps_numba_and_loaded_pools():
     assert out[5].rstrip().endswith(f"; OMP_WAIT_POLICY {policy}")
 
 
+def test_limit_threads_leaves_numba_unloaded_yet_capped():
+    """A job that does not use numba does not import it; when it does later, numba starts with
+    the rule's threads (from NUMBA_NUM_THREADS), not every core."""
+    code = ("import sys; from ltrconv.pipeline import job as _job; said = _job.limit_threads(1); "
+            "loaded = 'numba' in sys.modules; import numba; "
+            "print(loaded, numba.get_num_threads(), said)")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env["PYTHONPATH"] = str(SRC)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, env=env, timeout=120, check=True).stdout.split(maxsplit=2)
+    assert out[:2] == ["False", "1"]
+    assert out[2].startswith("threads: numba 1")
+
+
+def test_a_job_logs_its_lines_not_the_libraries_chatter(tmp_path):
+    """The rule's log holds the job's INFO lines and every warning; a library's INFO lines (as
+    fontTools writes hundreds per PDF) stay out of it and off the terminal."""
+    log_path = tmp_path / "job.log"
+    code = f"""
+import logging, warnings
+from types import SimpleNamespace
+from ltrconv.pipeline import job
+def main(smk, log):
+    log.info("the job's own line")
+    logging.getLogger("fontTools.subset").info("Glyph names: chatter")
+    logging.getLogger("somelib").warning("a library's warning")
+    warnings.warn("a warning")
+smk = SimpleNamespace(log=[{str(log_path)!r}], rule="demo", threads=1, params={{}},
+                      wildcards={{}}, output=[])
+job.run(smk, main)
+"""
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    text = log_path.read_text()
+    for line in ("threads: numba 1", "the job's own line", "a library's warning", "a warning"):
+        assert line in text and line in proc.stderr, line
+    assert "chatter" not in text and "chatter" not in proc.stderr
+
+
 def test_cap_threads():
     log = logging.getLogger("test")
     assert _job.cap_threads({}, ["num_threads"], 2) == {"num_threads": 2}

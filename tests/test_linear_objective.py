@@ -10,6 +10,7 @@ prove change nothing; none of that may change a single bit.
 import numpy as np
 import pytest
 
+from ltrconv.evaluation.ties import DOCID_DESC, INPUT_ORDER, KEYED, OPTIMISTIC, PESSIMISTIC
 from ltrconv.evaluation.scorer import NDCGScorer
 from ltrconv.rankers.linear_objective import LinearObjective
 
@@ -129,3 +130,34 @@ def test_per_query_equals_reference(hostile, conv):
                                                    obj.tiekey[a:b], obj.disc, 10,
                                                    scorer.convention.ties)
             assert got[q] == want, (conv, q)
+
+
+@pytest.mark.parametrize("tie_code", [INPUT_ORDER, DOCID_DESC, PESSIMISTIC, OPTIMISTIC, KEYED])
+def test_sort_ranks_as_the_tie_policy_says_from_any_start(tie_code):
+    """The linear rankers' insertion sort against Python's sort by the documented key: score
+    (as float32 under docid-desc, where scores equal only in float32 tie), then the policy
+    (tie key descending for docid-desc, label ascending/descending for pessimistic/optimistic,
+    tie key ascending when keyed), then the index. From an order already ranked it moves
+    nothing, whether the scores fall strictly (the one-pass check) or tie."""
+    from ltrconv.rankers.linear_objective import _sort
+
+    rng = np.random.default_rng(tie_code)
+    for trial in range(200):
+        n = int(rng.integers(1, 30))
+        s = rng.choice([0.0, 0.5, 1.0, 1.0 + 2.0 ** -40, 2.0], size=n) if trial % 2 else \
+            rng.normal(size=n)
+        labels = rng.integers(0, 3, size=n).astype(np.float64)
+        tiekey = rng.permutation(n).astype(np.int64)
+
+        def key(i):
+            si = float(np.float32(s[i])) if tie_code == DOCID_DESC else s[i]
+            rule = {DOCID_DESC: -tiekey[i], PESSIMISTIC: labels[i], OPTIMISTIC: -labels[i],
+                    KEYED: tiekey[i]}.get(tie_code, 0)
+            return (-si, rule, i)
+
+        want = sorted(range(n), key=key)
+        order = rng.permutation(n).astype(np.int64)
+        _sort(order, s, labels, tiekey, tie_code)
+        assert order.tolist() == want, (trial, tie_code)
+        assert _sort(order, s, labels, tiekey, tie_code) == 0
+        assert order.tolist() == want

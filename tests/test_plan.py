@@ -312,6 +312,9 @@ def test_training_threads_by_algorithm(paper, ci):
                                            "train_threads": {"ranknet_adam": 1}}}))
     assert (own.fit_threads("ranknet"), own.fit_threads("ranknet_adam"),
             own.fit_threads("adarank")) == (2, 1, 3)
+    # a variant of RankNet that runs a ranker without threads does not take RankNet's
+    other = build_plan(merged({"variants": {"rb": {"of": "ranknet", "ranker": "rankboost"}}}))
+    assert (other.fit_threads("rb"), other.fit_threads("ranknet_adam")) == (1, 2)
 
 
 def test_each_refusal_is_said_once_and_only_where_it_applies():
@@ -472,6 +475,12 @@ def test_a_figure_is_one_declaration(monkeypatch, paper):
     assert [t for t in targets if "/figures/made_up/" in t and t.endswith(".pdf")] == [
         f"results/MQ2008/figures/made_up/{a}.pdf" for a in paper.algorithms]
     assert figures.by_rule("made_up_figure") is made_up and made_up.function() is not None
+    # one rule job draws every algorithm's figure, each into its own files, in the plan's order
+    pngs = paths.figure_output(paper, each.name)["png"]
+    assert pngs == [f"results/{{dataset}}/figures/made_up/{a}.png" for a in paper.algorithms]
+    assert each.rule_params(paper)["algorithms"] == list(paper.algorithms)
+    assert "algorithms" not in made_up.rule_params(paper)
+    assert paths.figure_output(paper, made_up.name)["pdf"] == "results/{dataset}/figures/made_up.pdf"
 
 
 def test_every_declared_figure_has_its_caption_and_function(paper, extended):

@@ -96,11 +96,15 @@ def test_changes_name_each_difference():
     assert provenance.changes(a, a) == []
 
 
-def test_config_digest_ignores_where_and_follows_what():
+def test_config_digest_ignores_where_and_how_and_follows_what():
     paper = plan_of()
     moved = plan_of(extra={"results_dir": "elsewhere", "offline": True,
                            "datasets": {"MQ2008": {"local": "/somewhere/MQ2008"}}})
     assert config_digest(moved) == config_digest(paper)
+    # how the jobs run: threads, requests, one job or many (the same files either way)
+    how = plan_of(extra={"resources": {"train": {"threads": 2}, "train_threads": {"ranknet": 1}},
+                         "scatter": {"mode": "always"}})
+    assert config_digest(how) == config_digest(paper)
     assert config_digest(plan_of(extra={"folds": [1, 2]})) != config_digest(paper)
     assert config_digest(plan_of(extra={"algorithms": {"adarank": {"n_rounds": 7}}})) != \
         config_digest(paper)

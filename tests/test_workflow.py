@@ -333,8 +333,9 @@ def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_noteb
 
 def test_jobs_cap_threads_at_the_rules_threads(workflow_run):
     """Each train job keeps numba to its rule's threads: resources.train.threads (1), or
-    resources.train_threads of its algorithm or base (config.yaml's RankNet: 2, and so its
-    variant ranknet_adam); numba would otherwise use every core."""
+    resources.train_threads of its algorithm or base (RankNet's, 1 here, and so its variant
+    ranknet_adam's; 2 in tests/test_workflow_scatter.py); numba would otherwise use every
+    core."""
     from ltrconv.pipeline import build_plan, config as pconfig
 
     root = workflow_run["work"] / "logs" / "SYN" / "train"
@@ -343,7 +344,7 @@ def test_jobs_cap_threads_at_the_rules_threads(workflow_run):
     plan = build_plan(pconfig.fill_defaults(pconfig.merge(
         yaml.safe_load((REPO / "config" / "config.yaml").read_text()),
         yaml.safe_load(workflow_run["config"].read_text())), pconfig.load_schema(REPO)))
-    assert plan.fit_threads("ranknet_adam") == 2
+    assert plan.fit_threads("ranknet_adam") == plan.fit_threads("ranknet") == 1
     kernels = environment.pin(dict(os.environ))
     policy = os.environ.get("OMP_WAIT_POLICY", "PASSIVE")  # the workflow's unless set
     for log in logs:

@@ -28,7 +28,8 @@ SCATTERED_JOBS = {"fit_unit": (3 + 2) * len(FOLDS) * len(SEEDS), "fit_fold": len
 def scatter_config(dataset_dir: Path, rows: int | None = None, **scatter) -> dict:
     cfg = base_config(dataset_dir)
     cfg.update(algorithms=SCATTER_ALGORITHMS, train_conventions=["ranklib"],
-               variants={v: None for v in VARIANTS}, scatter=scatter)
+               variants={v: None for v in VARIANTS}, scatter=scatter,
+               resources={"train_threads": {"ranknet": 2}})  # config.yaml's
     cfg["figures"].update(official_convention="ranklib",
                           figure1_algorithms=["adarank", "coordinate_ascent"])
     if rows is not None:
@@ -93,6 +94,10 @@ def test_scattered_jobs_write_the_grouped_jobs_models(scatter_runs):
     assert counts["train"] == SCATTERED_JOBS["gather"]
     assert not {"fit_unit", "fit_fold", "gather"} & set(counts)
     assert not [p for p in (scattered / "parts").rglob("*") if p.is_file()]  # temporary
+    # the grouped RankNet jobs trained their two networks on two threads
+    logs = list((scatter_runs["never"]["work"] / "logs" / "SYN" / "train" / "ranknet")
+                .rglob("train.log"))
+    assert logs and all("threads: numba 2" in log.read_text() for log in logs), logs
 
 
 def test_scattered_fit_records_and_gather_logs(scatter_runs):

@@ -81,6 +81,9 @@ def base_config(dataset_dir: Path) -> dict:
         "algorithms": ALGORITHMS,
         "figures": {"figure1_eval_conventions": ["ranklib", "yahoo", "letor"],
                     "figure2_eval_conventions": EVAL},
+        # RankNet's train jobs on one thread: its test networks train in a blink, and a 2-thread
+        # job waits for both cores (tests/test_workflow_scatter.py runs them on two)
+        "resources": {"train_threads": {"ranknet": 1}},
     }
 
 

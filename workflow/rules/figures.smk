@@ -15,7 +15,7 @@ for _figure in FIGURES:
         output:
             **figure_output(_figure.name),
         params:
-            **_figure.params(PLAN),
+            **_figure.rule_params(PLAN),
         log:
             figure_log(_figure),
         threads: 1

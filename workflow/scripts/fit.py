@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from ltrconv.pipeline.job import (THREAD_PARAMS, cap_threads, load_conventions, peak_rss_mb,
-                                  reset_peak_rss, run)
+from ltrconv.pipeline.job import (cap_threads, load_conventions, peak_rss_mb, reset_peak_rss,
+                                  run, thread_params)
 from ltrconv import rankers
 from ltrconv.data.letor import Dataset
 from ltrconv.outputs import atomic_path
@@ -68,7 +68,7 @@ def fit(smk, log, i: int, fold, params: dict, metrics: list[str]) -> tuple[float
 
 def main(smk, log):
     params = cap_threads(dict(smk.params.hyperparams),
-                         [n for n in THREAD_PARAMS if n in rankers.param_names(smk.params.ranker)],
+                         thread_params(smk.params.ranker),
                          smk.threads, log)
     conventions = load_conventions(smk)
     metrics = [conventions.ranker_metric(m) for m in smk.params.metrics]

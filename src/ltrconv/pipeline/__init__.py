@@ -15,7 +15,17 @@ workflow/rules/common.smk validates the configuration, builds the plan and reads
 scripts import their helpers from :mod:`ltrconv.pipeline.job`.
 """
 
-from ltrconv.pipeline.config import ConfigError
-from ltrconv.pipeline.plan import AlgorithmPlan, DatasetPlan, Plan, build_plan
+import importlib
 
-__all__ = ["AlgorithmPlan", "ConfigError", "DatasetPlan", "Plan", "build_plan"]
+# Where each name is defined; imported on first use, so that a job script importing
+# ltrconv.pipeline.job does not load the configuration's schema checks (jsonschema).
+_HOMES = {"ConfigError": "config", "AlgorithmPlan": "plan", "DatasetPlan": "plan", "Plan": "plan",
+          "build_plan": "plan"}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -172,15 +172,14 @@ def check_threads(algorithm: str, known: list[str], ranker: str | None) -> None:
     """resources.train_threads names a registered algorithm or a variant (one disabled is let
     be, as a config that turns an algorithm off keeps its settings), whose ranker runs in
     threads (has a thread parameter)."""
-    from ltrconv import rankers
-    from ltrconv.pipeline.job import THREAD_PARAMS
+    from ltrconv.pipeline.job import THREAD_PARAMS, thread_params
+    from ltrconv.rankers import registry
 
     key = f"config key 'resources.train_threads.{algorithm}'"
     if algorithm not in known:
         raise ConfigError(f"{key}: {algorithm!r} is not an algorithm or variant; known: "
                           f"{', '.join(known)}")
-    if ranker in rankers.registry.REGISTRY and not set(THREAD_PARAMS) & set(
-            rankers.param_names(ranker)):
+    if ranker in registry.REGISTRY and not thread_params(ranker):
         raise ConfigError(f"{key}: {ranker} fits on one thread (it has no "
                           f"{' or '.join(THREAD_PARAMS)} parameter)")
 

@@ -33,11 +33,12 @@ def _no_params(plan: Any) -> dict:
 class Figure:
     """One figure of each dataset.
 
-    ``name``: the file stem under figures/ (with :data:`ALGORITHM`, one figure per algorithm);
+    ``name``: the file stem under figures/ (with :data:`ALGORITHM`, one figure per algorithm,
+    drawn by one job with ``algorithm=`` each);
     ``title``: the report page's title; ``rule``: the rule that draws it; ``draw``: the drawing
-    function as "module:function", called as ``function(*tables, out_stem, **params(plan))``
-    with the rule's wildcards other than the dataset as keyword arguments too (None: the rule
-    has a script of its own, which writes other outputs as well); ``tables``: the names of the
+    function as "module:function", called as ``function(*tables, out_stem, **params(plan))``,
+    with ``algorithm=A`` too for a figure per algorithm (None: the rule has a script of its
+    own, which writes other outputs as well); ``tables``: the names of the
     dataset's tables it reads (RESULTS/DATASET/tables/NAME.tsv, the rule's inputs);
     ``params``: the function's keyword arguments from the plan (the rule's params);
     ``caption``: workflow/report/CAPTION.rst (default the name); ``when``: whether a plan makes
@@ -67,6 +68,13 @@ class Figure:
             return [(self.name, self.title)]
         return [(self.name.replace(ALGORITHM, a), self.title.replace(ALGORITHM, a))
                 for a in plan.algorithms]
+
+    def rule_params(self, plan) -> dict:
+        """The params of the rule drawing it: :attr:`params`, and for a figure per algorithm
+        the plan's algorithms (one rule job draws each one's figure, in the order of its
+        outputs)."""
+        extra = {"algorithms": list(plan.algorithms)} if self.per_algorithm else {}
+        return {**self.params(plan), **extra}
 
     def function(self) -> Callable:
         module, name = self.draw.split(":")

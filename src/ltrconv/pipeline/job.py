@@ -34,6 +34,13 @@ THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLI
 THREAD_PARAMS = ("num_threads", "n_jobs")
 
 
+def thread_params(ranker: str) -> list[str]:
+    """The thread parameters (:data:`THREAD_PARAMS`) registered ``ranker`` takes."""
+    from ltrconv import rankers
+
+    return [n for n in THREAD_PARAMS if n in rankers.param_names(ranker)]
+
+
 def limit_threads(n: int) -> str:
     """Cap every thread pool of the job at ``n`` (the rule's ``threads``); says what is set,
     and how idle OpenMP threads wait (the workflow sets OMP_WAIT_POLICY, see
@@ -41,20 +48,25 @@ def limit_threads(n: int) -> str:
 
     Environment variables cover libraries not started yet and child processes; numba's
     ``set_num_threads`` and threadpoolctl cover the pools already loaded (numba's defaults to
-    every core whatever OMP_NUM_THREADS says)."""
+    every core whatever OMP_NUM_THREADS says, but reads NUMBA_NUM_THREADS when imported: a job
+    that has not imported it does not pay its import, ~0.4 s of CPU, to be told so)."""
     n = max(1, int(n))
     for var in THREAD_ENV:
         os.environ[var] = str(n)
-    import numba
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+        numba_threads = numba.get_num_threads()
+    else:
+        numba_threads = n
     threadpool_limits(limits=n)
     pools = ", ".join(f"{p['internal_api']} {p['num_threads']}"
                       + (f" ({p['architecture']})" if p.get("architecture") else "")
                       for p in threadpool_info())
     wait = os.environ.get("OMP_WAIT_POLICY", "unset")
-    return (f"threads: numba {numba.get_num_threads()}" + (f", {pools}" if pools else "")
+    return (f"threads: numba {numba_threads}" + (f", {pools}" if pools else "")
             + f"; OMP_WAIT_POLICY {wait}")
 
 
@@ -213,9 +225,13 @@ def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
     handlers = [logging.StreamHandler(sys.stderr)]
     if log_path:
         handlers.append(logging.FileHandler(log_path, mode="w"))
-    logging.basicConfig(level=logging.INFO, format="%(message)s", handlers=handlers, force=True)
+    # The job's own lines at INFO, the libraries' at WARNING: matplotlib's fontTools logs
+    # hundreds of INFO lines per PDF it writes (its font subsetting), into log and terminal.
+    logging.basicConfig(level=logging.WARNING, format="%(message)s", handlers=handlers,
+                        force=True)
     logging.captureWarnings(True)  # e.g. DocidWarning from the reader, into the rule log
-    log = logging.getLogger(snakemake.rule)
+    log = logging.getLogger(f"ltrconv.job.{snakemake.rule}")
+    log.setLevel(logging.INFO)
     if log_path:
         records.forget(log_path)
     try:

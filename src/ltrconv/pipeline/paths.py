@@ -102,18 +102,22 @@ def fit_records(plan: Plan, dataset) -> list[str]:
 
 
 def figure_output(plan: Plan, name) -> dict:
-    """A figure's files (a pattern: the dataset, and the algorithm of a figure per algorithm, as
-    wildcards)."""
-    return {"png": f"{plan.results}/{{dataset}}/figures/{name}.png",
-            "pdf": f"{plan.results}/{{dataset}}/figures/{name}.pdf"}
+    """A figure's files (a pattern: the dataset as wildcard); for a figure per algorithm, the
+    files of every algorithm of the plan, in its order: one job draws them all (each such job
+    would otherwise spend most of its time starting Python and matplotlib)."""
+    from ltrconv.pipeline.figures import ALGORITHM
+
+    stems = ([name.replace(ALGORITHM, a) for a in plan.algorithms] if ALGORITHM in name
+             else [name])
+    files = {ext: [f"{plan.results}/{{dataset}}/figures/{stem}.{ext}" for stem in stems]
+             for ext in ("png", "pdf")}
+    return files if ALGORITHM in name else {ext: paths[0] for ext, paths in files.items()}
 
 
 def figure_log(plan: Plan, figure) -> str:
     """The log of the rule drawing ``figure`` (a :class:`~ltrconv.pipeline.figures.Figure`; a
-    pattern): LOGS/{dataset}/RULE.log, or LOGS/{dataset}/RULE/{algorithm}.log for a figure per
-    algorithm."""
-    stem = f"{figure.rule}/{{algorithm}}" if figure.per_algorithm else figure.rule
-    return f"{plan.logs}/{{dataset}}/{stem}.log"
+    pattern): LOGS/{dataset}/RULE.log."""
+    return f"{plan.logs}/{{dataset}}/{figure.rule}.log"
 
 
 def claims_extra_inputs(plan: Plan, dataset) -> dict:

@@ -212,11 +212,15 @@ class Plan:
 
     def fit_threads(self, algorithm: str) -> int:
         """The threads of ``algorithm``'s training jobs that fit whole folds: config
-        resources.train_threads of it, else of its base, else :attr:`train_threads`. Its
-        ranker's thread parameter is set to them (workflow/scripts/fit.py)."""
+        resources.train_threads of it, else of its base when its ranker runs in threads too,
+        else :attr:`train_threads`. Its ranker's thread parameter is set to them
+        (workflow/scripts/fit.py)."""
+        from ltrconv.pipeline.job import thread_params
+
         by_algorithm = self.config["resources"]["train_threads"]
-        base = self.algorithms[algorithm].base
-        return by_algorithm.get(algorithm, by_algorithm.get(base, self.train_threads))
+        p = self.algorithms[algorithm]
+        inherited = by_algorithm.get(p.base) if thread_params(p.ranker) else None
+        return by_algorithm.get(algorithm, inherited or self.train_threads)
 
     # --- extensions ---------------------------------------------------------------------------
     @property

@@ -18,11 +18,19 @@ datasets not enabled: each enabled dataset enters as :func:`ltrconv.pipeline.dat
 .identity`)."""
 
 
+HOW = ("resources", "scatter")
+"""Configuration keys that say how the jobs run (threads, memory and time requests, one job
+or many), never what they compute: a scattered fit gathers the grouped job's model files byte
+for byte (tests/test_workflow_scatter.py), and a model file holds no thread count
+(:mod:`ltrconv.rankers.modelfile`). Left out of the configuration's digest too."""
+
+
 def study_config(plan: Plan) -> dict:
-    """The configuration that decides the results: the merged configuration less :data:`WHERE`,
-    with each enabled dataset as what it is rather than where it is found, and the folds as
-    the numbers run."""
-    cfg = {k: v for k, v in plan.config.items() if k not in WHERE and k != "datasets"}
+    """The configuration that decides the results: the merged configuration less :data:`WHERE`
+    and :data:`HOW`, with each enabled dataset as what it is rather than where it is found,
+    and the folds as the numbers run."""
+    cfg = {k: v for k, v in plan.config.items()
+           if k not in WHERE + HOW and k != "datasets"}
     cfg["datasets"] = {d: datasets.identity(plan, d) for d in plan.datasets}
     cfg["folds"] = list(plan.folds)  # the folds run, however named (a list, or "all")
     return cfg
@@ -38,7 +46,7 @@ def run_params(plan: Plan) -> dict:
     """What the run adds to the machine's record, as the rule's params (the same for every
     dataset): the configuration's digest, the seeds, the random algorithms and the folds."""
     return {
-        "config": {"sha256": config_digest(plan), "left_out": list(WHERE)},
+        "config": {"sha256": config_digest(plan), "left_out": list(WHERE + HOW)},
         "seeds": list(plan.seeds),
         "random_algorithms": [a for a, p in plan.algorithms.items() if p.random],
         "folds": list(plan.folds),

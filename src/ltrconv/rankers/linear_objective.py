@@ -69,13 +69,33 @@ def relevant_of(rel, q, a):
     return rel.idx[rel.off[q]:rel.off[q + 1]] - a
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _strictly_descending(order, s, tie_code):
+    """True when the scores in ``order`` fall strictly at every step, compared as
+    :func:`precedes` compares them (as float32 under ``docid-desc``): then no two tie and
+    ``order`` is already the one ranking of every tie policy. A NaN answers False."""
+    for p in range(len(order) - 1):
+        a = s[order[p]]
+        b = s[order[p + 1]]
+        if tie_code == DOCID_DESC:
+            a = np.float32(a)
+            b = np.float32(b)
+        if not a > b:
+            return False
+    return True
+
+
 @njit(nogil=True, cache=True)
 def _sort(order, s, labels, tiekey, tie_code):
     """Insertion sort of ``order`` by the tie policy, then document index (a total order);
     returns the number of documents moved.
 
-    O(n + inversions): nearly free when ``order`` is already the ranking of nearby scores.
+    O(n + inversions): nearly free when ``order`` is already the ranking of nearby scores,
+    and a single pass over them when their scores fall strictly (no tie to break, as after
+    most steps of a line search).
     """
+    if _strictly_descending(order, s, tie_code):
+        return 0
     moved = 0
     for p in range(1, len(order)):
         cur = order[p]

@@ -43,8 +43,8 @@ from .._version import __version__
 from ..errors import InputError, LtrconvError, check_regular, printable, shown
 from ..outputs import atomic_path
 from .registry import KNOWN as ALGORITHMS
+from .params import RESULT_FREE
 from .registry import get as get_entry
-from .units import RESULT_FREE
 
 MAGIC = b"ltrconv-model\n"
 FORMAT = 1
@@ -90,7 +90,7 @@ def write_model(path: str | os.PathLike, ranker) -> None:
 
 def _result_free_defaults(cls) -> dict:
     """The parameters of ``cls`` that change how a fit runs, not what it finds
-    (``units.RESULT_FREE``), with their defaults."""
+    (:data:`.params.RESULT_FREE`), with their defaults."""
     return {name: inspect.signature(cls.__init__).parameters[name].default
             for name in RESULT_FREE if name in cls._get_param_names()}
 
@@ -98,7 +98,7 @@ def _result_free_defaults(cls) -> dict:
 def _as_ranker(model):
     """``model`` as its algorithm's ranker class: an estimator of :mod:`ltrconv.rankers.sklearn`
     (a subclass that adds no state) is written as the ranker it holds, so both write one file.
-    A parameter that changes how a fit runs, not what it finds (``units.RESULT_FREE``: the
+    A parameter that changes how a fit runs, not what it finds (``params.RESULT_FREE``: the
     threads), is written as its default: one fit on 1 or 8 cores writes one file."""
     cls = get_entry(model.name).load_class()
     if not isinstance(model, cls):

@@ -19,6 +19,11 @@ from ..errors import LtrconvError, shown
 from ..evaluation.spec import MetricSpec
 from .estimator import InvalidParameterError
 
+RESULT_FREE = ("n_jobs",)
+"""Hyperparameters that change how a fit runs, not what it finds: gathered partial fits may
+differ in them (:mod:`.units`), and a model file holds them at their defaults
+(:mod:`.modelfile`)."""
+
 
 COUNT_MAX = 2**31 - 1
 """Largest count (rounds, trees, leaf sizes, bins) a ranker accepts: LightGBM reads its integer

@@ -689,6 +689,27 @@ def _architectures_ok(value) -> bool:
     return isinstance(value, (list, tuple)) and len(value) > 0 and all(map(units_ok, value))
 
 
+def fit_architectures(model, datas: list[TrainingData], units, n_features: int,
+                      train_one) -> list[list[dict]]:
+    """Train ``model``'s architectures ``units`` (indices into ``model.architectures``) once:
+    ``train_one(sizes, index, val_scorers, tick)`` each, ``sizes`` its layer sizes, on up to
+    ``model.n_jobs`` threads (:func:`train_architectures`), progress told to the first data's
+    reporter. Returns, under each validation scorer of ``datas``, a search record per
+    architecture: architecture, best epoch, validation score, history and weights."""
+    archs = tuple(tuple(int(u) for u in arch) for arch in model.architectures)
+    sizes = {i: (n_features, *archs[i], 1) for i in units}
+    scorers = [d.val_scorer for d in datas]
+    tick = UnitTicks(datas[0].progress, archs, units, int(model.max_epochs), len(datas))
+    runs = train_architectures(lambda i, t: train_one(sizes[i], i, scorers, t), units, sizes,
+                               model.n_jobs, tick)
+    records = [[] for _ in datas]
+    for index, results in zip(units, runs):
+        for out, (params, epoch, score, history) in zip(records, results):
+            out.append({"architecture": archs[index], "best_epoch": epoch,
+                        "val_score": score, "history": history, "params": params})
+    return records
+
+
 def select_architecture(model, shared: dict, records: list[dict]) -> None:
     """Keep on ``model`` the architecture of ``records`` (one per fitted unit) with the best
     validation score, the first on ties: its search record, sizes, weights and history."""
@@ -781,7 +802,6 @@ class RankNet(UnitRanker):
         ``datas``' validation scorers, each one's best weights, epoch, validation score and
         history. ``shared``: the feature count."""
         data = datas[0]
-        archs = tuple(tuple(int(u) for u in arch) for arch in self.architectures)
         X = as_float32_values(data.X)
         Xv = as_float32_values(data.X_val)
         y, off = data.y, data.offsets
@@ -789,17 +809,10 @@ class RankNet(UnitRanker):
         with_pairs = np.array([y[a:b].min() < y[a:b].max() for a, b in zip(off[:-1], off[1:])])
         queries = np.flatnonzero(with_pairs).astype(np.int64)
         seed = self._seed()
-        records = [[] for _ in datas]
-        sizes = {i: (X.shape[1], *archs[i], 1) for i in units}
-        scorers = [d.val_scorer for d in datas]
-        tick = UnitTicks(data.progress, archs, units, int(self.max_epochs), len(datas))
-        runs = train_architectures(
-            lambda i, t: self._train_one(sizes[i], seed, X, y, off, queries, Xv, scorers, t),
-            units, sizes, self.n_jobs, tick)
-        for index, results in zip(units, runs):
-            for out, (params, epoch, score, history) in zip(records, results):
-                out.append({"architecture": archs[index], "best_epoch": epoch,
-                            "val_score": score, "history": history, "params": params})
+        records = fit_architectures(
+            self, datas, units, X.shape[1],
+            lambda sizes, i, scorers, t: self._train_one(sizes, seed, X, y, off, queries, Xv,
+                                                         scorers, t))
         return {"n_features": X.shape[1]}, records
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:

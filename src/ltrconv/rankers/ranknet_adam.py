@@ -24,8 +24,8 @@ import numpy as np
 from ..jit import njit
 from .base import TrainingData
 from .params import Check, Integer, Metric, Number, Options, RandomState
-from .ranknet import (_SCORING, ARCHITECTURES, PAPER_GRID, EpochPick, UnitTicks,
-                      _architectures_ok, select_architecture, train_architectures)
+from .ranknet import (_SCORING, ARCHITECTURES, PAPER_GRID, EpochPick, _architectures_ok,
+                      fit_architectures, select_architecture)
 from .units import UnitRanker
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
@@ -278,7 +278,6 @@ class RankNetAdam(UnitRanker):
         weights, epoch, validation score and history. ``shared``: the feature scaling, the same
         for every architecture."""
         data = datas[0]
-        archs = tuple(tuple(int(u) for u in arch) for arch in self.architectures)
         X, y, off = data.X, data.y, data.offsets
         mean = X.mean(axis=0)
         std = X.std(axis=0)
@@ -290,18 +289,10 @@ class RankNetAdam(UnitRanker):
         train_q = np.flatnonzero(with_pairs).astype(np.int64)
         act = ACTIVATIONS[self.activation]
         seed = self._seed()
-        records = [[] for _ in datas]
-        sizes = {i: (X.shape[1], *archs[i], 1) for i in units}
-        scorers = [d.val_scorer for d in datas]
-        tick = UnitTicks(data.progress, archs, units, int(self.max_epochs), len(datas))
-        runs = train_architectures(
-            lambda i, t: self._train_one(sizes[i], seed, i, Z, y, off, train_q, Zv, scorers, act,
-                                         t),
-            units, sizes, self.n_jobs, tick)
-        for index, results in zip(units, runs):
-            for out, (params, epoch, score, history) in zip(records, results):
-                out.append({"architecture": archs[index], "best_epoch": epoch,
-                            "val_score": score, "history": history, "params": params})
+        records = fit_architectures(
+            self, datas, units, X.shape[1],
+            lambda sizes, i, scorers, t: self._train_one(sizes, seed, i, Z, y, off, train_q, Zv,
+                                                         scorers, act, t))
         return {"n_features": X.shape[1], "mean": mean, "std": std}, records
 
     def _select(self, units: tuple[int, ...], shared: dict, records: list[dict]) -> None:

@@ -22,9 +22,8 @@ import numpy as np
 
 from ..errors import InputError
 from .base import Ranker, TrainingData
+from .params import RESULT_FREE
 
-# Hyperparameters that change how a fit runs, not what it finds.
-RESULT_FREE = ("n_jobs",)
 
 
 class GatherError(InputError):
