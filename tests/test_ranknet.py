@@ -422,7 +422,7 @@ def test_update_with_infinite_deltas_equals_the_plain_kernel(lanes):
     D[npair] = d_i
     got = np.concatenate([params, np.zeros(tiles.PAD)])
     rn_module._update_weights(got, (0, a, b, 0, a, i, npair), out, D, D_flat,
-                              np.zeros((b + 1) * (a + 1)), pairs, lr, lanes)
+                              np.zeros(b * (a + 2)), pairs, lr, lanes)
     got = got[:total]
     assert np.array_equal(want, got, equal_nan=True)
     finite = ~np.isnan(want)
@@ -433,6 +433,41 @@ def test_update_with_infinite_deltas_equals_the_plain_kernel(lanes):
         every_term = [sum(d * v for d, v in zip(d_j[:npair, a + 4], x[:, s]))
                       for s in range(a)]
     assert any(np.isnan(t) and not np.isnan(w) for t, w in zip(every_term, row[:a]))
+
+
+def test_kernels_refuse_a_buffer_too_short_for_what_they_write():
+    """numba checks no index, so a work array one element too short would be written past its
+    end (corrupting the heap: a later compilation crashed in LLVM): the kernels check the
+    extent they write first. The same calls with one element more pass."""
+    a, b, n, npair = 5, 19, 6, 3
+    sizes = [a, b, 1]
+    w_off, u_off, total = rn_module.layout(sizes)
+    width = u_off[-1]
+    out_flat = np.ones(n * width + tiles.PAD)
+    out = out_flat[:n * width].reshape(n, width)
+    D_flat = np.ones((n + 1) * width + tiles.PAD)
+    D = D_flat[:(n + 1) * width].reshape(n + 1, width)
+    pairs = np.arange(npair, dtype=np.int64)
+    params = np.zeros(total + tiles.PAD)
+    geo = (0, a, b, 0, a, npair, npair)
+    with pytest.raises(ValueError, match="acc"):
+        rn_module._update_weights(params, geo, out, D, D_flat, np.zeros(b * (a + 2) - 1), pairs,
+                                  0.05, 4)
+    rn_module._update_weights(params, geo, out, D, D_flat, np.zeros(b * (a + 2)), pairs, 0.05, 4)
+    K, M, N = 3, 5, 9
+    A, B = np.ones(K * M + M), np.ones((K + 1) * N + tiles.PAD)
+    plain = ((K, M, N), (0, M, 1), (0, N), (0, N, 1), 0)
+    with pytest.raises(ValueError, match="C ends"):
+        tiles.gemm(A, B, np.zeros(M * N - 1), *plain, 8)
+    tiles.gemm(A, B, np.zeros(M * N), *plain, 8)
+    with pytest.raises(ValueError, match="C ends"):
+        tiles.gemm_rows(A, B, np.zeros(M * N - 1), (K, M, N), (0, M, 1), (0, N), (0, 1, M), 4)
+    tiles.gemm_rows(A, B, np.zeros(M * N), (K, M, N), (0, M, 1), (0, N), (0, 1, M), 4)
+    for lanes, padded in ((4, 12), (8, 16)):  # the update stores each row's last vector whole
+        C = np.zeros((M - 1) * N + padded)
+        with pytest.raises(ValueError, match="C ends"):
+            tiles.gemm(A, B, C[:-1], *plain, lanes, None, None, (0.05, K, K))
+        tiles.gemm(A, B, C, *plain, lanes, None, None, (0.05, K, K))
 
 
 def _ordered_sums(A, B, skip_zero_a):

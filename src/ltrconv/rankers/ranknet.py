@@ -416,11 +416,17 @@ def _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes):
     MQ2008's feature values are 0) adding them instead gives the same sums when every delta is
     finite (:mod:`.tiles`), which the bias sums tell: a sum with an infinite or NaN term is
     infinite or NaN. Otherwise tiles of one input x 32 units skip each zero input as the plain
-    kernel does, into ``acc[t (a + 1) + s]``, and the update follows."""
+    kernel does, into ``acc[t (a + 1) + s]``, and the update follows.
+
+    ``acc`` holds at least ``b (a + 2)`` elements: those sums, then the bias sums at
+    ``acc[b (a + 1) + t]``; a shorter one raises ValueError (numba checks no index: the bias
+    sums would be written past its end)."""
     w0, a, b, src, dst, i, npair = geo
     width = D.shape[1]
     owidth = out.shape[1]
     m1 = a + 1
+    if acc.size < b * (m1 + 1):
+        raise ValueError("_update_weights: acc holds fewer than b (a + 2) elements")
     flat_o = out.reshape(out.size)
     bias = acc[b * m1:b * m1 + b]  # the bias sums first: one is finite when its deltas are
     for t in range(b):
@@ -506,6 +512,7 @@ def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, f
     out_p = flat_o[:longest * width].reshape((longest, width))
     flat_d = np.zeros((longest + 1) * width + PAD)
     D = flat_d[:(longest + 1) * width].reshape((longest + 1, width))
+    # the sums: (npair + 1) a of _hidden_deltas, b (a + 2) of _update_weights (a, b < widest)
     flat = np.zeros(max((longest + 1) * widest, widest * (widest + 1)))
     lam = np.zeros(longest)
     net = (sizes, w_off, u_off, wt)

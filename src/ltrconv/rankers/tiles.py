@@ -233,11 +233,26 @@ def gemm(A, B, C, shape, a_at, b_at, c_at, skip, lanes, a_rows=None, b_rows=None
     ``(b0, bk) = b_at``, ``(c0, cm, cn) = c_at``; ``B`` readable :data:`PAD` elements past
     its last one. ``skip``: leave out the ``k`` whose ``A`` values in a tile are all zero
     (exact when ``B`` is finite: module docstring). ``lanes`` 8: tiles of 8 rows, then 4, 2
-    and 1; else 6, 3 and 1 (module docstring)."""
+    and 1; else 6, 3 and 1 (module docstring). ``a_rows``, ``b_rows``: int64 arrays, row
+    ``a_rows[k]`` of ``A`` (``b_rows[k]`` of ``B``) in place of row ``k``.
+
+    ``update = (lr, k_dt, k_xi)``: ``C[c0 + m cm + n] += lr (A[a0 + k_dt ak + m am]
+    B[b0 + k_xi bk + n] - sum)`` instead, ``C`` contiguous along ``n`` (``cn = 1``), each row's
+    last vector stored whole (its lanes past ``N`` with the values they had), so that ``C``
+    holds a vector of ``lanes`` elements from the last vector's start. A ``C`` too short for
+    the elements written raises ValueError (numba checks no index)."""
     K, M, N = shape
     a0, ak, am = a_at
     b0, bk = b_at
     c0, cm, cn = c_at
+    if M > 0 and N > 0:
+        if update is None:
+            last = c0 + (M - 1) * cm + (N - 1) * cn
+        else:
+            width = 8 if lanes == 8 else 4
+            last = c0 + (M - 1) * cm + (N + width - 1) // width * width - 1
+        if last >= C.size:
+            raise ValueError("gemm: C ends before the last element written")
     m = 0
     if lanes == 8:
         while m + 8 <= M:
@@ -281,6 +296,8 @@ def gemm_rows(A, B, C, shape, a_at, b_at, c_at, lanes, a_rows=None):
     a0, ak, am = a_at
     b0, bk = b_at
     c0, cm, cn = c_at
+    if M > 0 and N > 0 and c0 + (M - 1) * cm + (N - 1) * cn >= C.size:
+        raise ValueError("gemm_rows: C ends before the last element written")
     strip = 8 * lanes
     for n in range(0, N, strip):
         cols = min(strip, N - n)
