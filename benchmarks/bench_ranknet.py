@@ -14,16 +14,20 @@ and one add per term of every sum; zero inputs skipped or not, the count is the 
   and ``4 (a + 1) b`` for the update.
 
 The machine's peak without fused multiply-add is measured with the tiles' own loop
-(:mod:`ltrconv.rankers.tiles`) over 2,000 values in L1, each step broadcasting the next one and
-multiplying it by the same 8 (so no product is loop-invariant) into 12 independent sums:
-12 vector multiplies and 12 vector adds, 96 operations per step.
+(:mod:`ltrconv.rankers.tiles`) over 2,000 values in L1, each step broadcasting the next rows'
+values and multiplying them by the same vectors (so no product is loop-invariant) into the
+tile's independent sums: with AVX-512, 8 rows x 3 vectors of 8, 24 vector multiplies and 24
+vector adds, 384 operations per step; else 6 x 2 vectors of 4, 96 operations per step.
+``--lanes 4`` times the tiled kernels with 4-lane vectors (the AVX2 tiles) on any CPU.
 
-    python benchmarks/bench_ranknet.py [--fold 1] [--epochs 3] [--plain] [--data DIR]
+    python benchmarks/bench_ranknet.py [--fold 1] [--epochs 3] [--plain] [--lanes 4|8]
+        [--data DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 from pathlib import Path
@@ -35,29 +39,37 @@ from ltrconv.evaluation.queries import offsets_from_qid
 from ltrconv.jit import njit
 from ltrconv.rankers import ranknet as rn
 from ltrconv.rankers.ranklib_values import as_float32_values
-from ltrconv.rankers.tiles import _tile_6x8
+from ltrconv.rankers.tiles import LANES, _rows_6x2, _rows_8x3
 
 HERE = Path(__file__).resolve()
 DEFAULT_DATA = HERE.parents[2] / "shared" / "data" / "MQ2008"
 
 
 @njit
-def _peak_loop(a, b, c, steps):
+def _peak_loop_8(a, b, c, steps):
     for _ in range(5_000):
-        _tile_6x8(a, b, c, (steps, 0, 1, 1, 0, 0, 0, 8, 1, 0))
+        _rows_8x3(a, b, c, None, None, (steps, 24, 0, 1, 1, 0, 0, 0, 24, 1, 0), None)
+
+
+@njit
+def _peak_loop_4(a, b, c, steps):
+    for _ in range(5_000):
+        _rows_6x2(a, b, c, None, None, (steps, 8, 0, 1, 1, 0, 0, 0, 8, 1, 0), None)
 
 
 def peak_gflops(repeats: int = 5) -> float:
-    """GFLOP/s of 12 independent vector multiply-add chains (separate mul and add)."""
+    """GFLOP/s of the main tile of this CPU's vector width (:mod:`ltrconv.rankers.tiles`): its
+    independent multiply-add chains (separate mul and add) over values in L1."""
+    rows, cols, loop = (8, 24, _peak_loop_8) if LANES == 8 else (6, 8, _peak_loop_4)
     steps = 2_000
-    a, b, c = np.linspace(0.5, 1.5, steps + 6), np.full(8, 0.999), np.zeros(48)
-    _peak_loop(a, b, c, 10)
+    a, b, c = np.linspace(0.5, 1.5, steps + rows), np.full(cols, 0.999), np.zeros(rows * cols)
+    loop(a, b, c, 10)
     times = []
     for _ in range(repeats):
         t = time.process_time()
-        _peak_loop(a, b, c, steps)
+        loop(a, b, c, steps)
         times.append(time.process_time() - t)
-    return 5_000 * steps * 96 / statistics.median(times) / 1e9
+    return 5_000 * steps * rows * cols * 2 / statistics.median(times) / 1e9
 
 
 def epoch_flops(sizes, y, off, queries) -> float:
@@ -94,6 +106,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--plain", action="store_true",
                         help="also time the plain kernels the tiled ones replaced")
+    parser.add_argument("--lanes", type=int, choices=(4, 8), default=LANES,
+                        help="the tiles' vector width (default: this CPU's, %(default)s)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args()
     tr = Dataset.load(args.data / f"Fold{args.fold}" / "train.txt")
@@ -106,8 +120,9 @@ def main() -> None:
                 for a, b in zip(off[:-1], off[1:]))
     print(f"Fold{args.fold}: {len(queries)} queries with pairs, {pairs} pairs per epoch")
     peak = peak_gflops()
-    print(f"measured peak without FMA: {peak:.1f} GFLOP/s (one core)")
-    kernels = {"tiled": rn._train_epoch}
+    print(f"measured peak without FMA: {peak:.1f} GFLOP/s (one core, {LANES}-lane vectors); "
+          f"tiles of {args.lanes} lanes")
+    kernels = {"tiled": functools.partial(rn._train_epoch, lanes=args.lanes)}
     if args.plain:
         kernels["plain"] = rn._train_epoch_plain
     head = f"{'architecture':<16}{'GFLOP':>7}" + "".join(

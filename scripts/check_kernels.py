@@ -17,6 +17,7 @@ against the plain ones', without compiling afresh).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -56,7 +57,8 @@ def pattern_sees_one() -> bool:
 
 
 def _reach_every_kernel() -> None:
-    """A small fit's calls: both epochs (tiled and plain), both forward passes, exp in lanes."""
+    """A small fit's calls: both epochs (plain, and tiled with 4- and 8-lane vectors), the
+    forward passes, exp in lanes."""
     import numpy as np
 
     from ltrconv.evaluation.queries import offsets_from_qid
@@ -71,7 +73,9 @@ def _reach_every_kernel() -> None:
     off = offsets_from_qid(qid)
     w_off, u_off, _ = ranknet.layout(sizes)
     longest = int(np.diff(off).max())
-    for epoch in (ranknet._train_epoch_plain, ranknet._train_epoch):
+    epochs = [ranknet._train_epoch_plain] + [
+        functools.partial(ranknet._train_epoch, lanes=lanes) for lanes in (4, 8)]
+    for epoch in epochs:
         params = ranknet.init_weights(sizes, 3)
         out = np.zeros((longest, u_off[-1]))
         work = (out, np.zeros_like(out), np.zeros(u_off[-1]), np.zeros((longest, u_off[-1])),
@@ -79,10 +83,13 @@ def _reach_every_kernel() -> None:
                 np.zeros(longest, dtype=np.int64))
         epoch(params, np.asarray(sizes, dtype=np.int64), w_off, u_off, X, y, off,
               np.arange(len(off) - 1, dtype=np.int64), 0.05, *work)
-    for predict in (ranknet._predict, ranknet._predict_plain):
+    for predict in (functools.partial(ranknet._predict, lanes=4),
+                    functools.partial(ranknet._predict, lanes=8), ranknet._predict_plain):
         predict(params, np.asarray(sizes), w_off, u_off, X, np.zeros((8, u_off[-1])))
     x = np.linspace(-800, 800, 1000)
     fdlibm.exp_lanes(x, np.empty_like(x), len(x))
+    for lanes in (4, 8):
+        fdlibm.exp_vectors(x, np.empty_like(x), len(x), lanes)
 
 
 def report() -> dict:

@@ -2,6 +2,7 @@
 the algorithm (module docstring of ltrconv.rankers.ranknet), selection, parameters, model
 files; and, where Java, the RankLib jar and MQ2008 are at hand, the seeded jar's own run."""
 
+import functools
 import math
 import os
 import re
@@ -316,8 +317,9 @@ def test_mq2008_fold1_equals_seeded_ranklib(mq2008_dir, mq2008_fold1, seeded_jar
 # ---- the tiled kernels: the plain ones' bits, no fused multiply-add, fdlibm's exp in lanes ----
 
 
-def _plain_and_tiled(arch, X, y, qid, epochs, seed=3):
-    """The weights after each epoch of the plain and the tiled kernels, from the same start."""
+def _plain_and_tiled(arch, X, y, qid, epochs, seed=3, lanes=tiles.LANES, start=None):
+    """The weights after each epoch of the plain and the tiled kernels (vectors of ``lanes``),
+    from the same start (``start(params)`` may change the initial weights)."""
     from ltrconv.evaluation.queries import offsets_from_qid
 
     sizes = (X.shape[1], *arch, 1)
@@ -326,8 +328,11 @@ def _plain_and_tiled(arch, X, y, qid, epochs, seed=3):
     w_off, u_off, _ = rn_module.layout(list(sizes))
     longest = int(np.diff(off).max())
     runs = []
-    for epoch_fn in (rn_module._train_epoch_plain, rn_module._train_epoch):
+    for epoch_fn in (rn_module._train_epoch_plain,
+                     functools.partial(rn_module._train_epoch, lanes=lanes)):
         params = init_weights(sizes, seed)
+        if start is not None:
+            start(params)
         out = np.zeros((longest, u_off[-1]))
         work = (out, np.zeros_like(out), np.zeros(u_off[-1]), np.zeros((longest, u_off[-1])),
                 np.zeros((max(longest, max(sizes) + 1), max(sizes) + 1)),
@@ -341,11 +346,12 @@ def _plain_and_tiled(arch, X, y, qid, epochs, seed=3):
     return runs
 
 
+@pytest.mark.parametrize("lanes", [4, 8])
 @pytest.mark.parametrize("arch", [(3,), (13,), (40,), (9, 17), (20, 7, 5), (33, 33)])
-def test_tiled_kernels_equal_the_plain_ones_bit_for_bit(arch):
+def test_tiled_kernels_equal_the_plain_ones_bit_for_bit(arch, lanes):
     """Widths that leave every kind of tile remainder, features half zero (some whole columns,
     some scattered), queries of 1-40 documents: every weight after every epoch has the plain
-    kernels' bits, and the validation scores too."""
+    kernels' bits, and the validation scores too, with 4- and 8-lane vectors."""
     rng = np.random.default_rng(len(arch) * 100 + arch[0])
     sizes_q = rng.integers(1, 41, 30)
     qid = np.repeat(np.arange(len(sizes_q)), sizes_q)
@@ -354,14 +360,15 @@ def test_tiled_kernels_equal_the_plain_ones_bit_for_bit(arch):
     X[:, 4] = 0.0
     X[qid % 3 == 0, 7] = -0.0
     y = rng.integers(0, 3, len(qid)).astype(np.int64)
-    plain, tiled = _plain_and_tiled(arch, X, y, qid, epochs=3)
+    plain, tiled = _plain_and_tiled(arch, X, y, qid, epochs=3, lanes=lanes)
     for a, b in zip(plain, tiled):
         assert a.view(np.uint64).tolist() == b.view(np.uint64).tolist()
     assert not np.array_equal(plain[0], plain[-1])  # the weights moved
     sizes = np.asarray((X.shape[1], *arch, 1), dtype=np.int64)
     w_off, u_off, _ = rn_module.layout(sizes.tolist())
     scores = [fn(plain[-1], sizes, w_off, u_off, X, np.zeros((16, u_off[-1])))
-              for fn in (rn_module._predict_plain, rn_module._predict)]
+              for fn in (rn_module._predict_plain,
+                         functools.partial(rn_module._predict, lanes=lanes))]
     assert scores[0].view(np.uint64).tolist() == scores[1].view(np.uint64).tolist()
 
 
@@ -383,31 +390,159 @@ def test_forward_with_a_non_finite_weight_equals_the_plain_kernel():
     assert got[0].view(np.uint64).tolist() == got[1].view(np.uint64).tolist()
 
 
-@pytest.mark.parametrize("shape", [(1, 1, 1), (7, 6, 8), (5, 13, 29), (0, 7, 9), (40, 3, 37)])
-def test_gemm_sums_each_term_in_order(shape):
-    """Every sum of gemm and gemm_rows is the one-term-at-a-time sum from +0 in order of k
-    (checked against Python floats), zero terms of A skipped or not."""
+@pytest.mark.parametrize("lanes", [4, 8])
+def test_update_with_infinite_deltas_equals_the_plain_kernel(lanes):
+    """Where the plain kernel skips zero inputs (more units above than inputs below), the tiles
+    add them when every delta is finite; an infinite delta (0 x inf is NaN) sends the update to
+    tiles that skip each zero input: the weights equal the plain kernel's, NaN where they are
+    NaN, and differ from the sums that add every term."""
+    rng = np.random.default_rng(11)
+    a, b, n, i = 5, 19, 12, 3  # 5 inputs, 19 units above: the plain kernel skips zeros
+    sizes = [a, b, 1]
+    w_off, u_off, total = rn_module.layout(sizes)
+    width = u_off[-1]
+    out_flat = np.zeros(n * width + tiles.PAD)
+    out = out_flat[:n * width].reshape(n, width)
+    out[:] = rng.standard_normal((n, width))
+    out[:, :a][rng.random((n, a)) < 0.5] = 0.0
+    pairs = np.array([0, 2, 5, 6, 7, 9, 11], dtype=np.int64)
+    npair = len(pairs)
+    d_j = np.zeros((n, width))
+    d_j[:npair] = rng.standard_normal((npair, width))
+    d_j[1, a + 4] = np.inf  # pair 1's delta of unit 4 above
+    d_i = rng.standard_normal(width)
+    lr = 0.05
+    params = init_weights(sizes, 2)
+    want = params.copy()
+    rn_module._update_weights_plain(want, w_off, a, b, 0, 0, a, npair, pairs, out, i, d_i, d_j,
+                                    lr, np.zeros((n + 1, b + 1)))
+    D_flat = np.zeros((n + 1) * width + tiles.PAD)
+    D = D_flat[:(n + 1) * width].reshape(n + 1, width)
+    D[:npair] = d_j[:npair]
+    D[npair] = d_i
+    got = np.concatenate([params, np.zeros(tiles.PAD)])
+    rn_module._update_weights(got, (0, a, b, 0, a, i, npair), out, D, D_flat,
+                              np.zeros(b * (a + 2)), pairs, lr, lanes)
+    got = got[:total]
+    assert np.array_equal(want, got, equal_nan=True)
+    finite = ~np.isnan(want)
+    assert want[finite].view(np.uint64).tolist() == got[finite].view(np.uint64).tolist()
+    row = want[4 * (a + 1):5 * (a + 1)]  # the weights into unit 4 (its bias last)
+    x = out[pairs, :a]
+    with np.errstate(invalid="ignore"):
+        every_term = [sum(d * v for d, v in zip(d_j[:npair, a + 4], x[:, s]))
+                      for s in range(a)]
+    assert any(np.isnan(t) and not np.isnan(w) for t, w in zip(every_term, row[:a]))
+
+
+def test_kernels_refuse_a_buffer_too_short_for_what_they_write():
+    """numba checks no index, so a work array one element too short would be written past its
+    end (corrupting the heap: a later compilation crashed in LLVM): the kernels check the
+    extent they write first. The same calls with one element more pass."""
+    a, b, n, npair = 5, 19, 6, 3
+    sizes = [a, b, 1]
+    w_off, u_off, total = rn_module.layout(sizes)
+    width = u_off[-1]
+    out_flat = np.ones(n * width + tiles.PAD)
+    out = out_flat[:n * width].reshape(n, width)
+    D_flat = np.ones((n + 1) * width + tiles.PAD)
+    D = D_flat[:(n + 1) * width].reshape(n + 1, width)
+    pairs = np.arange(npair, dtype=np.int64)
+    params = np.zeros(total + tiles.PAD)
+    geo = (0, a, b, 0, a, npair, npair)
+    with pytest.raises(ValueError, match="acc"):
+        rn_module._update_weights(params, geo, out, D, D_flat, np.zeros(b * (a + 2) - 1), pairs,
+                                  0.05, 4)
+    rn_module._update_weights(params, geo, out, D, D_flat, np.zeros(b * (a + 2)), pairs, 0.05, 4)
+    K, M, N = 3, 5, 9
+    A, B = np.ones(K * M + M), np.ones((K + 1) * N + tiles.PAD)
+    plain = ((K, M, N), (0, M, 1), (0, N), (0, N, 1), 0)
+    with pytest.raises(ValueError, match="C ends"):
+        tiles.gemm(A, B, np.zeros(M * N - 1), *plain, 8)
+    tiles.gemm(A, B, np.zeros(M * N), *plain, 8)
+    with pytest.raises(ValueError, match="C ends"):
+        tiles.gemm_rows(A, B, np.zeros(M * N - 1), (K, M, N), (0, M, 1), (0, N), (0, 1, M), 4)
+    tiles.gemm_rows(A, B, np.zeros(M * N), (K, M, N), (0, M, 1), (0, N), (0, 1, M), 4)
+    for lanes, padded in ((4, 12), (8, 16)):  # the update stores each row's last vector whole
+        C = np.zeros((M - 1) * N + padded)
+        with pytest.raises(ValueError, match="C ends"):
+            tiles.gemm(A, B, C[:-1], *plain, lanes, None, None, (0.05, K, K))
+        tiles.gemm(A, B, C, *plain, lanes, None, None, (0.05, K, K))
+
+
+def _ordered_sums(A, B, skip_zero_a):
+    """``sum_k A[k, m] B[k, n]`` one term at a time from +0 in order of k, in Python floats."""
+    K, M = A.shape
+    N = B.shape[1]
+    want = np.zeros((M, N))
+    for m in range(M):
+        for n in range(N):
+            total = 0.0
+            for k in range(K):
+                if not (skip_zero_a and A[k, m] == 0.0):
+                    total += A[k, m] * B[k, n]
+            want[m, n] = total
+    return want
+
+
+def _bits(x):
+    return np.asarray(x).view(np.uint64).tolist()
+
+
+@pytest.mark.parametrize("lanes", [4, 8])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (7, 6, 8), (5, 13, 29), (0, 7, 9), (40, 3, 37),
+                                   (9, 15, 47), (3, 9, 25), (6, 8, 17), (4, 23, 201),
+                                   (2, 5, 48)])
+def test_gemm_sums_each_term_in_order(shape, lanes):
+    """Every sum of gemm and gemm_rows, with either vector width (the row counts cover every
+    tile height, the column counts every count of whole and partial vectors), is the
+    one-term-at-a-time sum from +0 in order of k (checked against Python floats), zero terms
+    of A skipped or not; the rows of A or B read through an index, and the update form
+    ``C += lr (A[k_dt] B[k_xi] - sum)``, give the same sums."""
     K, M, N = shape
     rng = np.random.default_rng(K * 31 + N)
     A = rng.standard_normal((K, M)) * 10.0 ** rng.integers(-8, 8, (K, M))
     A[rng.random((K, M)) < 0.4] = 0.0
     A[:, 0] = -0.0
     B = rng.standard_normal((K, N)) * 10.0 ** rng.integers(-8, 8, (K, N))
-    want = np.zeros((M, N))
-    for m in range(M):
-        for n in range(N):
-            total = 0.0
-            for k in range(K):
-                if A[k, m] != 0.0:
-                    total += A[k, m] * B[k, n]
-            want[m, n] = total
+    B_pad = np.concatenate([B.ravel(), np.full(tiles.PAD, np.nan)])  # never in a stored sum
+    want = _ordered_sums(A, B, True)
+    assert want.view(np.uint64).tolist() == _ordered_sums(A, B, False).view(np.uint64).tolist()
     for skip in (0, 1):
         C = np.full(M * N, np.nan)
-        tiles.gemm(A.ravel(), B.ravel(), C, (K, M, N), (0, M, 1), (0, N), (0, N, 1), skip)
-        assert C.view(np.uint64).tolist() == want.ravel().view(np.uint64).tolist()
+        tiles.gemm(A.ravel(), B_pad, C, (K, M, N), (0, M, 1), (0, N), (0, N, 1), skip, lanes)
+        assert _bits(C) == _bits(want.ravel())
     C = np.full(M * N, np.nan)  # gemm_rows, stored transposed: C[n M + m]
-    tiles.gemm_rows(A.ravel(), B.ravel(), C, (K, M, N), (0, M, 1), (0, N), (0, 1, M))
-    assert C.view(np.uint64).tolist() == want.T.ravel().view(np.uint64).tolist()
+    tiles.gemm_rows(A.ravel(), B_pad, C, (K, M, N), (0, M, 1), (0, N), (0, 1, M), lanes)
+    assert _bits(C) == _bits(want.T.ravel())
+    # rows through an index: A's row k is stored at row order[k], B's at order[k] + 1
+    order = rng.permutation(K).astype(np.int64)
+    A_rows = np.zeros((K, M))
+    A_rows[order] = A
+    B_rows = np.zeros((K + 1, N))
+    B_rows[order + 1] = B
+    B_rows_pad = np.concatenate([B_rows.ravel(), np.full(tiles.PAD, np.nan)])
+    C = np.full(M * N, np.nan)
+    tiles.gemm(A.ravel(), B_rows_pad, C, (K, M, N), (0, M, 1), (N, N), (0, N, 1), 0, lanes,
+               None, order)
+    assert _bits(C) == _bits(want.ravel())
+    C = np.full(M * N, np.nan)
+    tiles.gemm_rows(A_rows.ravel(), B_pad, C, (K, M, N), (0, M, 1), (0, N), (0, 1, M), lanes,
+                    order)
+    assert _bits(C) == _bits(want.T.ravel())
+    # the update: A's row K is dt, B's row K (here through no index) is x
+    dt = rng.standard_normal(M)
+    x = rng.standard_normal(N)
+    A_u = np.vstack([A, dt])
+    B_u = np.concatenate([np.vstack([B, x]).ravel(), np.full(tiles.PAD, np.nan)])
+    W = rng.standard_normal(M * N + tiles.PAD)
+    expect = W.copy()
+    for m in range(M):
+        for n in range(N):
+            expect[m * N + n] += 0.05 * (dt[m] * x[n] - want[m, n])
+    tiles.gemm(A_u.ravel(), B_u, W, (K, M, N), (0, M, 1), (0, N), (0, N, 1), 0, lanes, None,
+               None, (0.05, K, K))
+    assert _bits(W) == _bits(expect)  # the padding too: a partial vector stores its lanes
 
 
 def _kernel_script():
@@ -485,6 +620,11 @@ def test_exp_in_lanes_equals_fdlibm_bit_for_bit():
     fdlibm.exp_lanes(x, got, len(x))
     differ = np.flatnonzero(want.view(np.uint64) != got.view(np.uint64))
     assert differ.size == 0, [(x[i], want[i], got[i]) for i in differ[:5]]
+    for lanes in (4, 8):  # the same operations written on vectors
+        got = np.empty_like(x)
+        fdlibm.exp_vectors(x, got, len(x), lanes)
+        differ = np.flatnonzero(want.view(np.uint64) != got.view(np.uint64))
+        assert differ.size == 0, [(lanes, x[i], want[i], got[i]) for i in differ[:5]]
     # every region is there: overflow, underflow, subnormal results, |x| < 2^-28, k = 0, +-1
     assert np.isinf(want).any() and (want == 0).any() and ((want > 0) & (want < 2.0 ** -1022)).any()
     assert (want == 1.0).any() and np.isnan(want).any()

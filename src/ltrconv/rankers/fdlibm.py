@@ -35,6 +35,7 @@ import struct
 import numpy as np
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ..jit import njit
@@ -255,3 +256,133 @@ def exp_lanes(x, out, n):
     """``out[i] = fdlibm_exp(x[i])`` for ``i < n``, :func:`exp_lane` in vector lanes."""
     for i in range(n):
         out[i] = exp_lane(x[i])
+
+
+# ---- exp on explicit vectors ----------------------------------------------------------------
+# LLVM's loop vectorizer gives :func:`exp_lane` 4 lanes even where the CPU has 8 (it prefers
+# 256-bit vectors on AVX-512 CPUs); the same operations written on ``<width x double>`` vectors
+# take the CPU's whole width.
+
+_DBL = ir.DoubleType()
+_I64 = ir.IntType(64)
+
+
+def _splat(vty, value):
+    return ir.Constant(vty, [value] * vty.count)
+
+
+def emit_exp(builder, x):
+    """LLVM IR of :func:`exp_lane` on a ``<width x double>`` value ``x``: the same operations,
+    in the same order, on every lane (each rounded alone: no fast-math flag), the same
+    selections."""
+    vty = x.type
+    ity = ir.VectorType(_I64, vty.count)
+
+    def c(v):
+        return _splat(vty, v)
+
+    def ci(v):
+        return _splat(ity, v)
+
+    in_range = builder.and_(builder.fcmp_ordered("<=", x, c(_O_THRESHOLD)),
+                            builder.fcmp_ordered(">=", x, c(_U_THRESHOLD)))  # False for NaN
+    special = builder.select(builder.fcmp_unordered("!=", x, x), builder.fadd(x, x),
+                             builder.select(builder.fcmp_ordered(">", x, c(0.0)),
+                                            c(math.inf), c(0.0)))
+    xr = builder.select(in_range, x, c(0.0))
+    ax = builder.bitcast(builder.and_(builder.bitcast(xr, ity), ci(0x7FFFFFFFFFFFFFFF)), vty)
+    negative = builder.fcmp_ordered("<", xr, c(0.0))
+    k_round = builder.fptosi(builder.fadd(builder.fmul(c(_INV_LN2), xr),
+                                          builder.select(negative, c(-0.5), c(0.5))), ity)
+    k_mid = builder.select(negative, ci(-1), ci(1))
+    k = builder.select(builder.fcmp_ordered("<", ax, c(_HX_HALF_LN2)), ci(0),
+                       builder.select(builder.fcmp_ordered("<", ax, c(_HX_3HALF_LN2)), k_mid,
+                                      k_round))
+    t = builder.sitofp(k, vty)
+    hi = builder.fsub(xr, builder.fmul(t, c(_LN2_HI)))
+    lo = builder.fmul(t, c(_LN2_LO))
+    r = builder.fsub(hi, lo)
+    rr = builder.fmul(r, r)
+    poly = builder.fadd(c(_P4), builder.fmul(rr, c(_P5)))
+    for p in (_P3, _P2, _P1):
+        poly = builder.fadd(c(p), builder.fmul(rr, poly))
+    cc = builder.fsub(r, builder.fmul(rr, poly))
+    y = builder.fsub(c(1.0), builder.fsub(builder.fsub(
+        lo, builder.fdiv(builder.fmul(r, cc), builder.fsub(c(2.0), cc))), hi))
+    normal = builder.icmp_signed(">=", k, ci(-1021))
+    half = builder.ashr(k, ci(1))
+
+    def pow2(j):
+        return builder.bitcast(builder.shl(builder.add(j, ci(1023)), ci(52)), vty)
+
+    first = pow2(builder.select(normal, half, builder.add(k, ci(1000))))
+    second = builder.select(normal, pow2(builder.sub(k, half)), c(_TWOM1000))
+    scaled = builder.fmul(builder.fmul(y, first), second)
+    result = builder.select(builder.fcmp_ordered("<", ax, c(_HX_TINY)),
+                            builder.fadd(c(1.0), xr), scaled)
+    return builder.select(in_range, result, special)
+
+
+UNROLL = 4
+
+
+def vector_map(width: int, body):
+    """An intrinsic ``f(Y, j, count, X, i, Z, k)`` for 1-D contiguous float64 arrays:
+    ``Y[j + v:j + v + width] = body(builder, X[i + v:...], Z[k + v:...])`` for
+    ``v = 0, width, ..., (count - 1) width``, ``body`` emitting IR on ``<width x double>``
+    values (one loop, so that LLVM keeps its constants in registers)."""
+    vty = ir.VectorType(_DBL, width)
+
+    @intrinsic
+    def kernel(typingctx, Y, j, count, X, i, Z, k):
+        def codegen(context, builder, signature, args):
+            py, px, pz = (context.make_array(signature.args[n])(context, builder, args[n]).data
+                          for n in (0, 3, 5))
+            def step(start, n):  # n vectors from vector ``start``, their chains interleaved
+                vs = [builder.mul(builder.add(start, ir.Constant(_I64, u)),
+                                  ir.Constant(_I64, width)) for u in range(n)]
+
+                def at(p, off, v):
+                    return builder.bitcast(builder.gep(p, [builder.add(off, v)]),
+                                           vty.as_pointer())
+
+                xs = [builder.load(at(px, args[4], v), align=8) for v in vs]
+                zs = [builder.load(at(pz, args[6], v), align=8) for v in vs]
+                ys = [body(builder, x, z) for x, z in zip(xs, zs)]
+                for v, y in zip(vs, ys):
+                    builder.store(y, at(py, args[1], v), align=8)
+
+            count = args[2]
+            groups = builder.sdiv(count, ir.Constant(_I64, UNROLL))
+            with cgutils.for_range(builder, groups) as loop:
+                step(builder.mul(loop.index, ir.Constant(_I64, UNROLL)), UNROLL)
+            done = builder.mul(groups, ir.Constant(_I64, UNROLL))
+            with cgutils.for_range(builder, builder.sub(count, done)) as loop:
+                step(builder.add(done, loop.index), 1)
+            return context.get_dummy_value()
+
+        return types.void(Y, j, count, X, i, Z, k), codegen
+
+    return kernel
+
+
+def _exp_body(builder, x, _):
+    return emit_exp(builder, x)
+
+
+_exp_8 = vector_map(8, _exp_body)
+_exp_4 = vector_map(4, _exp_body)
+
+
+@njit(cache=True)
+def exp_vectors(x, out, n, lanes):
+    """``out[i] = fdlibm_exp(x[i])`` for ``i < n``: :func:`emit_exp` on vectors of ``lanes``
+    (8 or 4), the last ``n % lanes`` by :func:`exp_lane`."""
+    i = n - n % lanes
+    if lanes == 8:
+        _exp_8(out, 0, i // 8, x, 0, x, 0)
+    else:
+        _exp_4(out, 0, i // 4, x, 0, x, 0)
+    while i < n:
+        out[i] = exp_lane(x[i])
+        i += 1

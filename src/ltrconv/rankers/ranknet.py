@@ -27,8 +27,9 @@ fdlibm's).
 
 The kernels (``_train_epoch``, ``_predict``) compute these sums as register tiles
 (:mod:`.tiles`): several independent sums at once, each one's terms in the order above, from
-+0, products and sums rounded separately (no fused multiply-add, no fastmath); the sigmoids
-and ``lambda`` take fdlibm's exp in vector lanes (:func:`.fdlibm.exp_lane`). The
++0, products and sums rounded separately (no fused multiply-add, no fastmath), in vectors of
+the CPU's width (``lanes``: 8 with AVX-512, else 4); the sigmoids and ``lambda`` take fdlibm's
+exp in vector lanes (:func:`.fdlibm.exp_lane`, :func:`.fdlibm.emit_exp`). The
 ``*_plain`` kernels, one sum at a time, are kept: the tiles' results equal theirs bit for bit
 (tests/test_ranknet.py), and the forward pass falls back to them when a weight is not finite.
 
@@ -47,15 +48,16 @@ import threading
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
+from llvmlite import ir
 
 from ..errors import InputError
 from ..jit import njit
 from .base import TrainingData
-from .fdlibm import exp_lane, fdlibm_exp
+from .fdlibm import emit_exp, exp_lane, fdlibm_exp, vector_map
 from .java_random import JavaRandom, synapse_weights
 from .params import Check, Integer, Metric, Number, RandomState
 from .ranklib_values import as_float32_values
-from .tiles import all_finite, gemm, gemm_rows
+from .tiles import LANES, PAD, all_finite, gemm, gemm_rows
 from .units import UnitRanker
 
 # The paper validates 1-3 hidden layers of 10-500 units (Busa-Fekete et al. 2012, Sec. 4): widths
@@ -293,28 +295,72 @@ def _predict_plain(params, sizes, w_off, u_off, X, out):
 # ``1 + exp(..) >= 1``.
 
 
+def _sigmoid_body(builder, x, bias):
+    """``1 / (1 + exp(-(x + bias)))`` on vectors, as :func:`_sigmoid_rows` computes it (the
+    negation as numba's: ``-0.0 - v``)."""
+    one = ir.Constant(x.type, [1.0] * x.type.count)
+    minus = builder.fsub(ir.Constant(x.type, [-0.0] * x.type.count), builder.fadd(x, bias))
+    return builder.fdiv(one, builder.fadd(one, emit_exp(builder, minus)))
+
+
+def _fprime_body(builder, o, _):
+    """``f'(o) = s (1 - s)``, ``s = 1 / (1 + exp(-o))``, on vectors."""
+    one = ir.Constant(o.type, [1.0] * o.type.count)
+    minus = builder.fsub(ir.Constant(o.type, [-0.0] * o.type.count), o)
+    sv = builder.fdiv(one, builder.fadd(one, emit_exp(builder, minus)))
+    return builder.fmul(sv, builder.fsub(one, sv))
+
+
+_sigmoid_8 = vector_map(8, _sigmoid_body)
+_fprime_8 = vector_map(8, _fprime_body)
+
+
 @njit(cache=True, error_model="numpy")
-def _sigmoid_rows(out, n, dst, b, bias):
+def _sigmoid_rows(out, fp, n, dst, b, bias, with_fp, lanes):
     """``out[r, dst + t] = 1 / (1 + exp(-(out[r, dst + t] + bias[t])))`` for ``r < n``,
-    ``t < b``: a unit's weighted sum plus its bias, through the sigmoid."""
-    for r in range(n):
-        row = out[r, dst:dst + b]
-        for t in range(b):
-            row[t] = 1.0 / (1.0 + exp_lane(-(row[t] + bias[t])))
-
-
-@njit(cache=True)
-def _forward(wt, sizes, w_off, u_off, X, out):
-    """:func:`_forward_plain`'s values: each unit's sum over the units below in order from +0,
-    then its bias, as :func:`.tiles.gemm` tiles of 6 documents x 8 units. A unit below that is
-    zero for all 6 documents of a tile is skipped; one that is zero for some adds ``+-0`` there,
-    which leaves the sum unchanged when the weights are finite (:mod:`.tiles`); with a
-    non-finite weight, the plain kernel runs."""
-    n = X.shape[0]
-    if not all_finite(wt, 0, wt.size):
-        _forward_plain(wt, sizes, w_off, u_off, X, out)
-        return
+    ``t < b``: a unit's weighted sum plus its bias, through the sigmoid; with ``with_fp``,
+    ``fp[r, dst + t] = f'(out[r, dst + t])`` too (module docstring). With 8 lanes, the whole
+    vectors of each row by :func:`.fdlibm.emit_exp` (LLVM's loop vectorizer gives
+    :func:`.fdlibm.exp_lane` 4 lanes there), the rest as with 4 lanes."""
     width = out.shape[1]
+    flat_o = out.reshape(out.size)
+    flat_f = fp.reshape(fp.size)
+    whole = b - b % 8 if lanes == 8 else 0
+    for r in range(n):
+        at = r * width + dst
+        if whole:
+            _sigmoid_8(flat_o, at, whole // 8, flat_o, at, bias, 0)
+            if with_fp:
+                _fprime_8(flat_f, at, whole // 8, flat_o, at, flat_o, at)
+        row = out[r, dst + whole:dst + b]
+        rest = bias[whole:b]
+        for t in range(b - whole):
+            row[t] = 1.0 / (1.0 + exp_lane(-(row[t] + rest[t])))
+        if with_fp:
+            f = fp[r, dst + whole:dst + b]
+            for t in range(b - whole):
+                sv = 1.0 / (1.0 + exp_lane(-row[t]))
+                f[t] = sv * (1.0 - sv)
+
+
+@njit(cache=True, error_model="numpy")
+def _forward(wt, sizes, w_off, u_off, X, out, fp, with_fp, lanes):
+    """:func:`_forward_plain`'s values: each unit's sum over the units below in order from +0,
+    then its bias, as :func:`.tiles.gemm` tiles of documents x units. A unit below that is
+    zero for all documents of a tile is skipped; one that is zero for some adds ``+-0`` there,
+    which leaves the sum unchanged when the weights are finite (:mod:`.tiles`); with a
+    non-finite weight, the plain kernel runs. With ``with_fp``, ``f'`` of every unit into
+    ``fp``. ``wt`` has :data:`.tiles.PAD` elements more than the weights."""
+    n = X.shape[0]
+    width = out.shape[1]
+    if not all_finite(wt, 0, wt.size - PAD):
+        _forward_plain(wt, sizes, w_off, u_off, X, out)
+        if with_fp:
+            for r in range(n):
+                for u in range(sizes[0], u_off[-1]):
+                    sv = _sigmoid(out[r, u])
+                    fp[r, u] = sv * (1.0 - sv)
+        return
     flat = out.reshape(out.size)
     for r in range(n):
         for k in range(sizes[0]):
@@ -322,17 +368,19 @@ def _forward(wt, sizes, w_off, u_off, X, out):
     for layer in range(len(sizes) - 1):
         a, b = sizes[layer], sizes[layer + 1]
         src, dst = u_off[layer], u_off[layer + 1]
-        gemm(flat, wt, flat, (a, n, b), (src, 1, width), (w_off[layer], b), (dst, width, 1), 1)
-        _sigmoid_rows(out, n, dst, b, wt[w_off[layer] + a * b:w_off[layer] + (a + 1) * b])
+        gemm(flat, wt, flat, (a, n, b), (src, 1, width), (w_off[layer], b), (dst, width, 1), 1,
+             lanes)
+        _sigmoid_rows(out, fp, n, dst, b, wt[w_off[layer] + a * b:w_off[layer] + (a + 1) * b],
+                      with_fp, lanes)
 
 
 @njit(cache=True)
-def _hidden_deltas(params, geo, D, acc, fp, pairs):
+def _hidden_deltas(params, geo, D, flat_d, acc, fp, pairs, lanes):
     """:func:`_hidden_deltas_plain`'s deltas of the ``a`` units of a layer (``geo = (w0, a, b,
     src, dst, i, npair)``) from the ``b`` units above. ``D`` holds each pair document's deltas in
     rows ``0..npair-1`` and document ``i``'s in row ``npair``; each unit's sum runs over the
-    units above in order, every term added (as the plain kernel does), in tiles of 6 rows x 8
-    units; then times ``f'``."""
+    units above in order, every term added (as the plain kernel does), in tiles of rows x
+    units (:func:`.tiles.gemm`); then times ``f'``."""
     w0, a, b, src, dst, i, npair = geo
     if b == 1:  # below the output unit: each sum is +0 plus one term (LLVM keeps the +0:
         # without fast-math it may not drop it, as -0 + +0 is +0)
@@ -345,65 +393,74 @@ def _hidden_deltas(params, geo, D, acc, fp, pairs):
                 row[h] = (0.0 + c * w[h]) * f[h]
         return
     width = D.shape[1]
-    gemm(D.reshape(D.size), params, acc, (b, npair + 1, a), (dst, 1, width), (w0, a + 1),
-         (0, a, 1), 0)
-    for k in range(npair):
-        j = pairs[k]
+    gemm(flat_d, params, acc, (b, npair + 1, a), (dst, 1, width), (w0, a + 1), (0, a, 1), 0,
+         lanes)
+    for k in range(npair + 1):
+        f = fp[pairs[k] if k < npair else i, src:src + a]
+        row = D[k, src:src + a]
+        sums = acc[k * a:(k + 1) * a]
         for h in range(a):
-            D[k, src + h] = acc[k * a + h] * fp[j, src + h]
-    for h in range(a):
-        D[npair, src + h] = acc[npair * a + h] * fp[i, src + h]
+            row[h] = sums[h] * f[h]
 
 
 @njit(cache=True)
-def _update_weights(params, geo, out, D, acc, Xp, pairs, lr):
+def _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes):
     """:func:`_update_weights_plain`'s update of the weights into the ``b`` units above a
     layer (``geo = (w0, a, b, src, dst, i, npair)``):
     ``w_st += lr (delta_i(t) x_s(i) - sum_k delta_k(t) x_s(j_k))``, each sum over the pairs
-    ``k`` in order from +0. The pair documents' inputs are first copied to rows of ``Xp`` (the
-    bias input 1 last: ``delta 1`` is ``delta``). Where the plain kernel skips zero inputs
-    (``b > a + 1``; in the paper's grid, the first layer but for 10 units: its inputs are the
-    features, 47% of MQ2008's feature values are 0) the tiles are one
-    input x 32 units and skip each zero input as the plain kernel does; elsewhere the plain
-    kernel adds every term, and so do the tiles (6 units x 8 inputs). Either way the sums
-    land at ``acc[t (a + 1) + s]``, in the weights' own order."""
+    ``k`` in order from +0, in tiles of units ``t`` x inputs ``s`` reading the pair documents'
+    rows of ``out`` (a view of a 1-D array with :data:`.tiles.PAD` elements more) through
+    ``pairs``, each weight updated in the tile; the bias sums (``x = 1``:
+    ``sum_k delta_k(t)``) apart, first. Where the plain kernel skips zero inputs (``b > a + 1``;
+    in the paper's grid, the first layer but for 10 units: its inputs are the features, 47% of
+    MQ2008's feature values are 0) adding them instead gives the same sums when every delta is
+    finite (:mod:`.tiles`), which the bias sums tell: a sum with an infinite or NaN term is
+    infinite or NaN. Otherwise tiles of one input x 32 units skip each zero input as the plain
+    kernel does, into ``acc[t (a + 1) + s]``, and the update follows.
+
+    ``acc`` holds at least ``b (a + 2)`` elements: those sums, then the bias sums at
+    ``acc[b (a + 1) + t]``; a shorter one raises ValueError (numba checks no index: the bias
+    sums would be written past its end)."""
     w0, a, b, src, dst, i, npair = geo
     width = D.shape[1]
+    owidth = out.shape[1]
     m1 = a + 1
-    flat_d = D.reshape(D.size)
-    for k in range(npair):
-        j = pairs[k]
-        for s in range(a):
-            Xp[k * m1 + s] = out[j, src + s]
-        Xp[k * m1 + a] = 1.0
-    if b > m1:
-        gemm_rows(Xp, flat_d, acc, (npair, m1, b), (0, m1, 1), (dst, width), (0, 1, m1))
-    else:
-        gemm(flat_d, Xp, acc, (npair, b, m1), (dst, width, 1), (0, m1), (0, m1, 1), 0)
+    if acc.size < b * (m1 + 1):
+        raise ValueError("_update_weights: acc holds fewer than b (a + 2) elements")
+    flat_o = out.reshape(out.size)
+    bias = acc[b * m1:b * m1 + b]  # the bias sums first: one is finite when its deltas are
     for t in range(b):
-        base = w0 + t * m1
-        dt = D[npair, dst + t]
-        for s in range(a):
-            params[base + s] += lr * (dt * out[i, src + s] - acc[t * m1 + s])
-        params[base + a] += lr * (dt - acc[t * m1 + a])
+        bias[t] = 0.0
+    for k in range(npair):
+        dk = D[k, dst:dst + b]
+        for t in range(b):
+            bias[t] += dk[t]
+    if b <= m1 or all_finite(bias, 0, b):  # the sums and the update in the tiles
+        gemm(flat_d, flat_o, params, (npair, b, a), (dst, width, 1), (src, owidth),
+             (w0, m1, 1), 0, lanes, None, pairs, (lr, npair, i))
+    else:
+        gemm_rows(flat_o, flat_d, acc, (npair, a, b), (src, owidth, 1), (dst, width),
+                  (0, 1, m1), lanes, pairs)
+        xi = out[i, src:src + a]
+        for t in range(b):
+            dt = D[npair, dst + t]
+            w = params[w0 + t * m1:w0 + t * m1 + a]
+            sums = acc[t * m1:t * m1 + a]
+            for s in range(a):
+                w[s] += lr * (dt * xi[s] - sums[s])
+    for t in range(b):
+        params[w0 + t * m1 + a] += lr * (D[npair, dst + t] - bias[t])
 
 
 @njit(cache=True, error_model="numpy")
-def _train_query(params, net, X, y, lr, bufs):
+def _train_query(params, net, X, y, lr, bufs, lanes):
     """:func:`_train_query_plain` with the tiled kernels: ``net = (sizes, w_off, u_off, wt)``,
-    ``bufs = (out, fp, D, acc, Xp, lam, pairs)``."""
+    ``bufs = (out, fp, D, flat_d, acc, lam, pairs)``."""
     sizes, w_off, u_off, wt = net
-    out, fp, D, acc, Xp, lam, pairs = bufs
+    out, fp, D, flat_d, acc, lam, pairs = bufs
     n = X.shape[0]
     _transpose(params, sizes, w_off, wt)
-    _forward(wt, sizes, w_off, u_off, X, out)
-    n_units = u_off[-1]
-    for r in range(n):
-        row_o = out[r]
-        row_f = fp[r]
-        for u in range(sizes[0], n_units):
-            sv = 1.0 / (1.0 + exp_lane(-row_o[u]))
-            row_f[u] = sv * (1.0 - sv)
+    _forward(wt, sizes, w_off, u_off, X, out, fp, True, lanes)
     top = len(sizes) - 1
     o = u_off[top]
     for i in range(n):
@@ -428,47 +485,56 @@ def _train_query(params, net, X, y, lr, bufs):
         for layer in range(top - 1, 0, -1):  # hidden units, top down
             geo = (w_off[layer], sizes[layer], sizes[layer + 1], u_off[layer], u_off[layer + 1],
                    i, npair)
-            _hidden_deltas(params, geo, D, acc, fp, pairs)
+            _hidden_deltas(params, geo, D, flat_d, acc, fp, pairs, lanes)
         for layer in range(top):
             geo = (w_off[layer], sizes[layer], sizes[layer + 1], u_off[layer], u_off[layer + 1],
                    i, npair)
-            _update_weights(params, geo, out, D, acc, Xp, pairs, lr)
+            _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes)
 
 
 @njit(cache=True, nogil=True)
 def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, fp, d_i, d_j,
-                 acc, pairs):
+                 acc, pairs, lanes=LANES):
     """One pass over ``queries`` (RankLib's epoch). ``out``, ``fp``, ``pairs``: work arrays as
     :func:`_train_epoch_plain` takes them (``d_i``, ``d_j``, ``acc`` unused: here the deltas
-    live in one array, the sums in another)."""
-    wt = np.empty_like(params)
+    live in one array, the sums in another); ``lanes``: the tiles' vector width (:mod:`.tiles`).
+    The weights are updated in a copy with :data:`.tiles.PAD` elements more, as :func:`.tiles.gemm`
+    reads them."""
+    size = params.size
+    w = np.zeros(size + PAD)
+    w[:size] = params
+    wt = np.zeros(size + PAD)
     longest, width = out.shape
     widest = 1
     for s in sizes:
         widest = max(widest, s + 1)
-    D = np.zeros((longest + 1, width))
-    flat = np.zeros(max((longest + 1) * widest, widest * widest))
-    Xp = np.zeros(longest * widest)
+    flat_o = np.zeros(longest * width + PAD)
+    out_p = flat_o[:longest * width].reshape((longest, width))
+    flat_d = np.zeros((longest + 1) * width + PAD)
+    D = flat_d[:(longest + 1) * width].reshape((longest + 1, width))
+    # the sums: (npair + 1) a of _hidden_deltas, b (a + 2) of _update_weights (a, b < widest)
+    flat = np.zeros(max((longest + 1) * widest, widest * (widest + 1)))
     lam = np.zeros(longest)
     net = (sizes, w_off, u_off, wt)
-    bufs = (out, fp, D, flat, Xp, lam, pairs)
+    bufs = (out_p, fp, D, flat_d, flat, lam, pairs)
     for q in queries:
         a, b = offsets[q], offsets[q + 1]
-        _train_query(params, net, X[a:b], y[a:b], lr, bufs)
+        _train_query(w, net, X[a:b], y[a:b], lr, bufs, lanes)
+    params[:] = w[:size]
 
 
 @njit(cache=True, nogil=True)
-def _predict(params, sizes, w_off, u_off, X, out):
+def _predict(params, sizes, w_off, u_off, X, out, lanes=LANES):
     """Output-unit values of the rows of ``X`` in blocks of ``out.shape[0]`` rows."""
     n = X.shape[0]
     batch = out.shape[0]
     res = np.empty(n)
     top = u_off[len(sizes) - 1]
-    wt = np.empty_like(params)
+    wt = np.zeros(params.size + PAD)
     _transpose(params, sizes, w_off, wt)
     for start in range(0, n, batch):
         stop = min(n, start + batch)
-        _forward(wt, sizes, w_off, u_off, X[start:stop], out)
+        _forward(wt, sizes, w_off, u_off, X[start:stop], out, out, False, lanes)
         for r in range(stop - start):
             res[start + r] = out[r, top]
     return res

@@ -6,13 +6,24 @@ Every RankNet step (:mod:`.ranknet`) computes many independent sums of the form
 ``n`` a unit below, ``k`` a unit above) and the weight updates (``m``, ``n`` the two ends of a
 weight, ``k`` a pair). Floating-point addition is not associative, so the order of the terms
 of each sum is fixed; which sums are computed together is free. :func:`gemm` keeps a tile of
-``6 x 8`` sums (6 values of ``m``, 8 consecutive ``n``) in vector registers while ``k`` runs,
-loading and storing each sum once, instead of once per term.
+sums (a few values of ``m`` by a few vectors of consecutive ``n``) in vector registers while
+``k`` runs, loading and storing each sum once, instead of once per term.
 
-Each tile is one LLVM loop written here with explicit ``<4 x double>`` operations, because
-numba leaves LLVM's SLP vectorizer off (``NUMBA_SLP_VECTORIZE=0``) and its loop vectorizer
-cannot keep a tile of sums in registers. Products and sums are separate ``fmul`` and ``fadd``
-instructions without fast-math flags, which LLVM never fuses into a fused multiply-add.
+Each tile is one LLVM loop written here with explicit vector operations, because numba leaves
+LLVM's SLP vectorizer off (``NUMBA_SLP_VECTORIZE=0``) and its loop vectorizer cannot keep a
+tile of sums in registers. Products and sums are separate ``fmul`` and ``fadd`` instructions
+without fast-math flags, which LLVM never fuses into a fused multiply-add.
+
+Vector width: with AVX-512 (32 registers of 8 doubles) the tiles are 8 rows by 3 vectors of
+8 (24 sums in registers), else (AVX2: 16 registers of 4) 6 rows by 2 vectors of 4 (12 sums):
+:data:`LANES` is the compiling CPU's. Either width gives the same bits, every lane being a sum
+of its own; the kernels take the width as an argument, so that both can be checked anywhere
+(with 8 lanes on an AVX2 CPU LLVM splits each vector in two: slower, the same values).
+
+Column tails: the last vectors of a row of tiles may hold fewer than the full count of columns;
+they are computed whole and only their valid lanes stored, so ``B`` is read up to a vector's
+width past a row's last column: every ``B`` handed to :func:`gemm` has :data:`PAD` readable
+elements past the last one used (its lanes' values never reach a stored sum).
 
 Zero terms: with ``skip`` set, a ``k`` whose ``A[k, m]`` are zero for every ``m`` of a tile is
 left out of that tile's sums. A sum that starts at ``+0`` is never ``-0`` (in round-to-nearest,
@@ -24,201 +35,288 @@ ltrconv's earlier kernels did, and those that skip none, as long as every ``B[k,
 
 from __future__ import annotations
 
+import llvmlite.binding as llvm
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
+from numba.core import cgutils, config
 from numba.extending import intrinsic
 
 from ..jit import njit
+from .fdlibm import _bits
 
 _DBL = ir.DoubleType()
 _I64 = ir.IntType(64)
 _I32 = ir.IntType(32)
-ROWS = 6
-"""Values of ``m`` per tile (with two vectors of 4 sums each: 12 accumulators, 2 loaded rows
-of ``B`` and one broadcast value, 15 of the 16 AVX2 registers)."""
 
 
-def _tile(rows: int, vectors: int, width: int):
-    """An intrinsic ``tile(A, B, C, d)`` for 1-D contiguous float64 arrays and
-    ``d = (K, a_off, a_sk, a_sm, b_off, b_sk, c_off, c_sm, c_sn, skip)``:
-    ``C[c_off + r c_sm + n c_sn] = sum_{k < K} A[a_off + k a_sk + r a_sm] B[b_off + k b_sk + n]``
-    for ``r < rows``, ``n < vectors * width``, ``k`` in order, each sum from ``+0`` in a
-    register (``<width x double>`` vectors). With ``skip != 0``, a ``k`` whose ``rows`` values
-    of ``A`` all have a zero magnitude adds nothing (module docstring)."""
+def _vector_lanes() -> int:
+    """8 where numba compiles for a CPU with AVX-512 (``NUMBA_CPU_FEATURES`` or the host's),
+    else 4."""
+    features = config.CPU_FEATURES
+    if features is None:
+        features = llvm.get_host_cpu_features().flatten()
+    return 8 if "+avx512f" in features.split(",") else 4
+
+
+LANES = _vector_lanes()
+"""Doubles per vector register of the compiling CPU, as the kernels' ``lanes`` default."""
+PAD = 8
+"""Elements readable past the last one used of every ``B`` (a vector's width, at most 8)."""
+
+
+def _i64(v: int):
+    return ir.Constant(_I64, v)
+
+
+def _emit_tile(builder, ptrs, rows, vectors, width, geo, last, update):
+    """One tile's K loop and its stores (see :func:`_rows`); ``last``: the valid lanes of the
+    last vector (an i64 value), or None when it is whole; ``update``: None, or the values
+    ``(lr, k_dt, k_xi)`` of an update (:func:`gemm`)."""
+    pa, pb, pc, p_ar, p_br = ptrs
+    K, a_off, a_sk, a_sm, b_off, b_sk, c_off, c_sm, c_sn, skipping = geo
     vty = ir.VectorType(_DBL, width)
     zero_vec = ir.Constant(vty, [0.0] * width)
+    acc = [[cgutils.alloca_once_value(builder, zero_vec) for _ in range(vectors)]
+           for _ in range(rows)]
+    with cgutils.for_range(builder, K) as loop:
+        k = loop.index
+        a_k = k if p_ar is None else builder.load(builder.gep(p_ar, [k]))
+        a_row = builder.add(a_off, builder.mul(a_k, a_sk))
+        a = [builder.load(builder.gep(pa, [builder.add(a_row, builder.mul(_i64(r), a_sm))]))
+             for r in range(rows)]
+        bits = _i64(0)
+        for v in a:  # the magnitudes' bits or-ed: zero when every value is +-0
+            bits = builder.or_(bits, builder.bitcast(v, _I64))
+        zero = builder.icmp_unsigned("==", builder.shl(bits, _i64(1)), _i64(0))
+        with builder.if_then(builder.not_(builder.and_(zero, skipping)), likely=True):
+            b_k = k if p_br is None else builder.load(builder.gep(p_br, [k]))
+            b_row = builder.add(b_off, builder.mul(b_k, b_sk))
+            b = []
+            for j in range(vectors):
+                p = builder.gep(pb, [builder.add(b_row, _i64(j * width))])
+                b.append(builder.load(builder.bitcast(p, vty.as_pointer()), align=8))
+            for r in range(rows):
+                wide = _broadcast(builder, a[r], vty)
+                for j in range(vectors):
+                    total = builder.load(acc[r][j])
+                    # fmul then fadd, no fast-math flags: two roundings, never fused
+                    builder.store(builder.fadd(total, builder.fmul(wide, b[j])), acc[r][j])
+
+    def store_lanes(total, c_row, j, cn):
+        for lane in range(width):
+            at = builder.add(c_row, builder.mul(_i64(j * width + lane), cn))
+            value = builder.extract_element(total, ir.Constant(_I32, lane))
+            if last is None or j < vectors - 1:
+                builder.store(value, builder.gep(pc, [at]))
+            else:
+                with builder.if_then(builder.icmp_signed("<", _i64(lane), last)):
+                    builder.store(value, builder.gep(pc, [at]))
+
+    if update is not None:  # C += lr (A[k_dt] B[k_xi] - sum), C contiguous
+        lr, k_dt, k_xi = update
+        lr_wide = _broadcast(builder, lr, vty)
+        xi_row = builder.add(b_off, builder.mul(k_xi, b_sk))
+        xi = [builder.load(builder.bitcast(builder.gep(pb, [builder.add(xi_row, _i64(j * width))]),
+                                           vty.as_pointer()), align=8) for j in range(vectors)]
+        if last is not None:  # the lanes of the last vector that are stored
+            lanes = ir.Constant(ir.VectorType(_I64, width), list(range(width)))
+            keep = builder.icmp_signed("<", lanes, _broadcast(builder, last,
+                                                              ir.VectorType(_I64, width)))
+        for r in range(rows):
+            c_row = builder.add(c_off, builder.mul(_i64(r), c_sm))
+            dt = builder.load(builder.gep(pa, [builder.add(builder.add(
+                a_off, builder.mul(k_dt, a_sk)), builder.mul(_i64(r), a_sm))]))
+            dt_wide = _broadcast(builder, dt, vty)
+            for j in range(vectors):
+                pw = builder.bitcast(builder.gep(pc, [builder.add(c_row, _i64(j * width))]),
+                                     vty.as_pointer())
+                old = builder.load(pw, align=8)
+                # the plain kernel's w + lr (dt x - sum), each operation rounded
+                step = builder.fmul(lr_wide, builder.fsub(builder.fmul(dt_wide, xi[j]),
+                                                          builder.load(acc[r][j])))
+                total = builder.fadd(old, step)
+                if last is not None and j == vectors - 1:  # the other lanes keep their values
+                    total = builder.select(keep, total, old)
+                builder.store(total, pw, align=8)
+        return
+    whole = builder.icmp_signed("==", c_sn, _i64(1))
+    with builder.if_else(whole) as (contiguous, strided):
+        with contiguous:  # whole vectors, the partial last one lane by lane
+            for r in range(rows):
+                c_row = builder.add(c_off, builder.mul(_i64(r), c_sm))
+                for j in range(vectors):
+                    total = builder.load(acc[r][j])
+                    if last is None or j < vectors - 1:
+                        p = builder.gep(pc, [builder.add(c_row, _i64(j * width))])
+                        builder.store(total, builder.bitcast(p, vty.as_pointer()), align=8)
+                    else:
+                        store_lanes(total, c_row, j, _i64(1))
+        with strided:  # lane by lane: lane l of vector j is n = j width + l
+            for r in range(rows):
+                c_row = builder.add(c_off, builder.mul(_i64(r), c_sm))
+                for j in range(vectors):
+                    store_lanes(builder.load(acc[r][j]), c_row, j, c_sn)
+
+
+def _broadcast(builder, value, vty):
+    """``value`` in every lane of a vector of type ``vty``."""
+    one = builder.insert_element(ir.Constant(vty, ir.Undefined), value, ir.Constant(_I32, 0))
+    return builder.shuffle_vector(one, ir.Constant(vty, ir.Undefined),
+                                  ir.Constant(ir.VectorType(_I32, vty.count), [0] * vty.count))
+
+
+def _rows(rows: int, vectors: int, width: int):
+    """An intrinsic ``f(A, B, C, a_rows, b_rows, d)`` for 1-D contiguous float64 arrays and
+    ``d = (K, N, a_off, a_sk, a_sm, b_off, b_sk, c_off, c_sm, c_sn, skip)``:
+    ``C[c_off + r c_sm + n c_sn] = sum_{k < K} A[a_off + k a_sk + r a_sm] B[b_off + k b_sk + n]``
+    for ``r < rows``, ``n < N``, ``k`` in order (``a_rows[k]`` in place of the first ``k``
+    unless ``a_rows`` is None, ``b_rows[k]`` the second: int64 arrays), each sum from ``+0`` in
+    a register: tiles of
+    ``vectors`` vectors of ``width`` doubles, then one tile of as many vectors as the remaining
+    columns need, its last vector partial. With ``skip != 0``, a ``k`` whose ``rows`` values of
+    ``A`` all have a zero magnitude adds nothing (module docstring)."""
+    chunk = vectors * width
 
     @intrinsic
-    def tile(typingctx, A, B, C, d):
-        sig = types.void(A, B, C, d)
+    def rows_intrinsic(typingctx, A, B, C, a_rows, b_rows, d, u):
+        sig = types.void(A, B, C, a_rows, b_rows, d, u)
 
         def codegen(context, builder, signature, args):
-            pa, pb, pc = (context.make_array(t)(context, builder, v).data
-                          for t, v in zip(signature.args[:3], args[:3]))
-            K, a_off, a_sk, a_sm, b_off, b_sk, c_off, c_sm, c_sn, skip = cgutils.unpack_tuple(
-                builder, args[3])
-            acc = [[cgutils.alloca_once_value(builder, zero_vec) for _ in range(vectors)]
-                   for _ in range(rows)]
-            skipping = builder.icmp_signed("!=", skip, ir.Constant(_I64, 0))
-            with cgutils.for_range(builder, K) as loop:
-                k = loop.index
-                a_row = builder.add(a_off, builder.mul(k, a_sk))
-                a = [builder.load(builder.gep(pa, [builder.add(
-                    a_row, builder.mul(ir.Constant(_I64, r), a_sm))])) for r in range(rows)]
-                bits = ir.Constant(_I64, 0)
-                for v in a:  # the magnitudes' bits or-ed: zero when every value is +-0
-                    bits = builder.or_(bits, builder.bitcast(v, _I64))
-                zero = builder.icmp_unsigned("==", builder.shl(bits, ir.Constant(_I64, 1)),
-                                             ir.Constant(_I64, 0))
-                with builder.if_then(builder.not_(builder.and_(zero, skipping)), likely=True):
-                    b_row = builder.add(b_off, builder.mul(k, b_sk))
-                    b = []
-                    for j in range(vectors):
-                        p = builder.gep(pb, [builder.add(b_row, ir.Constant(_I64, j * width))])
-                        b.append(builder.load(builder.bitcast(p, vty.as_pointer()), align=8))
-                    for r in range(rows):
-                        one = builder.insert_element(ir.Constant(vty, ir.Undefined), a[r],
-                                                     ir.Constant(_I32, 0))
-                        wide = builder.shuffle_vector(one, ir.Constant(vty, ir.Undefined),
-                                                      ir.Constant(ir.VectorType(_I32, width),
-                                                                  [0] * width))
-                        for j in range(vectors):
-                            total = builder.load(acc[r][j])
-                            # fmul then fadd, no fast-math flags: two roundings, never fused
-                            builder.store(builder.fadd(total, builder.fmul(wide, b[j])),
-                                          acc[r][j])
-            unit = builder.icmp_signed("==", c_sn, ir.Constant(_I64, 1))
-            with builder.if_else(unit) as (contiguous, strided):
-                with contiguous:  # whole vectors
-                    for r in range(rows):
-                        c_row = builder.add(c_off, builder.mul(ir.Constant(_I64, r), c_sm))
-                        for j in range(vectors):
-                            p = builder.gep(pc, [builder.add(c_row,
-                                                             ir.Constant(_I64, j * width))])
-                            builder.store(builder.load(acc[r][j]),
-                                          builder.bitcast(p, vty.as_pointer()), align=8)
-                with strided:  # lane by lane: lane l of vector j is n = j width + l
-                    for r in range(rows):
-                        c_row = builder.add(c_off, builder.mul(ir.Constant(_I64, r), c_sm))
-                        for j in range(vectors):
-                            total = builder.load(acc[r][j])
-                            for lane in range(width):
-                                at = builder.add(c_row, builder.mul(
-                                    ir.Constant(_I64, j * width + lane), c_sn))
-                                builder.store(builder.extract_element(
-                                    total, ir.Constant(_I32, lane)), builder.gep(pc, [at]))
+            ptrs = [None if isinstance(t, types.NoneType)
+                    else context.make_array(t)(context, builder, v).data
+                    for t, v in zip(signature.args[:5], args[:5])]
+            (K, N, a_off, a_sk, a_sm, b_off, b_sk, c_off, c_sm, c_sn,
+             skip) = cgutils.unpack_tuple(builder, args[5])
+            update = (None if isinstance(signature.args[6], types.NoneType)
+                      else cgutils.unpack_tuple(builder, args[6]))
+            skipping = builder.icmp_signed("!=", skip, _i64(0))
+            full = builder.sdiv(N, _i64(chunk))
+            with cgutils.for_range(builder, full) as loop:
+                n = builder.mul(loop.index, _i64(chunk))
+                geo = (K, a_off, a_sk, a_sm, builder.add(b_off, n), b_sk,
+                       builder.add(c_off, builder.mul(n, c_sn)), c_sm, c_sn, skipping)
+                _emit_tile(builder, ptrs, rows, vectors, width, geo, None, update)
+            n = builder.mul(full, _i64(chunk))
+            rem = builder.sub(N, n)
+            geo = (K, a_off, a_sk, a_sm, builder.add(b_off, n), b_sk,
+                   builder.add(c_off, builder.mul(n, c_sn)), c_sm, c_sn, skipping)
+            for v in range(1, vectors + 1):  # the tail: v vectors, the last one partial
+                fits = builder.and_(builder.icmp_signed(">", rem, _i64((v - 1) * width)),
+                                    builder.icmp_signed("<=", rem, _i64(v * width)))
+                with builder.if_then(fits):
+                    _emit_tile(builder, ptrs, rows, v, width, geo,
+                               builder.sub(rem, _i64((v - 1) * width)), update)
             return context.get_dummy_value()
 
         return sig, codegen
 
-    return tile
+    return rows_intrinsic
 
 
-_tile_6x8 = _tile(ROWS, 2, 4)
-_tile_6x4 = _tile(ROWS, 1, 4)
-_tile_6x1 = _tile(ROWS, 1, 1)
-_tile_3x8 = _tile(3, 2, 4)
-_tile_3x4 = _tile(3, 1, 4)
-_tile_3x1 = _tile(3, 1, 1)
-_tile_1x16 = _tile(1, 4, 4)  # one row: 4 independent sums of vectors, not 2, to fill the adder
-_tile_1x4 = _tile(1, 1, 4)
-_tile_1x1 = _tile(1, 1, 1)
-_tile_1x32 = _tile(1, 8, 4)
+_rows_8x3 = _rows(8, 3, 8)
+_rows_4x3 = _rows(4, 3, 8)
+_rows_2x3 = _rows(2, 3, 8)
+_rows_1x4_8 = _rows(1, 4, 8)
+_rows_6x2 = _rows(6, 2, 4)
+_rows_3x2 = _rows(3, 2, 4)
+_rows_1x4 = _rows(1, 4, 4)
+_rows_1x8 = _rows(1, 8, 4)
+_rows_1x8_8 = _rows(1, 8, 8)
 
 
 @njit(cache=True)
-def gemm(A, B, C, shape, a_at, b_at, c_at, skip):
+def gemm(A, B, C, shape, a_at, b_at, c_at, skip, lanes, a_rows=None, b_rows=None,
+         update=None):
     """``C[m, n] = sum_k A[k, m] B[k, n]`` over ``k`` in order from ``+0``, for ``(K, M, N) =
     shape``, the arrays 1-D and contiguous, the elements at ``A[a0 + k ak + m am]``,
     ``B[b0 + k bk + n]``, ``C[c0 + m cm + n cn]`` for ``(a0, ak, am) = a_at``,
-    ``(b0, bk) = b_at``, ``(c0, cm, cn) = c_at``. ``skip``: leave out the ``k`` whose ``A``
-    values in a tile are all zero (exact when ``B`` is finite: module docstring). Tiles of 6
-    rows, then 3, then 1, each as wide as fits."""
+    ``(b0, bk) = b_at``, ``(c0, cm, cn) = c_at``; ``B`` readable :data:`PAD` elements past
+    its last one. ``skip``: leave out the ``k`` whose ``A`` values in a tile are all zero
+    (exact when ``B`` is finite: module docstring). ``lanes`` 8: tiles of 8 rows, then 4, 2
+    and 1; else 6, 3 and 1 (module docstring). ``a_rows``, ``b_rows``: int64 arrays, row
+    ``a_rows[k]`` of ``A`` (``b_rows[k]`` of ``B``) in place of row ``k``.
+
+    ``update = (lr, k_dt, k_xi)``: ``C[c0 + m cm + n] += lr (A[a0 + k_dt ak + m am]
+    B[b0 + k_xi bk + n] - sum)`` instead, ``C`` contiguous along ``n`` (``cn = 1``), each row's
+    last vector stored whole (its lanes past ``N`` with the values they had), so that ``C``
+    holds a vector of ``lanes`` elements from the last vector's start. A ``C`` too short for
+    the elements written raises ValueError (numba checks no index)."""
     K, M, N = shape
     a0, ak, am = a_at
     b0, bk = b_at
     c0, cm, cn = c_at
+    if M > 0 and N > 0:
+        if update is None:
+            last = c0 + (M - 1) * cm + (N - 1) * cn
+        else:
+            width = 8 if lanes == 8 else 4
+            last = c0 + (M - 1) * cm + (N + width - 1) // width * width - 1
+        if last >= C.size:
+            raise ValueError("gemm: C ends before the last element written")
     m = 0
-    while m + ROWS <= M:
-        a_m, c_m = a0 + m * am, c0 + m * cm
-        n = 0
-        while n + 8 <= N:
-            _tile_6x8(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
-            n += 8
-        if n + 4 <= N:
-            _tile_6x4(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
-            n += 4
-        while n < N:
-            _tile_6x1(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
-            n += 1
-        m += ROWS
+    if lanes == 8:
+        while m + 8 <= M:
+            d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
+            _rows_8x3(A, B, C, a_rows, b_rows, d, update)
+            m += 8
+        d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
+        if m + 4 <= M:
+            _rows_4x3(A, B, C, a_rows, b_rows, d, update)
+            m += 4
+            d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
+        if m + 2 <= M:
+            _rows_2x3(A, B, C, a_rows, b_rows, d, update)
+            m += 2
+            d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
+        if m < M:
+            _rows_1x4_8(A, B, C, a_rows, b_rows, d, update)
+        return
+    while m + 6 <= M:
+        d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
+        _rows_6x2(A, B, C, a_rows, b_rows, d, update)
+        m += 6
+    d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
     if m + 3 <= M:
-        a_m, c_m = a0 + m * am, c0 + m * cm
-        n = 0
-        while n + 8 <= N:
-            _tile_3x8(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
-            n += 8
-        if n + 4 <= N:
-            _tile_3x4(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
-            n += 4
-        while n < N:
-            _tile_3x1(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
-            n += 1
+        _rows_3x2(A, B, C, a_rows, b_rows, d, update)
         m += 3
     while m < M:
-        a_m, c_m = a0 + m * am, c0 + m * cm
-        n = 0
-        while n + 16 <= N:
-            _tile_1x16(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
-            n += 16
-        while n + 4 <= N:
-            _tile_1x4(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
-            n += 4
-        while n < N:
-            _tile_1x1(A, B, C, (K, a_m, ak, am, b0 + n, bk, c_m + n * cn, cm, cn, skip))
-            n += 1
+        d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
+        _rows_1x4(A, B, C, a_rows, b_rows, d, update)
         m += 1
 
 
 @njit(cache=True)
-def gemm_rows(A, B, C, shape, a_at, b_at, c_at):
-    """:func:`gemm` in tiles of one row ``m`` by 32 columns, skipping each zero ``A[k, m]``
-    (the skip then needs no finite ``B``: each zero term is left out, one by one). The columns
-    run outermost, so that a strip of 32 columns of ``B`` stays in L1 while every row uses
-    it: each term costs a load of ``B``, unlike :func:`gemm`'s tiles, which load a row of
-    ``B`` once for 6 rows but can skip a ``k`` only when all 6 of its ``A`` are zero."""
+def gemm_rows(A, B, C, shape, a_at, b_at, c_at, lanes, a_rows=None):
+    """:func:`gemm` in tiles of one row ``m`` by 32 columns (64 with 8 lanes), skipping each
+    zero ``A[k, m]`` (the skip then needs no finite ``B``: each zero term is left out, one by
+    one). The columns run outermost, so that a strip of columns of ``B`` stays in L1 while every
+    row uses it: each term costs a load of ``B``, unlike :func:`gemm`'s tiles, which load a row
+    of ``B`` once for several rows but can skip a ``k`` only when all of its ``A`` are zero."""
     K, M, N = shape
     a0, ak, am = a_at
     b0, bk = b_at
     c0, cm, cn = c_at
-    n = 0
-    while n + 32 <= N:
+    if M > 0 and N > 0 and c0 + (M - 1) * cm + (N - 1) * cn >= C.size:
+        raise ValueError("gemm_rows: C ends before the last element written")
+    strip = 8 * lanes
+    for n in range(0, N, strip):
+        cols = min(strip, N - n)
         for m in range(M):
-            _tile_1x32(A, B, C, (K, a0 + m * am, ak, am, b0 + n, bk, c0 + m * cm + n * cn, cm,
-                                 cn, 1))
-        n += 32
-    while n + 16 <= N:
-        for m in range(M):
-            _tile_1x16(A, B, C, (K, a0 + m * am, ak, am, b0 + n, bk, c0 + m * cm + n * cn, cm,
-                                 cn, 1))
-        n += 16
-    while n + 4 <= N:
-        for m in range(M):
-            _tile_1x4(A, B, C, (K, a0 + m * am, ak, am, b0 + n, bk, c0 + m * cm + n * cn, cm,
-                                cn, 1))
-        n += 4
-    while n < N:
-        for m in range(M):
-            _tile_1x1(A, B, C, (K, a0 + m * am, ak, am, b0 + n, bk, c0 + m * cm + n * cn, cm,
-                                cn, 1))
-        n += 1
+            d = (K, cols, a0 + m * am, ak, am, b0 + n, bk, c0 + m * cm + n * cn, cm, cn, 1)
+            if lanes == 8:
+                _rows_1x8_8(A, B, C, a_rows, None, d, None)
+            else:
+                _rows_1x8(A, B, C, a_rows, None, d, None)
+
+
+_EXPONENT = 0x7FF0000000000000
 
 
 @njit(cache=True)
 def all_finite(x, start, stop):
-    """Whether ``x[start:stop]`` holds no infinity and no NaN."""
-    ok = True
+    """Whether ``x[start:stop]`` holds no infinity and no NaN (whose exponent bits are all
+    ones; a maximum over integers, which vectorizes)."""
+    top = 0
     for v in x[start:stop]:
-        ok &= (v - v) == 0.0  # inf - inf and NaN - NaN are NaN
-    return ok
+        top = max(top, _bits(v) & _EXPONENT)
+    return top != _EXPONENT
