@@ -21,6 +21,14 @@ from ltrconv.pipeline.untracked import Untracked
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
+def fresh_interpreter(code: str) -> str:
+    """What ``code`` prints in a fresh interpreter on this checkout, no thread count set."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env["PYTHONPATH"] = str(SRC)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=120, check=True).stdout
+
+
 def test_limit_threads_caps_numba_and_loaded_pools():
     """In a fresh interpreter (numba's pool is process-wide): numba starts with every core."""
     code = ("import sys, os; import numba; "
@@ -30,10 +38,7 @@ def test_limit_threads_caps_numba_and_loaded_pools():
             "print(before, numba.get_num_threads(), os.environ['OMP_NUM_THREADS'], "
             "os.environ['OPENBLAS_NUM_THREADS'], "
             "sorted({p['num_threads'] for p in threadpool_info()}), said)")
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
-    env["PYTHONPATH"] = str(SRC)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                         text=True, env=env, timeout=120, check=True).stdout.split(maxsplit=5)
+    out = fresh_interpreter(code).split(maxsplit=5)
     assert int(out[0]) == (os.cpu_count() or 1)
     assert out[1:5] == ["1", "1", "1", "[1]"]
     assert out[5].startswith("threads: numba 1")
@@ -47,10 +52,7 @@ def test_limit_threads_leaves_numba_unloaded_yet_capped():
     code = ("import sys; from ltrconv.pipeline import job as _job; said = _job.limit_threads(1); "
             "loaded = 'numba' in sys.modules; import numba; "
             "print(loaded, numba.get_num_threads(), said)")
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
-    env["PYTHONPATH"] = str(SRC)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                         text=True, env=env, timeout=120, check=True).stdout.split(maxsplit=2)
+    out = fresh_interpreter(code).split(maxsplit=2)
     assert out[:2] == ["False", "1"]
     assert out[2].startswith("threads: numba 1")
 
