@@ -107,11 +107,13 @@ def figure_output(plan: Plan, name) -> dict:
     would otherwise spend most of its time starting Python and matplotlib)."""
     from ltrconv.pipeline.figures import ALGORITHM
 
-    stems = ([name.replace(ALGORITHM, a) for a in plan.algorithms] if ALGORITHM in name
-             else [name])
-    files = {ext: [f"{plan.results}/{{dataset}}/figures/{stem}.{ext}" for stem in stems]
-             for ext in ("png", "pdf")}
-    return files if ALGORITHM in name else {ext: paths[0] for ext, paths in files.items()}
+    def file(stem, ext):
+        return f"{plan.results}/{{dataset}}/figures/{stem}.{ext}"
+
+    if ALGORITHM not in name:
+        return {ext: file(name, ext) for ext in ("png", "pdf")}
+    return {ext: [file(name.replace(ALGORITHM, a), ext) for a in plan.algorithms]
+            for ext in ("png", "pdf")}
 
 
 def figure_log(plan: Plan, figure) -> str:
