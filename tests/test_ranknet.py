@@ -385,7 +385,8 @@ def test_forward_with_a_non_finite_weight_equals_the_plain_kernel():
     params[2] = np.inf  # unit 0's weight from input 2 (always 0)
     params[3] = np.inf  # from input 3 (0 in every other document)
     got = [fn(params, sizes, w_off, u_off, X, np.zeros((8, u_off[-1])))
-           for fn in (rn_module._predict_plain, rn_module._predict)]
+           for fn in (rn_module._predict_plain,
+                      functools.partial(rn_module._predict, lanes=tiles.LANES))]
     assert np.isfinite(got[0]).all()  # where the input is 0 the plain kernel skipped the inf
     assert got[0].view(np.uint64).tolist() == got[1].view(np.uint64).tolist()
 

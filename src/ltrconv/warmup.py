@@ -3,7 +3,10 @@
 ``python -m ltrconv.warmup`` runs ``ltrconv train`` and ``ltrconv predict`` for each of the
 study's rankers, and the numba evaluation engine under every built-in convention, on a small
 synthetic fold written in LETOR format: the same code paths, hence the same kernel signatures, as a fit
-on MQ2008. numba writes each compiled kernel to the ``__pycache__`` beside its source
+on MQ2008. The kernels that exist plain and parallel (:func:`ltrconv.jit.serial_and_parallel`)
+are warmed both ways: the training scorer's and LambdaMART's by a second LambdaMART fit, the
+evaluation engine's by a second evaluation, each with the parallel twins forced (a real run
+takes them from :data:`ltrconv.evaluation._kernels.PARALLEL_MIN_DOCS` documents). numba writes each compiled kernel to the ``__pycache__`` beside its source
 (``cache=True``), where later processes load it instead of compiling it again. Running it
 again changes nothing but the time it takes.
 """
@@ -52,6 +55,37 @@ def _fold(root: Path) -> tuple[Path, Path]:
     return root / "train.txt", root / "vali.txt"
 
 
+EVALUATION = "evaluation"
+"""The name that asks ``python -m ltrconv.warmup`` for the evaluation engine."""
+
+PARALLEL_TWINS = {"lambdamart", EVALUATION}
+"""The targets run a second time with the parallel twins forced: LambdaMART's gradients and
+its validation scorer (the training scorer every ranker validates with), the evaluation
+engine's metrics."""
+
+
+@contextlib.contextmanager
+def _parallel_forced():
+    """Every kernel call in the block takes its parallel twin (:func:`ltrconv.evaluation
+    ._kernels.use_parallel` reads the threshold when called)."""
+    from .evaluation import _kernels
+
+    threshold = _kernels.PARALLEL_MIN_DOCS
+    _kernels.PARALLEL_MIN_DOCS = 0
+    try:
+        yield
+    finally:
+        _kernels.PARALLEL_MIN_DOCS = threshold
+
+
+def _twice(target: str, warm) -> None:
+    """``warm()``, then again with the parallel twins forced if ``target`` has any."""
+    warm()
+    if target in PARALLEL_TWINS:
+        with _parallel_forced():
+            warm()
+
+
 def run(algorithms=None, say=print, evaluation: bool | None = None) -> float:
     """Warm every kernel the ``algorithms`` (default: the study's, :data:`ltrconv.rankers
     .registry.ORDER`) and, with ``evaluation`` (default: when no algorithm is named), the
@@ -70,16 +104,23 @@ def run(algorithms=None, say=print, evaluation: bool | None = None) -> float:
         for algorithm in algorithms:
             t0 = time.perf_counter()
             model, scores = root / f"{algorithm}.model", root / f"{algorithm}.scores"
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                status = cli.main(["train", "--algorithm", algorithm, "--train", str(train), "--vali", str(vali),
-                                   "--out", str(model), *small[algorithm]])
-                status = status or cli.main(["predict", str(model), str(vali), "-o", str(scores)])
-            if status:
-                raise SystemExit(f"ltrconv.warmup: {algorithm} failed (exit {status})")
+
+            def fit_and_predict(algorithm=algorithm, model=model, scores=scores):
+                with contextlib.redirect_stdout(io.StringIO()), \
+                        contextlib.redirect_stderr(io.StringIO()):
+                    status = cli.main(["train", "--algorithm", algorithm, "--train", str(train),
+                                       "--vali", str(vali), "--out", str(model),
+                                       *small[algorithm]])
+                    status = status or cli.main(["predict", str(model), str(vali), "-o",
+                                                 str(scores)])
+                if status:
+                    raise SystemExit(f"ltrconv.warmup: {algorithm} failed (exit {status})")
+
+            _twice(algorithm, fit_and_predict)
             say(f"ltrconv.warmup: {algorithm} ready ({time.perf_counter() - t0:.1f} s)")
         if evaluation:
             t0 = time.perf_counter()
-            _evaluation(train)
+            _twice(EVALUATION, lambda: _evaluation(train))
             say(f"ltrconv.warmup: evaluation ready ({time.perf_counter() - t0:.1f} s)")
     return time.perf_counter() - start
 
@@ -123,9 +164,6 @@ def run_parallel(targets: list[str], jobs: int, say=print) -> float:
             say(said)
     return time.perf_counter() - start
 
-
-EVALUATION = "evaluation"
-"""The name that asks ``python -m ltrconv.warmup`` for the evaluation engine."""
 
 COST_ORDER = ("lambdamart", EVALUATION, "adarank", "ranksvm", "ranknet", "rankboost",
               "coordinate_ascent")

@@ -19,6 +19,12 @@ from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, KEYED, OPTIMISTIC, PESSIMIST
 PARALLEL_MIN_DOCS = 500_000
 
 
+def use_parallel(n_docs: int) -> bool:
+    """Whether a kernel over ``n_docs`` documents runs its parallel twin: from
+    :data:`PARALLEL_MIN_DOCS` documents (the one place every caller asks)."""
+    return n_docs >= PARALLEL_MIN_DOCS
+
+
 INSERTION_MAX = 48
 
 

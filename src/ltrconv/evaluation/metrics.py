@@ -426,7 +426,7 @@ def evaluate_valid(y: np.ndarray, scores: np.ndarray, offsets: np.ndarray, qids:
 
             from . import _kernels
 
-            if len(y) >= _kernels.PARALLEL_MIN_DOCS:
+            if _kernels.use_parallel(len(y)):
                 vals = _kernels.all_query_metrics_parallel(lists, comp, ks, rankdcg, top_only,
                                                            8 * numba.get_num_threads())
             else:

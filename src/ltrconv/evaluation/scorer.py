@@ -14,7 +14,7 @@ from ..jit import njit, prange, serial_and_parallel
 
 from ..errors import InputError, LtrconvError
 from . import _kernels, compiled
-from ._kernels import PARALLEL_MIN_DOCS, expected_by_position, group_ends, precedes, rank_order
+from ._kernels import expected_by_position, group_ends, precedes, rank_order
 from .artefacts import sort_places
 from .conventions import Convention, get
 from .labels import Labels, convention_labels
@@ -22,7 +22,7 @@ from .queries import docid_ranks
 from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, KEYED
 from .ties import CODES as TIE_CODES
 
-__all__ = ["NDCGScorer", "PARALLEL_MIN_DOCS", "QueryArrays", "ideal_dcg", "precedes", "query_ndcg",
+__all__ = ["NDCGScorer", "QueryArrays", "ideal_dcg", "precedes", "query_ndcg",
            "rank_discounts", "rank_order", "swap_delta"]
 
 
@@ -169,7 +169,7 @@ class NDCGScorer:
                 scores = scores.astype(np.float32).astype(np.float64)
         if self.tie_code >= KEYED:
             tiekey = sort_places(scores, self.offsets, self.tie_code)
-        kernel = all_query_ndcg_parallel if len(scores) >= _kernels.PARALLEL_MIN_DOCS else all_query_ndcg
+        kernel = all_query_ndcg_parallel if _kernels.use_parallel(len(scores)) else all_query_ndcg
         return kernel(self._arrays, scores, tiekey)
 
     def mean(self, scores) -> float:

@@ -50,7 +50,8 @@ import math
 
 import numpy as np
 
-from ..evaluation.scorer import PARALLEL_MIN_DOCS, NDCGScorer, ideal_dcg, rank_order
+from ..evaluation import _kernels
+from ..evaluation.scorer import NDCGScorer, ideal_dcg, rank_order
 from ..evaluation.ties import AVERAGE, INPUT_ORDER
 from ..jit import njit, prange, serial_and_parallel
 from . import regression_tree as RT
@@ -157,7 +158,7 @@ def lambdas(scorer: NDCGScorer, scores: np.ndarray, disc: np.ndarray | None = No
         disc = swap_discounts(scorer, libm)
     if idcg is None:
         idcg = ideal_dcgs(scorer, disc)
-    kernel = all_lambdas_parallel if len(scores) >= PARALLEL_MIN_DOCS else all_lambdas
+    kernel = all_lambdas_parallel if _kernels.use_parallel(len(scores)) else all_lambdas
     return kernel(scorer.arrays._replace(disc=disc), scores, idcg, libm == "fdlibm")
 
 

@@ -494,10 +494,13 @@ def _train_query(params, net, X, y, lr, bufs, lanes):
 
 @njit(cache=True, nogil=True)
 def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, fp, d_i, d_j,
-                 acc, pairs, lanes=LANES):
+                 acc, pairs, lanes):
     """One pass over ``queries`` (RankLib's epoch). ``out``, ``fp``, ``pairs``: work arrays as
     :func:`_train_epoch_plain` takes them (``d_i``, ``d_j``, ``acc`` unused: here the deltas
-    live in one array, the sums in another); ``lanes``: the tiles' vector width (:mod:`.tiles`).
+    live in one array, the sums in another); ``lanes``: the tiles' vector width (:mod:`.tiles`;
+    :data:`.tiles.LANES` for the compiling CPU's), an integer argument, never left to a default,
+    so that both widths and every caller share one compiled and cached signature (numba types
+    an omitted argument apart).
     The weights are updated in a copy with :data:`.tiles.PAD` elements more, as :func:`.tiles.gemm`
     reads them."""
     size = params.size
@@ -524,8 +527,9 @@ def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, f
 
 
 @njit(cache=True, nogil=True)
-def _predict(params, sizes, w_off, u_off, X, out, lanes=LANES):
-    """Output-unit values of the rows of ``X`` in blocks of ``out.shape[0]`` rows."""
+def _predict(params, sizes, w_off, u_off, X, out, lanes):
+    """Output-unit values of the rows of ``X`` in blocks of ``out.shape[0]`` rows; ``lanes``
+    as :func:`_train_epoch` takes it."""
     n = X.shape[0]
     batch = out.shape[0]
     res = np.empty(n)
@@ -546,7 +550,7 @@ def forward(params, sizes, X, batch: int = 256) -> np.ndarray:
     w_off, u_off, _ = layout(sizes_a.tolist())
     out = np.zeros((batch, u_off[-1]))
     return _predict(np.asarray(params, dtype=np.float64), sizes_a, w_off, u_off,
-                    np.ascontiguousarray(X, dtype=np.float64), out)
+                    np.ascontiguousarray(X, dtype=np.float64), out, LANES)
 
 
 def ordered_mean(values: np.ndarray) -> float:
@@ -849,8 +853,8 @@ class RankNet(UnitRanker):
         picks = [EpochPick(scorer, 0.0) for scorer in val_scorers]
         for epoch in range(1, int(self.max_epochs) + 1):
             _train_epoch(params, sizes_a, w_off, u_off, X, y, off, queries, lr, out, fp, d_i,
-                         d_j, acc, pairs)
-            scores = _predict(params, sizes_a, w_off, u_off, Xv, pred_out)
+                         d_j, acc, pairs, LANES)
+            scores = _predict(params, sizes_a, w_off, u_off, Xv, pred_out, LANES)
             for pick in picks:
                 if pick.running:
                     with _SCORING:
