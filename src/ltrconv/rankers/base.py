@@ -120,8 +120,12 @@ def _require_two_labels(y: np.ndarray, offsets: np.ndarray, split: str) -> None:
 
 
 def _feature_matrix(X, what: str) -> np.ndarray:
-    """``X`` as a 2-D float64 array of finite values with at least one feature; ``what`` names it
-    in the one error (an :class:`InputError`, a ``ValueError``) raised otherwise."""
+    """``X`` as a 2-D, C-ordered, writable float64 array of finite values with at least one
+    feature; ``what`` names it in the one error (an :class:`InputError`, a ``ValueError``)
+    raised otherwise. C-ordered and writable whatever the caller's (a DataFrame's values are
+    often Fortran-ordered, a memory map read-only; copied then): BLAS sums a row's products in
+    an order that depends on the layout, so a ranker's scores would differ in the last bits
+    between the two, and numba compiles each kernel anew for another array type."""
     if X is None:
         raise InputError(f"{what} is None; expected a 2-D array of features")
     sparse = sys.modules.get("scipy.sparse")  # a sparse matrix implies scipy is loaded
@@ -131,7 +135,7 @@ def _feature_matrix(X, what: str) -> np.ndarray:
     X = np.asarray(X)
     if np.iscomplexobj(X):
         raise InputError(f"Complex data not supported: {what} has dtype {X.dtype}")
-    X = X.astype(np.float64, copy=False)
+    X = np.require(X, np.float64, ["C", "W"])
     if X.ndim != 2:
         raise InputError(f"{what} must be 2-D, got shape {X.shape}. Reshape your data: "
                          "X.reshape(1, -1) if it is one row, X.reshape(-1, 1) if one feature")

@@ -381,9 +381,9 @@ class CoordinateAscent(UnitRanker):
         data, = datas
         max_sweeps = None if self.max_sweeps is None else int(self.max_sweeps)
         reg = None if self.reg is None else float(self.reg)
-        X = np.ascontiguousarray(as_float32_values(data.X))
+        X = as_float32_values(data.X)
         Xt = np.ascontiguousarray(X.T)
-        Xv = np.ascontiguousarray(as_float32_values(data.X_val))
+        Xv = as_float32_values(data.X_val)
         d = X.shape[1]
         tq = _Queries(data.scorer, len(X))
         vq = _Queries(data.val_scorer, len(Xv)) if data.held_out else None
@@ -425,4 +425,6 @@ class CoordinateAscent(UnitRanker):
         self.coef_ = np.asarray(records[best]["coef"]).astype(np.float64)
 
     def _predict(self, X) -> np.ndarray:
-        return linear_scores(np.ascontiguousarray(as_float32_values(X)), self.coef_)
+        # writable weights (a model unpickled from a memory map holds read-only ones, which
+        # numba would compile a kernel for anew)
+        return linear_scores(as_float32_values(X), np.require(self.coef_, np.float64, ["C", "W"]))

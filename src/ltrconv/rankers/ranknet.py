@@ -549,8 +549,10 @@ def forward(params, sizes, X, batch: int = 256) -> np.ndarray:
     sizes_a = np.asarray(sizes, dtype=np.int64)
     w_off, u_off, _ = layout(sizes_a.tolist())
     out = np.zeros((batch, u_off[-1]))
-    return _predict(np.asarray(params, dtype=np.float64), sizes_a, w_off, u_off,
-                    np.ascontiguousarray(X, dtype=np.float64), out, LANES)
+    # writable, C-ordered arrays whatever the caller holds: numba compiles a kernel anew for
+    # a read-only or Fortran-ordered one
+    return _predict(np.require(params, np.float64, ["C", "W"]), sizes_a, w_off, u_off,
+                    np.require(X, np.float64, ["C", "W"]), out, LANES)
 
 
 def ordered_mean(values: np.ndarray) -> float:
