@@ -25,7 +25,8 @@ def _signatures() -> dict[str, int]:
     """Compiled signatures of every ltrconv kernel loaded so far, by qualified name."""
     return {f"{d.py_func.__module__}.{d.py_func.__qualname__}": len(d.signatures)
             for d in gc.get_objects()
-            if isinstance(d, Dispatcher) and d.py_func.__module__.startswith("ltrconv")}
+            # by type, not isinstance: some lazily loaded objects refuse to say their __class__
+            if issubclass(type(d), Dispatcher) and d.py_func.__module__.startswith("ltrconv")}
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:

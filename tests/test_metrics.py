@@ -267,11 +267,11 @@ def _tie_heavy_queries(seed: int, n_queries: int = 300):
 @pytest.mark.parametrize("cutoffs", ["1-10", "3", "1,5,20", "1-60"])
 @pytest.mark.parametrize("engine", ["numba", "numba-parallel"])
 def test_cutoff_metrics_alone_equal_the_whole_ranking(seed, cutoffs, engine, monkeypatch):
-    from ltrconv.evaluation import _kernels as K
+    from ltrconv import jit
     from ltrconv.evaluation.conventions import BUILTIN
 
     if engine == "numba-parallel":
-        monkeypatch.setattr(K, "PARALLEL_MIN_DOCS", 0)
+        monkeypatch.setattr(jit, "PARALLEL_MIN_DOCS", 0)
     y, s, offsets, docid = _tie_heavy_queries(seed)
     convs = sorted(BUILTIN)
     whole = evaluate(y, s, offsets=offsets, conventions=convs, cutoffs=cutoffs, docid=docid,

@@ -90,22 +90,22 @@ def test_warmup_refuses_an_unknown_ranker_before_compiling(jobs, capsys):
 def test_targets_with_parallel_twins_are_warmed_again_with_the_twins_forced():
     """The second pass of a target with plain and parallel kernels sees every kernel call take
     its parallel twin; other targets run once; the threshold comes back, also after an error."""
-    from ltrconv.evaluation import _kernels
+    from ltrconv import jit
 
     seen = []
-    warmup._twice("lambdamart", lambda: seen.append(_kernels.use_parallel(1)))
+    warmup._twice("lambdamart", lambda: seen.append(jit.use_parallel(1)))
     assert seen == [False, True]
     seen.clear()
-    warmup._twice(warmup.EVALUATION, lambda: seen.append(_kernels.use_parallel(1)))
+    warmup._twice(warmup.EVALUATION, lambda: seen.append(jit.use_parallel(1)))
     assert seen == [False, True]
     seen.clear()
-    warmup._twice("adarank", lambda: seen.append(_kernels.use_parallel(1)))
+    warmup._twice("adarank", lambda: seen.append(jit.use_parallel(1)))
     assert seen == [False]
 
     def fails():
-        if _kernels.use_parallel(1):
+        if jit.use_parallel(1):
             raise RuntimeError("compile failed")
 
     with pytest.raises(RuntimeError, match="compile failed"):
         warmup._twice("lambdamart", fails)
-    assert _kernels.PARALLEL_MIN_DOCS == 500_000 and not _kernels.use_parallel(499_999)
+    assert jit.PARALLEL_MIN_DOCS == 500_000 and not jit.use_parallel(499_999)

@@ -43,6 +43,18 @@ def _defer_blas_probe() -> None:
 _defer_blas_probe()
 
 
+PARALLEL_MIN_DOCS = 500_000
+"""Documents from which a kernel made by :func:`serial_and_parallel` runs its parallel twin: on
+small data such as MQ2008 (~1 ms a call) the plain loop is faster, threads pay off on large
+collections."""
+
+
+def use_parallel(n_docs: int) -> bool:
+    """Whether a kernel over ``n_docs`` documents runs its parallel twin (the one place every
+    caller asks; :data:`PARALLEL_MIN_DOCS` is read at each call)."""
+    return n_docs >= PARALLEL_MIN_DOCS
+
+
 def serial_and_parallel(func):
     """``func`` (a kernel whose loop over queries is a ``prange``) compiled twice, cached: as a
     plain loop, and with ``parallel=True`` over numba's threads.

@@ -2,13 +2,14 @@
 
 ``python -m ltrconv.warmup`` runs ``ltrconv train`` and ``ltrconv predict`` for each of the
 study's rankers, and the numba evaluation engine under every built-in convention, on a small
-synthetic fold written in LETOR format: the same code paths, hence the same kernel signatures, as a fit
-on MQ2008. The kernels that exist plain and parallel (:func:`ltrconv.jit.serial_and_parallel`)
-are warmed both ways: the training scorer's and LambdaMART's by a second LambdaMART fit, the
-evaluation engine's by a second evaluation, each with the parallel twins forced (a real run
-takes them from :data:`ltrconv.evaluation._kernels.PARALLEL_MIN_DOCS` documents). numba writes each compiled kernel to the ``__pycache__`` beside its source
-(``cache=True``), where later processes load it instead of compiling it again. Running it
-again changes nothing but the time it takes.
+synthetic fold written in LETOR format: the same code paths, hence the same kernel
+signatures, as a fit on MQ2008. The kernels that exist plain and parallel
+(:func:`ltrconv.jit.serial_and_parallel`) are warmed both ways: the training scorer's and
+LambdaMART's by a second LambdaMART fit, the evaluation engine's by a second evaluation, each
+with the parallel twins forced (a real run takes them from :data:`ltrconv.jit
+.PARALLEL_MIN_DOCS` documents). numba writes each compiled kernel to the ``__pycache__``
+beside its source (``cache=True``), where later processes load it instead of compiling it
+again. Running it again changes nothing but the time it takes.
 """
 
 from __future__ import annotations
@@ -66,16 +67,16 @@ engine's metrics."""
 
 @contextlib.contextmanager
 def _parallel_forced():
-    """Every kernel call in the block takes its parallel twin (:func:`ltrconv.evaluation
-    ._kernels.use_parallel` reads the threshold when called)."""
-    from .evaluation import _kernels
+    """Every kernel call in the block takes its parallel twin (:func:`ltrconv.jit.use_parallel`
+    reads the threshold when called)."""
+    from . import jit
 
-    threshold = _kernels.PARALLEL_MIN_DOCS
-    _kernels.PARALLEL_MIN_DOCS = 0
+    threshold = jit.PARALLEL_MIN_DOCS
+    jit.PARALLEL_MIN_DOCS = 0
     try:
         yield
     finally:
-        _kernels.PARALLEL_MIN_DOCS = threshold
+        jit.PARALLEL_MIN_DOCS = threshold
 
 
 def _twice(target: str, warm) -> None:

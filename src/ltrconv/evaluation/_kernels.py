@@ -2,7 +2,7 @@
 
 Each wrapper exists serial and parallel (``*_parallel``, ``prange`` over queries); on small
 data such as MQ2008 (~1 ms a call) the serial one is faster, and threads only pay off on
-large collections, so callers dispatch on the number of documents (``PARALLEL_MIN_DOCS``).
+large collections, so callers dispatch on the number of documents (:func:`ltrconv.jit.use_parallel`).
 
 Tie policies by their codes in :mod:`ltrconv.evaluation.ties`; ``tiekey`` is the docid's byte-order rank
 under ``DOCID_DESC`` (highest first), a document's place in a sort artefact's order under the
@@ -16,13 +16,6 @@ from ..jit import njit, prange, serial_and_parallel
 
 from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, KEYED, OPTIMISTIC, PESSIMISTIC
 
-PARALLEL_MIN_DOCS = 500_000
-
-
-def use_parallel(n_docs: int) -> bool:
-    """Whether a kernel over ``n_docs`` documents runs its parallel twin: from
-    :data:`PARALLEL_MIN_DOCS` documents (the one place every caller asks)."""
-    return n_docs >= PARALLEL_MIN_DOCS
 
 
 INSERTION_MAX = 48

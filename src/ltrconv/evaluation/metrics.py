@@ -424,9 +424,10 @@ def evaluate_valid(y: np.ndarray, scores: np.ndarray, offsets: np.ndarray, qids:
         if numba_engine:
             import numba
 
+            from ..jit import use_parallel
             from . import _kernels
 
-            if _kernels.use_parallel(len(y)):
+            if use_parallel(len(y)):
                 vals = _kernels.all_query_metrics_parallel(lists, comp, ks, rankdcg, top_only,
                                                            8 * numba.get_num_threads())
             else:

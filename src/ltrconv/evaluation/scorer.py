@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from ..jit import njit, prange, serial_and_parallel
+from ..jit import njit, prange, serial_and_parallel, use_parallel
 
 from ..errors import InputError, LtrconvError
 from . import _kernels, compiled
@@ -169,7 +169,7 @@ class NDCGScorer:
                 scores = scores.astype(np.float32).astype(np.float64)
         if self.tie_code >= KEYED:
             tiekey = sort_places(scores, self.offsets, self.tie_code)
-        kernel = all_query_ndcg_parallel if _kernels.use_parallel(len(scores)) else all_query_ndcg
+        kernel = all_query_ndcg_parallel if use_parallel(len(scores)) else all_query_ndcg
         return kernel(self._arrays, scores, tiekey)
 
     def mean(self, scores) -> float:

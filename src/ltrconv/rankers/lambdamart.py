@@ -50,10 +50,9 @@ import math
 
 import numpy as np
 
-from ..evaluation import _kernels
 from ..evaluation.scorer import NDCGScorer, ideal_dcg, rank_order
 from ..evaluation.ties import AVERAGE, INPUT_ORDER
-from ..jit import njit, prange, serial_and_parallel
+from ..jit import njit, prange, serial_and_parallel, use_parallel
 from . import regression_tree as RT
 from .base import Ranker, TrainingData
 from .fdlibm import fdlibm_exp, fdlibm_log
@@ -158,7 +157,7 @@ def lambdas(scorer: NDCGScorer, scores: np.ndarray, disc: np.ndarray | None = No
         disc = swap_discounts(scorer, libm)
     if idcg is None:
         idcg = ideal_dcgs(scorer, disc)
-    kernel = all_lambdas_parallel if _kernels.use_parallel(len(scores)) else all_lambdas
+    kernel = all_lambdas_parallel if use_parallel(len(scores)) else all_lambdas
     return kernel(scorer.arrays._replace(disc=disc), scores, idcg, libm == "fdlibm")
 
 

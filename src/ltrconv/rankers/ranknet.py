@@ -650,8 +650,8 @@ def threads_of(n_jobs) -> int:
 
 
 _SCORING = threading.Lock()
-"""Held while a validation scorer runs: on a large validation set (``_kernels
-.PARALLEL_MIN_DOCS``) it runs numba's parallel kernel, whose default thread pool (workqueue)
+"""Held while a validation scorer runs: on a large validation set (:func:`ltrconv.jit
+.use_parallel`) it runs numba's parallel kernel, whose default thread pool (workqueue)
 must not be entered by two threads at once."""
 
 
