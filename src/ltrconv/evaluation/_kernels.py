@@ -2,7 +2,8 @@
 
 Each wrapper exists serial and parallel (``*_parallel``, ``prange`` over queries); on small
 data such as MQ2008 (~1 ms a call) the serial one is faster, and threads only pay off on
-large collections, so callers dispatch on the number of documents (:func:`ltrconv.jit.use_parallel`).
+large collections, so callers dispatch on the number of documents
+(:func:`ltrconv.jit.use_parallel`).
 
 Tie policies by their codes in :mod:`ltrconv.evaluation.ties`; ``tiekey`` is the docid's byte-order rank
 under ``DOCID_DESC`` (highest first), a document's place in a sort artefact's order under the
@@ -15,8 +16,6 @@ import numpy as np
 from ..jit import njit, prange, serial_and_parallel
 
 from .ties import AVERAGE, DOCID_DESC, INPUT_ORDER, KEYED, OPTIMISTIC, PESSIMISTIC
-
-
 
 INSERTION_MAX = 48
 

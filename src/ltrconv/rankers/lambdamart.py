@@ -244,9 +244,8 @@ class LambdaMART(Ranker):
         self.libm = libm
 
     def _fit(self, data: TrainingData) -> None:
-        # C-ordered whatever the caller's layout: one compiled signature per kernel
-        X32 = data.X.astype(np.float32, order="C")
-        Xv32 = data.X_val.astype(np.float32, order="C")
+        X32 = data.X.astype(np.float32)
+        Xv32 = data.X_val.astype(np.float32)
         thresholds, n_bins = RT.threshold_candidates(X32, int(self.n_thresholds))
         _check_tree_memory(int(self.num_leaves), X32.shape[1], thresholds.shape[1])
         bins = RT.bin_index(X32, thresholds, n_bins)
@@ -299,7 +298,7 @@ class LambdaMART(Ranker):
             np.concatenate([t[i] for t in trees]) for i in range(5))
 
     def _predict(self, X) -> np.ndarray:
-        X32 = np.require(X, np.float32, ["C", "W"])  # a read-only X would compile anew
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
         small = X32.shape[0] * (len(self.tree_offsets_) - 1) <= _NUMPY_PREDICT_MAX
         kernel = RT.ensemble_scores_numpy if small else RT.ensemble_scores
         return kernel(X32, self.tree_offsets_, self.feature_, self.threshold_, self.left_,
