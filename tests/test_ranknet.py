@@ -629,3 +629,16 @@ def test_exp_in_lanes_equals_fdlibm_bit_for_bit():
     # every region is there: overflow, underflow, subnormal results, |x| < 2^-28, k = 0, +-1
     assert np.isinf(want).any() and (want == 0).any() and ((want > 0) & (want < 2.0 ** -1022)).any()
     assert (want == 1.0).any() and np.isnan(want).any()
+
+
+@pytest.mark.parametrize("lanes", [4, 8])
+def test_exp_refuses_arrays_shorter_than_n(lanes):
+    x = np.linspace(-3.0, 3.0, 19)
+    for short_x, short_out in ((x[:-1], np.empty(19)), (x, np.empty(18))):
+        with pytest.raises(ValueError, match="fewer than n elements"):
+            fdlibm.exp_vectors(short_x, short_out, 19, lanes)
+        with pytest.raises(ValueError, match="fewer than n elements"):
+            fdlibm.exp_lanes(short_x, short_out, 19)
+    out = np.empty(19)
+    fdlibm.exp_vectors(x, out, 19, lanes)  # exactly n: written whole
+    assert out.view(np.uint64).tolist() == fdlibm.fdlibm_exp_array(x).view(np.uint64).tolist()

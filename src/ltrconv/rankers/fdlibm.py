@@ -253,7 +253,10 @@ def exp_lane(x):
 
 @njit(cache=True, error_model="numpy")
 def exp_lanes(x, out, n):
-    """``out[i] = fdlibm_exp(x[i])`` for ``i < n``, :func:`exp_lane` in vector lanes."""
+    """``out[i] = fdlibm_exp(x[i])`` for ``i < n``, :func:`exp_lane` in vector lanes; ``x`` or
+    ``out`` shorter than ``n`` raises ValueError (numba checks no index)."""
+    if n > x.size or n > out.size:
+        raise ValueError("exp_lanes: x or out holds fewer than n elements")
     for i in range(n):
         out[i] = exp_lane(x[i])
 
@@ -377,7 +380,10 @@ _exp_4 = vector_map(4, _exp_body)
 @njit(cache=True)
 def exp_vectors(x, out, n, lanes):
     """``out[i] = fdlibm_exp(x[i])`` for ``i < n``: :func:`emit_exp` on vectors of ``lanes``
-    (8 or 4), the last ``n % lanes`` by :func:`exp_lane`."""
+    (8 or 4), the last ``n % lanes`` by :func:`exp_lane`; ``x`` or ``out`` shorter than ``n``
+    raises ValueError (numba checks no index, and the vectors write ``lanes`` at a time)."""
+    if n > x.size or n > out.size:
+        raise ValueError("exp_vectors: x or out holds fewer than n elements")
     i = n - n % lanes
     if lanes == 8:
         _exp_8(out, 0, i // 8, x, 0, x, 0)
