@@ -20,7 +20,7 @@ import types
 
 from numba import njit, prange
 
-__all__ = ["njit", "prange", "serial_and_parallel"]
+__all__ = ["PARALLEL_MIN_DOCS", "njit", "prange", "serial_and_parallel", "use_parallel"]
 
 _BLAS = "scipy.linalg.cython_blas"
 

@@ -295,19 +295,23 @@ def _predict_plain(params, sizes, w_off, u_off, X, out):
 # ``1 + exp(..) >= 1``.
 
 
-def _sigmoid_body(builder, x, bias):
-    """``1 / (1 + exp(-(x + bias)))`` on vectors, as :func:`_sigmoid_rows` computes it (the
+def _emit_sigmoid(builder, v):
+    """``1 / (1 + exp(-v))`` on a vector ``v``, as :func:`_sigmoid_rows` computes it (the
     negation as numba's: ``-0.0 - v``)."""
-    one = ir.Constant(x.type, [1.0] * x.type.count)
-    minus = builder.fsub(ir.Constant(x.type, [-0.0] * x.type.count), builder.fadd(x, bias))
+    one = ir.Constant(v.type, [1.0] * v.type.count)
+    minus = builder.fsub(ir.Constant(v.type, [-0.0] * v.type.count), v)
     return builder.fdiv(one, builder.fadd(one, emit_exp(builder, minus)))
+
+
+def _sigmoid_body(builder, x, bias):
+    """``1 / (1 + exp(-(x + bias)))`` on vectors."""
+    return _emit_sigmoid(builder, builder.fadd(x, bias))
 
 
 def _fprime_body(builder, o, _):
     """``f'(o) = s (1 - s)``, ``s = 1 / (1 + exp(-o))``, on vectors."""
+    sv = _emit_sigmoid(builder, o)
     one = ir.Constant(o.type, [1.0] * o.type.count)
-    minus = builder.fsub(ir.Constant(o.type, [-0.0] * o.type.count), o)
-    sv = builder.fdiv(one, builder.fadd(one, emit_exp(builder, minus)))
     return builder.fmul(sv, builder.fsub(one, sv))
 
 

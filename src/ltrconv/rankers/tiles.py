@@ -253,37 +253,32 @@ def gemm(A, B, C, shape, a_at, b_at, c_at, skip, lanes, a_rows=None, b_rows=None
             last = c0 + (M - 1) * cm + (N + width - 1) // width * width - 1
         if last >= C.size:
             raise ValueError("gemm: C ends before the last element written")
+    def at(m):  # the geometry of the tiles from row m
+        return (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
+
     m = 0
     if lanes == 8:
         while m + 8 <= M:
-            d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
-            _rows_8x3(A, B, C, a_rows, b_rows, d, update)
+            _rows_8x3(A, B, C, a_rows, b_rows, at(m), update)
             m += 8
-        d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
         if m + 4 <= M:
-            _rows_4x3(A, B, C, a_rows, b_rows, d, update)
+            _rows_4x3(A, B, C, a_rows, b_rows, at(m), update)
             m += 4
-            d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
         if m + 2 <= M:
-            _rows_2x3(A, B, C, a_rows, b_rows, d, update)
+            _rows_2x3(A, B, C, a_rows, b_rows, at(m), update)
             m += 2
-            d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
         if m < M:
-            _rows_1x4_8(A, B, C, a_rows, b_rows, d, update)
+            _rows_1x4_8(A, B, C, a_rows, b_rows, at(m), update)
         return
     while m + 6 <= M:
-        d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
-        _rows_6x2(A, B, C, a_rows, b_rows, d, update)
+        _rows_6x2(A, B, C, a_rows, b_rows, at(m), update)
         m += 6
-    d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
     if m + 3 <= M:
-        _rows_3x2(A, B, C, a_rows, b_rows, d, update)
+        _rows_3x2(A, B, C, a_rows, b_rows, at(m), update)
         m += 3
     while m < M:
-        d = (K, N, a0 + m * am, ak, am, b0, bk, c0 + m * cm, cm, cn, skip)
-        _rows_1x4(A, B, C, a_rows, b_rows, d, update)
+        _rows_1x4(A, B, C, a_rows, b_rows, at(m), update)
         m += 1
-
 
 @njit(cache=True)
 def gemm_rows(A, B, C, shape, a_at, b_at, c_at, lanes, a_rows=None):
