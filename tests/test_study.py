@@ -192,3 +192,23 @@ def test_single_seed_aggregates_as_before(synth):
     pd.testing.assert_frame_equal(study.summarise(legacy), summary)
     pd.testing.assert_frame_equal(study.ttests(legacy), tests)
     assert study.seed_averaged(pq).equals(study.check_per_query(pq).drop(columns="seed"))
+
+
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_factorize_rows_is_pandas_factorize(with_nan):
+    # the t-tests group rows by their levels' codes; pandas' MultiIndex.factorize (a tuple per
+    # row) is the reference: the same codes (first appearance order) and the same distinct rows
+    rng = np.random.default_rng(3)
+    n = 5000
+    algos = rng.choice(["ranknet", "adarank", "lambdamart"], n).astype(object)
+    if with_nan:
+        algos[rng.integers(0, n, 7)] = np.nan  # code -1: pandas' own path
+    index = pd.MultiIndex.from_arrays(
+        [algos, rng.choice(["trec", "yahoo"], n), rng.integers(1, 11, n)],
+        names=["algorithm", "eval_convention", "k"])
+    index = index[rng.permutation(n)]
+    codes, keys = study.factorize_rows(index)
+    want_codes, want_keys = index.factorize()
+    np.testing.assert_array_equal(codes, want_codes)
+    assert keys.equals(want_keys) and list(keys.names) == list(want_keys.names)
+    assert len(keys) == len(set(zip(*[index.get_level_values(i) for i in range(3)])))

@@ -296,8 +296,9 @@ def aggregate(path, alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame]:
     table at ``path``."""
     folds, tests = [], []
     for _, chunk in chunks(path, STUDY_CHUNK):
-        folds.append(study.fold_stats(chunk))
-        tests.append(study.ttests(chunk, alpha))
+        averaged = study.seed_averaged(chunk)
+        folds.append(study.fold_stats(averaged, averaged=True))
+        tests.append(study.ttests(averaged, alpha, averaged=True))
     folds = _concat(folds, lambda: study.fold_stats(_empty()))
     return (study.sort_rows(folds, study.KEYS + ["fold"]),
             _adjusted(tests, study.TTEST_COLUMNS, TTEST_ORDER, alpha))
@@ -329,7 +330,7 @@ def tie_table(path, k: int = 10, metric: str = "NDCG") -> pd.DataFrame:
     seen, parts = set(), []
     for _, chunk in chunks(path, ["algorithm"], {"metric": [metric], "k": [int(k)],
                                                  "eval_convention": sorted(needed)}):
-        have = set(chunk["eval_convention"])
+        have = set(chunk["eval_convention"].unique())
         seen |= have
         if needed <= have:
             parts.append(tr.tie_table(chunk, k, metric))

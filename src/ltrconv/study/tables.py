@@ -135,10 +135,11 @@ def seed_averaged(per_query: pd.DataFrame) -> pd.DataFrame:
     return out[SEEDLESS_COLUMNS]
 
 
-def fold_stats(per_query: pd.DataFrame) -> pd.DataFrame:
+def fold_stats(per_query: pd.DataFrame, *, averaged: bool = False) -> pd.DataFrame:
     """Per fold: ``mean`` of the query scores (each averaged over seeds first),
-    ``se = sd / sqrt(n)`` (ddof = 1) and ``n``."""
-    pq = seed_averaged(per_query)
+    ``se = sd / sqrt(n)`` (ddof = 1) and ``n``. ``averaged``: ``per_query`` is already
+    :func:`seed_averaged`'s table (checked and averaged once for several aggregates)."""
+    pq = per_query if averaged else seed_averaged(per_query)
     g = pq.groupby(KEYS + ["fold"], sort=False)["value"]
     out = g.agg(mean="mean", sd="std", n="size").reset_index()
     out["se"] = out["sd"] / np.sqrt(out["n"])
@@ -170,11 +171,28 @@ def summarise(per_query: pd.DataFrame | None = None, *, folds: pd.DataFrame | No
     return sort_rows(out.reset_index()[cols], KEYS)
 
 
+def factorize_rows(index: pd.MultiIndex) -> tuple[np.ndarray, pd.MultiIndex]:
+    """``index.factorize()``: a code per row, the distinct rows numbered in order of first
+    appearance, and those rows. Read from the levels' integer codes (one int64 per row and a
+    hash of integers) instead of a tuple built per row: seconds on the study's millions of rows.
+    An index with a missing value (code -1) takes pandas' own path."""
+    level_codes = [np.asarray(c, dtype=np.int64) for c in index.codes]
+    dims = [max(len(level), 1) for level in index.levels]
+    if not len(index) or any((c < 0).any() for c in level_codes) or np.prod(
+            np.array(dims, dtype=np.float64)) >= 2.0 ** 62:
+        return index.factorize()
+    flat = np.ravel_multi_index(level_codes, dims)
+    codes, uniques = pd.factorize(flat)
+    first = np.unique(codes, return_index=True)[1]
+    return codes.astype(np.int64), index[first].set_names([None] * index.nlevels)
+
+
 TTEST_COLUMNS = ["dataset", "algorithm", "eval_convention", "metric", "k", "conv_a", "conv_b",
                  "n", "mean_a", "mean_b", "diff", "t", "p", "p_holm", "significant"]
 
 
-def ttests(per_query: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def ttests(per_query: pd.DataFrame, alpha: float = 0.05, *,
+           averaged: bool = False) -> pd.DataFrame:
     """Paired t-tests between training conventions, over queries pooled across folds.
 
     For each dataset, algorithm, eval_convention, metric, k and pair (conv_a, conv_b) of
@@ -184,9 +202,9 @@ def ttests(per_query: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     paired queries, ``diff = mean_a - mean_b``, ``t``/``p`` as :func:`ltrconv.study.stats.paired_ttest`.
     ``p_holm``: Holm adjustment over the family of all tests of one dataset and one metric
     type (NDCG, P or MAP): every algorithm, evaluation convention, cutoff and pair.
-    ``significant = p_holm < alpha``.
+    ``significant = p_holm < alpha``. ``averaged`` as :func:`fold_stats` takes it.
     """
-    pq = seed_averaged(per_query)
+    pq = per_query if averaged else seed_averaged(per_query)
     groups = ["dataset", "algorithm", "eval_convention", "metric", "k"]
     if pq.empty:
         return pd.DataFrame(columns=TTEST_COLUMNS)
@@ -196,7 +214,7 @@ def ttests(per_query: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         sub = wide[[a, b]].dropna()
         if sub.empty:
             continue
-        codes, keys = sub.index.droplevel(["fold", "qid"]).factorize()
+        codes, keys = factorize_rows(sub.index.droplevel(["fold", "qid"]))
         agg = keys.set_names(groups).to_frame(index=False).assign(
             **paired_table(sub[a], sub[b], codes))
         agg["conv_a"], agg["conv_b"] = a, b

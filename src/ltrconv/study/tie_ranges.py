@@ -30,7 +30,7 @@ def tie_table(per_query: pd.DataFrame, k: int = 10, metric: str = "NDCG") -> pd.
     pq = check_per_query(per_query)
     pq = pq[(pq["metric"] == metric) & (pq["k"] == int(k))
             & pq["eval_convention"].isin([PESS, AVG, OPT, INPUT])]
-    missing = {PESS, AVG, OPT, INPUT} - set(pq["eval_convention"])
+    missing = {PESS, AVG, OPT, INPUT} - set(pq["eval_convention"].unique())
     if missing:
         raise LtrconvError(f"the per-query table has no {metric}@{k} under {sorted(missing)}")
     model = ["dataset", "algorithm", "train_convention", "fold", "seed"]

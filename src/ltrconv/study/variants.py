@@ -17,8 +17,8 @@ import pandas as pd
 from ..rankers.registry import display_name as name
 from .paper import busa_fekete_2012 as paper
 from .stats import paired_table
-from .tables import (TTEST_COLUMNS, algorithm_order, holm_per_family, seed_averaged, sort_rows,
-    summarise)
+from .tables import (TTEST_COLUMNS, algorithm_order, factorize_rows, fold_stats, holm_per_family,
+                     seed_averaged, sort_rows, summarise)
 
 COLUMNS = ["dataset", "algorithm", "variant", "train_convention", "eval_convention", "metric", "k",
            "mean_base", "stderr_base", "mean_variant", "stderr_variant", "diff", "n", "t", "p",
@@ -40,12 +40,12 @@ def implementation_table(per_query: pd.DataFrame, variants: dict[str, str],
     parts = []
     for variant, base in variants.items():
         sub = pq[pq["algorithm"].isin([variant, base])]
-        if not {variant, base} <= set(sub["algorithm"]):
+        if not {variant, base} <= set(sub["algorithm"].unique()):  # not row by row
             continue
-        summ = summarise(sub).set_index(["algorithm"] + keys)
+        summ = summarise(folds=fold_stats(sub, averaged=True)).set_index(["algorithm"] + keys)
         wide = sub.pivot(index=keys + ["fold", "qid"], columns="algorithm", values="value")
         wide = wide[[base, variant]].dropna()
-        codes, groups = wide.index.droplevel(["fold", "qid"]).factorize()
+        codes, groups = factorize_rows(wide.index.droplevel(["fold", "qid"]))
         agg = groups.set_names(keys).to_frame(index=False).assign(
             **paired_table(wide[variant], wide[base], codes))
         for who, col in ((base, "base"), (variant, "variant")):
