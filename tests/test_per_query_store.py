@@ -137,6 +137,24 @@ def test_writer_budget_and_piece_order_do_not_change_the_file(written, tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["small.parquet"]
 
 
+def test_spill_files_hold_at_most_the_budget(written, tmp_path):
+    """The first pass holds at most ``budget`` rows: each spill file has at most that many,
+    several small pieces share one (one row group per unit there), and every row is in one."""
+    path, _, rows = written
+    paths = sorted(p for p in path.parent.glob("*.parquet")
+                   if p.name not in ("per_query.parquet", "former.parquet"))
+    sizes = [pq.ParquetFile(p).metadata.num_rows for p in paths]
+    budget = 3 * max(sizes)
+    spills = [(pq.ParquetFile(f).metadata, groups)
+              for f, groups in store._spill(paths, tmp_path, budget)]
+    assert sum(meta.num_rows for meta, _ in spills) == rows
+    assert all(meta.num_rows <= budget for meta, _ in spills)
+    assert len(paths) / 3 <= len(spills) < len(paths) / 2
+    for meta, groups in spills:
+        assert [g for _, g in groups] == list(range(meta.num_row_groups))
+        assert len({key for key, _ in groups}) == len(groups)
+
+
 def test_writer_keeps_missing_values_and_rejects_damaged_pieces(tmp_path):
     frame = pd.DataFrame({"dataset": "toy", "fold": [1, 1, 1], "seed": 0, "algorithm": "a",
                           "train_convention": "ranklib", "eval_convention": "letor",

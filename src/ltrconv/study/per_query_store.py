@@ -74,15 +74,16 @@ def write(pieces, path, budget: int = BUDGET) -> int:
     """Write the per-query table from ``pieces`` (the per-model tables of the evaluation, any
     order) to ``path`` in :data:`ORDER`, one row group per :data:`UNIT`; returns the row count.
 
-    Two passes through spill files beside ``path``: each piece, ``budget`` rows at a time, is
-    split into its units (one spill file per piece, one row group per unit and batch); then each
-    unit's row groups, in the order of ``pieces``, are stable-sorted by the rest of
-    :data:`ORDER` and written. Memory: ``budget`` rows, or one unit when larger."""
+    Two passes through spill files beside ``path``: the pieces, ``budget`` rows at a time, are
+    split into their units (one spill file per ``budget`` rows of consecutive pieces, one row
+    group per unit there, its rows in piece order); then each unit's row groups, in spill
+    order, are stable-sorted by the rest of :data:`ORDER` and written. Memory: ``budget``
+    rows, or one unit when larger."""
     with tempfile.TemporaryDirectory(dir=Path(path).parent, prefix=".per_query.") as tmp:
         spills, where = [], {}
-        for piece in pieces:
-            spills.append(Path(tmp) / f"{len(spills)}.parquet")
-            for key, group in _spill(piece, spills[-1], budget):
+        for spill, groups in _spill(pieces, Path(tmp), budget):
+            spills.append(spill)
+            for key, group in groups:
                 where.setdefault(key, []).append((len(spills) - 1, group))
         rows, opened, last = 0, {}, ()
         with pq.ParquetWriter(path, SCHEMA, use_dictionary=list(NAMES)) as writer:
@@ -125,17 +126,35 @@ def _batches(piece, budget: int):
         raise UnreadableTable(piece, exc) from None
 
 
-def _spill(piece, spill, budget: int):
-    """Write ``piece``'s rows to ``spill``, one row group per batch and :data:`UNIT` (rows in
-    piece order); yields ``(unit, row group)`` in order."""
-    groups = 0
-    with pq.ParquetWriter(spill, SCHEMA, use_dictionary=list(NAMES),
-                          write_statistics=False) as out:
+def _spill(pieces, tmp: Path, budget: int):
+    """Split the rows of ``pieces`` into their :data:`UNIT` s, holding at most ``budget`` rows
+    (or one batch of a piece when larger): each time the next batch would pass it, the rows held
+    go to a spill file in ``tmp``, one row group per unit (its rows in piece order). Yields each
+    spill file and its ``(unit, row group)`` in order."""
+    held, count = {}, 0
+
+    def flush(spill):
+        groups = []
+        with pq.ParquetWriter(spill, SCHEMA, use_dictionary=list(NAMES),
+                              write_statistics=False) as out:
+            for key, parts in held.items():
+                rows = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+                out.write_table(rows, row_group_size=max(len(rows), 1))
+                groups.append((key, len(groups)))
+        held.clear()
+        return spill, groups
+
+    n = 0
+    for piece in pieces:
         for table in _batches(piece, budget):
+            if held and count + len(table) > budget:
+                yield flush(tmp / f"{n}.parquet")
+                n, count = n + 1, 0
             for key, rows in _units(table, piece):
-                out.write_table(rows, row_group_size=len(rows))
-                yield key, groups
-                groups += 1
+                held.setdefault(key, []).append(rows)
+            count += len(table)
+    if held:
+        yield flush(tmp / f"{n}.parquet")
 
 
 def _units(table: pa.Table, piece):
