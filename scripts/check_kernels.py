@@ -1,9 +1,12 @@
 """RankNet's compiled kernels hold no fused multiply-add: RankLib's Java rounds every product
 and every sum (Java never fuses ``a*b + c``), so a kernel that fuses one computes other bits.
+The ``ranknet_adam`` variant's kernels, which share the tiles, are held to the same: its models
+are committed reference numbers.
 
     python scripts/check_kernels.py [--json]
 
-Compiles every numba function of ``ltrconv.rankers.ranknet``, ``.tiles`` and ``.fdlibm``
+Compiles every numba function of ``ltrconv.rankers.ranknet``, ``.tiles``, ``.fdlibm`` and
+``.ranknet_adam``
 afresh (into a temporary numba cache: a kernel loaded from the cache has no assembly to show),
 on a small problem that reaches each of them, and reports per function its ``fastmath``
 option and, per signature, the fused multiply-adds of its assembly, any fast-math flag of its
@@ -31,7 +34,8 @@ FUSED = re.compile(r"\bv?f(n)?m(add|sub|addsub|subadd)[0-9]*[ps][sd]\b")
 FLAGGED = re.compile(r"= f(add|sub|mul|div) (fast|contract|reassoc|nsz|afn)")
 """An LLVM IR float operation carrying a fast-math flag."""
 
-MODULES = ("ltrconv.rankers.ranknet", "ltrconv.rankers.tiles", "ltrconv.rankers.fdlibm")
+MODULES = ("ltrconv.rankers.ranknet", "ltrconv.rankers.tiles", "ltrconv.rankers.fdlibm",
+           "ltrconv.rankers.ranknet_adam")
 
 
 def cpu_has_fma() -> bool:
@@ -86,10 +90,30 @@ def _reach_every_kernel() -> None:
     for predict in (functools.partial(ranknet._predict, lanes=4),
                     functools.partial(ranknet._predict, lanes=8), ranknet._predict_plain):
         predict(params, np.asarray(sizes), w_off, u_off, X, np.zeros((8, u_off[-1])))
+    _reach_adam(X, y, off)
     x = np.linspace(-800, 800, 1000)
     fdlibm.exp_lanes(x, np.empty_like(x), len(x))
     for lanes in (4, 8):
         fdlibm.exp_vectors(x, np.empty_like(x), len(x), lanes)
+
+
+def _reach_adam(X, y, off) -> None:
+    """ranknet_adam's epoch and prediction in both vector widths, and its plain kernels."""
+    import numpy as np
+
+    from ltrconv.rankers import ranknet_adam as ra
+
+    sizes = [X.shape[1], 9, 10, 1]
+    sizes_a, w_off, b_off, u_off, total = ra._layout_arrays(sizes)
+    for lanes in (4, 8):
+        params = ra.init_params(sizes, np.random.default_rng(1))
+        ra._train_epoch(params, np.zeros(total), np.zeros(total), 0, sizes_a, w_off, b_off,
+                        u_off, 0, X, y, off, np.arange(len(off) - 1, dtype=np.int64), 1e-3, 0.9,
+                        0.999, 1e-8, ra.work_rows(int(np.diff(off).max()), u_off), lanes)
+        ra._predict(params, sizes_a, w_off, b_off, u_off, 0, X, ra.work_rows(8, u_off), lanes)
+    acts = np.zeros((len(X), u_off[-1]))
+    scores = ra._forward_plain(params, sizes_a, w_off, b_off, u_off, 1, X, acts)
+    ra._backward_plain(params, sizes_a, w_off, b_off, u_off, 1, acts, scores, np.zeros(total))
 
 
 def report() -> dict:

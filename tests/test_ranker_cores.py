@@ -17,6 +17,7 @@ from ltrconv.rankers.adarank import _weighted_sums
 from ltrconv.rankers.coordinate_ascent import _Queries, _restart, direction_steps
 from ltrconv.rankers.lambdamart_lightgbm import lambda_gradients
 from ltrconv.rankers.linear_objective import LinearObjective
+from ltrconv.rankers import ranknet_adam as ra
 from ltrconv.rankers.ranknet_adam import init_params, pair_lambdas, query_loss_grad
 from ltrconv.rankers.ranksvm import pairwise_differences
 
@@ -285,6 +286,46 @@ def test_ranknet_parameter_gradient_is_the_cross_entropy_derivative(act):
 
     assert loss == pytest.approx(C(params), rel=1e-12)
     np.testing.assert_allclose(grad, numeric_grad(C, params), atol=1e-7, rtol=1e-5)
+
+
+@pytest.mark.parametrize("lanes", [4, 8])
+@pytest.mark.parametrize("act", [0, 1])
+@pytest.mark.parametrize("case", ["dense", "zeros", "negative_zero_bias", "infinite_weight",
+                                  "overflowing_deltas"])
+def test_ranknet_adam_tiles_equal_the_plain_kernels_bit_for_bit(case, act, lanes):
+    """The tiled forward and backward passes (the bias as a first term 1 x bias, zero inputs
+    skipped per tile or added as +-0) give the plain loops' scores, loss and gradient bit for
+    bit; where that needs finite weights, no -0 bias or finite deltas and they are not, the
+    plain loops run."""
+    rng = np.random.default_rng(11)
+    for sizes in ([7, 9, 1], [5, 13, 6, 1], [20, 30, 17, 9, 1]):
+        n = 11
+        X = rng.standard_normal((n, sizes[0]))
+        y = rng.integers(0, 3, n)
+        params = init_params(sizes, rng) + 0.05 * rng.standard_normal(ra.layout(sizes)[2])
+        sizes_a, w_off, b_off, u_off, total = ra._layout_arrays(sizes)
+        if case != "dense":
+            X[rng.random(X.shape) < 0.4] = 0.0
+            params[rng.random(params.size) < 0.05] = 0.0
+        if case == "negative_zero_bias":
+            params[b_off[0] + 1] = -0.0
+        elif case == "infinite_weight":
+            params[w_off[-1]] = np.inf
+        elif case == "overflowing_deltas":
+            params[w_off[-1]:b_off[-1]] = 1e308  # scores and deltas overflow
+        acts = np.zeros((n, u_off[-1]))
+        want_scores = ra._forward_plain(params, sizes_a, w_off, b_off, u_off, act, X, acts)
+        want_loss, lam = pair_lambdas(want_scores, y)
+        want_grad = np.zeros(total)
+        ra._backward_plain(params, sizes_a, w_off, b_off, u_off, act, acts, lam, want_grad)
+        scores = ra._forward(ra._padded(params), sizes_a, w_off, b_off, u_off, act, X,
+                             ra.work_rows(n, u_off), lanes)
+        loss, grad = query_loss_grad(params, sizes, ("sigmoid", "tanh")[act], X, y, lanes)
+        assert scores.view(np.int64).tolist() == want_scores.view(np.int64).tolist()
+        assert np.float64(loss).view(np.int64) == np.float64(want_loss).view(np.int64)
+        assert grad.view(np.int64).tolist() == want_grad.view(np.int64).tolist()
+    if case == "overflowing_deltas":
+        assert not np.isfinite(want_grad).all()
 
 
 # ---- RankSVM: pairs within a query, better minus worse labelled +1 ------------------------

@@ -15,6 +15,12 @@ the architecture with the best validation score wins. Features are standardised 
 training mean and standard deviation, stored in the model. ``max_epochs=100`` is RankLib 2.x's
 epoch count; the optimiser is Adam (learning rate 1e-3) where RankLib uses plain stochastic
 gradient steps of 5e-5 on raw features (:mod:`.ranknet`).
+
+The forward and backward passes (``_forward``, ``_backward``) compute their sums in RankNet's
+register tiles (:func:`.tiles.gemm`), each sum's terms in the order of the plain loops they
+replaced (``_forward_plain``, ``_backward_plain``, kept: the tiles equal them bit for bit,
+tests/test_ranker_cores.py, and run where that needs it), so the models are those the plain
+loops trained.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from .base import TrainingData
 from .params import Check, Integer, Metric, Number, Options, RandomState
 from .ranknet import (_SCORING, ARCHITECTURES, PAPER_GRID, EpochPick, _architectures_ok,
                       fit_architectures, select_architecture)
+from .fdlibm import _bits
+from .tiles import LANES, PAD, all_finite, gemm
 from .units import UnitRanker
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
@@ -54,8 +62,10 @@ def init_params(sizes, rng: np.random.Generator) -> np.ndarray:
 
 
 @njit(cache=True, error_model="numpy")
-def _forward(params, sizes, w_off, b_off, u_off, act, X, acts):
-    """Forward pass of the rows of X; layer l's units go to ``acts[:, u_off[l]:u_off[l+1]]``."""
+def _forward_plain(params, sizes, w_off, b_off, u_off, act, X, acts):
+    """Forward pass of the rows of X; layer l's units go to ``acts[:, u_off[l]:u_off[l+1]]``.
+    Each unit's sum starts from its bias and adds ``v W[k, c]`` for the inputs ``v != 0`` in
+    order."""
     n = X.shape[0]
     L = len(sizes) - 1
     for r in range(n):
@@ -89,8 +99,10 @@ def _forward(params, sizes, w_off, b_off, u_off, act, X, acts):
 
 
 @njit(cache=True, error_model="numpy")
-def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad):
-    """Add ``sum_i lam_i ds_i/dparams`` to ``grad`` given the activations of a forward pass."""
+def _backward_plain(params, sizes, w_off, b_off, u_off, act, acts, lam, grad):
+    """Add ``sum_i lam_i ds_i/dparams`` to ``grad`` given the activations of a forward pass:
+    each weight's gradient sums ``v delta`` over the documents in order, skipping ``v = 0``;
+    each input's back-propagated sum runs over the units above in order, every term added."""
     n = lam.shape[0]
     L = len(sizes) - 1
     delta = np.empty((n, 1))
@@ -126,6 +138,110 @@ def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad):
             delta = prev
 
 
+_NEG_ZERO = -0x8000000000000000  # the bits of -0.0 as a signed integer
+
+
+@njit(cache=True)
+def _tiles_exact(params, w0, a, b):
+    """Whether :func:`_forward`'s tiles give the plain sums for a layer whose weights are
+    ``params[w0:w0 + a b]`` and biases the next ``b``: the weights finite (a zero input then adds
+    ``+-0``) and no bias ``-0`` (a sum from ``+0`` plus ``-0`` is ``+0``; from +0 and a bias
+    that is not -0, no sum is ever -0, so adding +-0 leaves it as it is)."""
+    if not all_finite(params, w0, w0 + (a + 1) * b):
+        return False
+    for c in range(w0 + a * b, w0 + (a + 1) * b):
+        if _bits(params[c]) == _NEG_ZERO:
+            return False
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def _forward(params, sizes, w_off, b_off, u_off, act, X, acts, lanes):
+    """:func:`_forward_plain`'s values with :func:`.tiles.gemm` tiles of documents x units:
+    each unit's sum is ``+0 + 1 bias`` (the bias itself) and then its inputs' terms in order,
+    a unit below that is zero in every document of a tile left out, a zero in some adding
+    ``+-0`` (exact: :func:`_tiles_exact`, or the plain kernel runs). ``params`` holds
+    :data:`.tiles.PAD` elements past its weights; ``acts`` has one more column than the units,
+    all 1 (:func:`work_rows`), the input that multiplies the bias."""
+    n = X.shape[0]
+    L = len(sizes) - 1
+    for layer in range(L):
+        if not _tiles_exact(params, w_off[layer], sizes[layer], sizes[layer + 1]):
+            return _forward_plain(params, sizes, w_off, b_off, u_off, act, X, acts)
+    width = acts.shape[1]
+    flat = acts.reshape(acts.size)
+    for r in range(n):
+        for k in range(sizes[0]):
+            acts[r, k] = X[r, k]
+    for layer in range(L):
+        a, b = sizes[layer], sizes[layer + 1]
+        src, dst = u_off[layer], u_off[layer + 1]
+        # the bias first: row a of the layer's block times the column of ones
+        a_rows = np.empty(a + 1, dtype=np.int64)
+        b_rows = np.empty(a + 1, dtype=np.int64)
+        a_rows[0], b_rows[0] = width - 1 - src, a
+        for k in range(a):
+            a_rows[k + 1], b_rows[k + 1] = k, k
+        gemm(flat, params, flat, (a + 1, n, b), (src, 1, width), (w_off[layer], b),
+             (dst, width, 1), 1, lanes, a_rows, b_rows)
+        if layer < L - 1:
+            for r in range(n):
+                for c in range(b):
+                    z = acts[r, dst + c]
+                    acts[r, dst + c] = 1.0 / (1.0 + np.exp(-z)) if act == 0 else np.tanh(z)
+    out = np.empty(n)
+    for r in range(n):
+        out[r] = acts[r, u_off[L]]
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad, lanes):
+    """:func:`_backward_plain`'s sums in :func:`.tiles.gemm` tiles: the weights' gradients as
+    inputs x units summed over the documents (a document whose inputs of a tile are all zero
+    left out, a zero in some adding ``+-0``, exact when the deltas are finite, which is checked:
+    else the plain loop), the back-propagated sums as documents x inputs over the units above.
+    ``grad`` is zero on entry (every sum from +0); ``params`` as :func:`_forward` takes it."""
+    n = lam.shape[0]
+    L = len(sizes) - 1
+    width = acts.shape[1]
+    flat = acts.reshape(acts.size)
+    delta = np.zeros(n + PAD)
+    for r in range(n):
+        delta[r] = lam[r]
+    for layer in range(L - 1, -1, -1):
+        a, b = sizes[layer], sizes[layer + 1]
+        w0, b0 = w_off[layer], b_off[layer]
+        src = u_off[layer]
+        gb = grad[b0:b0 + b]
+        for r in range(n):
+            for c in range(b):
+                gb[c] += delta[r * b + c]
+        if all_finite(delta, 0, n * b):
+            gemm(flat, delta, grad, (n, a, b), (src, width, 1), (0, b), (w0, b, 1), 1, lanes)
+        else:
+            gW = grad[w0:w0 + a * b].reshape((a, b))
+            for r in range(n):
+                for k in range(a):
+                    v = acts[r, src + k]
+                    if v != 0.0:
+                        for c in range(b):
+                            gW[k, c] += v * delta[r * b + c]
+        if layer > 0:
+            # s_k = sum_c W[k, c] delta[r, c], over c in order
+            WT = np.zeros(b * a + PAD)
+            for k in range(a):
+                for c in range(b):
+                    WT[c * a + k] = params[w0 + k * b + c]
+            prev = np.zeros(n * a + PAD)
+            gemm(delta, WT, prev, (b, n, a), (0, 1, b), (0, a), (0, a, 1), 0, lanes)
+            for r in range(n):
+                for k in range(a):
+                    h = acts[r, src + k]
+                    prev[r * a + k] *= h * (1.0 - h) if act == 0 else 1.0 - h * h
+            delta = prev
+
+
 @njit(cache=True, error_model="numpy")
 def pair_lambdas(scores, labels):
     """Pairwise cross-entropy loss of one query and ``lambda_i = dC/ds_i``."""
@@ -158,64 +274,91 @@ def _layout_arrays(sizes):
     return sizes_a, w_off, b_off, u_off, total
 
 
+def work_rows(rows: int, u_off) -> np.ndarray:
+    """The kernels' activations of ``rows`` documents: a column per unit and a last column of
+    ones (:func:`_forward`)."""
+    acts = np.zeros((rows, int(u_off[-1]) + 1))
+    acts[:, -1] = 1.0
+    return acts
+
+
+@njit(cache=True)
+def _padded(params):
+    """A copy of ``params`` with :data:`.tiles.PAD` zeros more, as :func:`.tiles.gemm` reads."""
+    out = np.zeros(params.size + PAD)
+    out[:params.size] = params
+    return out
+
+
 @njit(cache=True, error_model="numpy")
-def _query_loss_grad(params, sizes, w_off, b_off, u_off, act, Xq, yq, acts, grad):
-    scores = _forward(params, sizes, w_off, b_off, u_off, act, Xq, acts)
+def _query_loss_grad(params, sizes, w_off, b_off, u_off, act, Xq, yq, acts, grad, lanes):
+    """The loss of one query and its gradient into ``grad``; ``params`` padded
+    (:func:`_padded`), ``acts`` from :func:`work_rows`, ``lanes`` the tiles' vector width
+    (:data:`.tiles.LANES`), an argument as in :func:`.ranknet._train_epoch`."""
+    scores = _forward(params, sizes, w_off, b_off, u_off, act, Xq, acts, lanes)
     loss, lam = pair_lambdas(scores, yq)
     grad[:] = 0.0
-    _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad)
+    _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad, lanes)
     return loss
 
 
-def query_loss_grad(params, sizes, activation: str, Xq, yq) -> tuple[float, np.ndarray]:
+def query_loss_grad(params, sizes, activation: str, Xq, yq, lanes: int = LANES
+                    ) -> tuple[float, np.ndarray]:
     """Loss C of one query and its gradient with respect to the flat parameter vector."""
     sizes_a, w_off, b_off, u_off, total = _layout_arrays(sizes)
     grad = np.zeros(total)
-    acts = np.zeros((len(yq), u_off[-1]))
-    loss = _query_loss_grad(np.asarray(params, dtype=np.float64), sizes_a, w_off, b_off, u_off,
-                            ACTIVATIONS[activation], np.ascontiguousarray(Xq, dtype=np.float64),
-                            np.asarray(yq, dtype=np.int64), acts, grad)
+    loss = _query_loss_grad(_padded(np.asarray(params, dtype=np.float64)), sizes_a, w_off, b_off,
+                            u_off, ACTIVATIONS[activation],
+                            np.ascontiguousarray(Xq, dtype=np.float64),
+                            np.asarray(yq, dtype=np.int64), work_rows(len(yq), u_off), grad,
+                            int(lanes))
     return float(loss), grad
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _train_epoch(params, m, v, step, sizes, w_off, b_off, u_off, act, X, y, offsets, order,
-                 lr, beta1, beta2, eps, acts):
-    """One pass over the queries in ``order``: one Adam step per query."""
-    grad = np.zeros(len(params))
+                 lr, beta1, beta2, eps, acts, lanes):
+    """One pass over the queries in ``order``: one Adam step per query (on a padded copy of
+    ``params``, copied back at the end)."""
+    size = len(params)
+    w = _padded(params)
+    grad = np.zeros(size)
     total = 0.0
     for q in order:
         a, b = offsets[q], offsets[q + 1]
-        total += _query_loss_grad(params, sizes, w_off, b_off, u_off, act, X[a:b], y[a:b],
-                                  acts, grad)
+        total += _query_loss_grad(w, sizes, w_off, b_off, u_off, act, X[a:b], y[a:b],
+                                  acts, grad, lanes)
         step += 1
         c1 = 1.0 - beta1 ** step
         c2 = 1.0 - beta2 ** step
-        for p in range(len(params)):
+        for p in range(size):
             g = grad[p]
             m[p] = beta1 * m[p] + (1.0 - beta1) * g
             v[p] = beta2 * v[p] + (1.0 - beta2) * g * g
-            params[p] -= lr * (m[p] / c1) / (np.sqrt(v[p] / c2) + eps)
+            w[p] -= lr * (m[p] / c1) / (np.sqrt(v[p] / c2) + eps)
+    params[:] = w[:size]
     return step, total
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _predict(params, sizes, w_off, b_off, u_off, act, X, acts):
+def _predict(params, sizes, w_off, b_off, u_off, act, X, acts, lanes):
     n = X.shape[0]
     batch = acts.shape[0]
+    w = _padded(params)
     out = np.empty(n)
     for start in range(0, n, batch):
         stop = min(n, start + batch)
-        out[start:stop] = _forward(params, sizes, w_off, b_off, u_off, act, X[start:stop], acts)
+        out[start:stop] = _forward(w, sizes, w_off, b_off, u_off, act, X[start:stop], acts,
+                                   lanes)
     return out
 
 
 def forward(params, sizes, activation: str, X, batch: int = 256) -> np.ndarray:
     """Scores of the rows of (standardised) ``X``."""
     sizes_a, w_off, b_off, u_off, _ = _layout_arrays(sizes)
-    acts = np.zeros((batch, u_off[-1]))
     return _predict(np.asarray(params, dtype=np.float64), sizes_a, w_off, b_off, u_off,
-                    ACTIVATIONS[activation], np.ascontiguousarray(X, dtype=np.float64), acts)
+                    ACTIVATIONS[activation], np.ascontiguousarray(X, dtype=np.float64),
+                    work_rows(batch, u_off), LANES)
 
 
 class RankNetAdam(UnitRanker):
@@ -309,16 +452,17 @@ class RankNetAdam(UnitRanker):
         sizes_a, w_off, b_off, u_off, total = _layout_arrays(sizes)
         m = np.zeros(total)
         v = np.zeros(total)
-        acts = np.zeros((int(np.diff(off).max()), u_off[-1]))
-        pred_acts = np.zeros((256, u_off[-1]))
+        acts = work_rows(int(np.diff(off).max()), u_off)
+        pred_acts = work_rows(256, u_off)
         step = 0
         start = params.copy()
         picks = [EpochPick(scorer, -np.inf, start) for scorer in val_scorers]
         for epoch in range(1, int(self.max_epochs) + 1):
             order = rng.permutation(train_q)
             step, _ = _train_epoch(params, m, v, step, sizes_a, w_off, b_off, u_off, act, Z, y,
-                                   off, order, float(self.learning_rate), 0.9, 0.999, 1e-8, acts)
-            scores = _predict(params, sizes_a, w_off, b_off, u_off, act, Zv, pred_acts)
+                                   off, order, float(self.learning_rate), 0.9, 0.999, 1e-8, acts,
+                                   LANES)
+            scores = _predict(params, sizes_a, w_off, b_off, u_off, act, Zv, pred_acts, LANES)
             for pick in picks:
                 if pick.running:
                     with _SCORING:
