@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 
@@ -114,3 +115,35 @@ def test_study_jobs_scale_with_rows_alone():
     assert one["mem_mb"] == job_requests._ceil_100(2.0 * (1000 + 300))
     assert ten["mem_mb"] == job_requests._ceil_100(2.0 * (1000 + 300 + 99 * growth))
     assert ten["runtime"] == -(-3 * (14 * 100 + 30) // 60)
+
+
+def _plan(measured, scale=1.0):
+    return SimpleNamespace(
+        config={"resources": {"measured": measured} if measured else {}},
+        datasets={"D": SimpleNamespace(scale=scale)},
+        algorithms={"coordinate_ascent": SimpleNamespace(base="coordinate_ascent"),
+                    "adarank": SimpleNamespace(base="adarank"),
+                    "adarank_variant": SimpleNamespace(base="adarank")})
+
+
+def test_priority_is_the_measured_seconds_longest_first():
+    """A training job's priority is its measured seconds (a variant its base's), scaled with
+    the dataset as its runtime is, so Snakemake starts the longest first; none without figures."""
+    prio = job_requests.job_priority(_plan(MEASURED), "train")
+    assert prio({"dataset": "D", "algorithm": "coordinate_ascent"}) == 960
+    assert prio({"dataset": "D", "algorithm": "adarank_variant"}) == 5
+    big = job_requests.job_priority(_plan(MEASURED, scale=2.5), "train")
+    assert big({"dataset": "D", "algorithm": "adarank"}) == 13  # 5 x 2.5, rounded up
+    assert job_requests.job_priority(_plan(None), "train") == 0
+    # the paper's figures: RankNet's shared job first, then Coordinate Ascent's
+    measured = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["resources"]["measured"]
+    plan = _plan(measured)
+    plan.algorithms.update({a: SimpleNamespace(base=a) for a in
+                            ("ranknet", "lambdamart", "rankboost", "ranksvm")})
+    shared = job_requests.job_priority(plan, "train_shared")
+    apart = job_requests.job_priority(plan, "train")
+    ranknet = shared({"dataset": "D", "algorithm": "ranknet"})
+    ca = apart({"dataset": "D", "algorithm": "coordinate_ascent"})
+    others = [apart({"dataset": "D", "algorithm": a}) for a in ("adarank", "lambdamart")] + [
+        shared({"dataset": "D", "algorithm": a}) for a in ("rankboost", "ranksvm")]
+    assert ranknet > ca > max(others)

@@ -109,6 +109,10 @@ def job_resources(rule_name):
     return _resources.job_resources(PLAN, rule_name)
 
 
+def job_priority(rule_name):
+    return _resources.job_priority(PLAN, rule_name)
+
+
 def train_hyperparams(wc):
     return PLAN.train_params(wc.algorithm, wc.get("seed"))
 

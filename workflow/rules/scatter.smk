@@ -29,6 +29,7 @@ rule fit_fold:
     benchmark:
         part_stem("bench/fit_fold") + "whole.tsv"
     threads: lambda wc: PLAN.fit_threads(wc.algorithm)
+    priority: job_priority("fit_fold")
     resources:
         **job_resources("fit_fold"),
     conda:
@@ -62,6 +63,7 @@ rule fit_unit:
     benchmark:
         part_stem("bench/fit_unit") + "unit{unit}.tsv"
     threads: 1
+    priority: job_priority("fit_unit")
     resources:
         **job_resources("fit_unit"),
     conda:

@@ -30,6 +30,7 @@ rule train:
     benchmark:
         convention_stem("bench/train") + "folds.tsv"
     threads: lambda wc: PLAN.fit_threads(wc.algorithm)
+    priority: job_priority("train")
     resources:
         **job_resources("train"),
     conda:
@@ -72,6 +73,7 @@ for _suffix, _algorithms, _conventions in PLAN.shared_train_rules:
         benchmark:
             algorithm_stem("bench/train_shared") + "folds.tsv"
         threads: lambda wc: PLAN.fit_threads(wc.algorithm)
+        priority: job_priority("train_shared")
         resources:
             **job_resources("train_shared"),
         conda:

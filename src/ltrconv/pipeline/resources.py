@@ -142,6 +142,28 @@ def job_request(plan, rule: str, dataset: str | None, algorithm: str | None) -> 
     return {**req, **by_hand}
 
 
+def job_priority(plan, rule: str):
+    """The Snakemake ``priority`` of a job of ``rule``: its measured seconds (config
+    resources.measured, the CPU time of the MQ2008 run's job, as :func:`lookup` finds it),
+    scaled with its dataset as its wall-time request is; 0 without measured figures.
+    Snakemake starts first the ready jobs whose priorities sum highest within the cores, so
+    the longest training jobs start first and the short ones fill the cores around them
+    (longest-first list scheduling): a job that needs both cores does not wait for a long
+    single-threaded one that started just before it, one core idle."""
+    measured = plan.config["resources"].get("measured")
+    if not measured:
+        return 0
+
+    def priority(wc) -> int:
+        dataset, algorithm = wc.get("dataset"), wc.get("algorithm")
+        chosen = [plan.datasets[dataset]] if dataset else list(plan.datasets.values())
+        base = plan.algorithms[algorithm].base if algorithm else None
+        figures = lookup(measured["jobs"], rule, algorithm, base)
+        return int(math.ceil(figures["s"] * max(max(d.scale for d in chosen), 1.0)))
+
+    return priority
+
+
 def job_resources(plan, rule: str) -> dict:
     """The ``resources`` of ``rule``: cluster requests per job, derived from measured figures
     (config resources.measured) when config has them, else resources.train/light. A retry
