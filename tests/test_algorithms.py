@@ -234,8 +234,10 @@ def test_a_ranker_added_to_the_registry_reaches_warmup_estimators_and_cli(tmp_pa
     from ltrconv import warmup
 
     named = ["adarank_twin", *algorithms.ORDER]  # first in the tuple
-    # each trained once, and again with the parallel kernels forced where it has them
-    assert got["warmed"] == [a for a in named for _ in range(1 + (a in warmup.PARALLEL_TWINS))]
+    # each ranker the registry knows (the study's, then the other implementations) trained
+    # once, and again with the parallel kernels forced where it has them
+    known = named + [a for a in algorithms.KNOWN if a not in named]
+    assert got["warmed"] == [a for a in known for _ in range(1 + (a in warmup.PARALLEL_TWINS))]
     assert f"one of {', '.join(named)}" in got["help"]
     assert "adarank_twin (validation data selects" in got["help"]
     assert got["trained"] == 0

@@ -48,7 +48,7 @@ def test_every_small_setting_is_a_parameter_of_its_ranker():
     from ltrconv import rankers
     from ltrconv.rankers import registry
 
-    assert set(warmup.SMALL) <= set(registry.ORDER)
+    assert set(warmup.SMALL) <= set(registry.KNOWN)
     for algorithm, small in warmup.SMALL.items():
         assert set(small) <= set(rankers.param_names(algorithm)), algorithm
 
