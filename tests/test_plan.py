@@ -301,10 +301,14 @@ def test_config_error_names_the_key(overlay, key, message):
 
 def test_training_threads_by_algorithm(paper, ci):
     """resources.train_threads: the paper's RankNet jobs take 2 threads, its variant
-    ranknet_adam its base's, the others resources.train.threads; an algorithm a config turns
-    off keeps its entry (config/ci.yaml disables RankNet)."""
-    assert BASE["resources"]["train_threads"] == {"ranknet": 2}
-    assert paper.fit_threads("ranknet") == paper.fit_threads("ranknet_adam") == 2
+    ranknet_adam the 1 of its own entry (without one, its base's), the others
+    resources.train.threads; an algorithm a config turns off keeps its entry (config/ci.yaml
+    disables RankNet)."""
+    assert BASE["resources"]["train_threads"] == {"ranknet": 2, "ranknet_adam": 1}
+    assert (paper.fit_threads("ranknet"), paper.fit_threads("ranknet_adam")) == (2, 1)
+    inherits = copy.deepcopy(BASE)
+    del inherits["resources"]["train_threads"]["ranknet_adam"]
+    assert build_plan(pconfig.fill_defaults(inherits, SCHEMA)).fit_threads("ranknet_adam") == 2
     assert {a: paper.fit_threads(a) for a in paper.algorithms if "ranknet" not in a} == {
         a: 1 for a in paper.algorithms if "ranknet" not in a}
     assert "ranknet" not in ci.algorithms
@@ -314,7 +318,7 @@ def test_training_threads_by_algorithm(paper, ci):
             own.fit_threads("adarank")) == (2, 1, 3)
     # a variant of RankNet that runs a ranker without threads does not take RankNet's
     other = build_plan(merged({"variants": {"rb": {"of": "ranknet", "ranker": "rankboost"}}}))
-    assert (other.fit_threads("rb"), other.fit_threads("ranknet_adam")) == (1, 2)
+    assert (other.fit_threads("rb"), other.fit_threads("ranknet_adam")) == (1, 1)
 
 
 def test_each_refusal_is_said_once_and_only_where_it_applies():

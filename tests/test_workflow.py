@@ -333,8 +333,8 @@ def test_notebook_redraws_the_pipeline_figures(workflow_run, tmp_path, run_noteb
 
 def test_jobs_cap_threads_at_the_rules_threads(workflow_run):
     """Each train job keeps numba to its rule's threads: resources.train.threads (1), or
-    resources.train_threads of its algorithm or base (RankNet's, 1 here, and so its variant
-    ranknet_adam's; 2 in tests/test_workflow_scatter.py); numba would otherwise use every
+    resources.train_threads of its algorithm or base (RankNet's, 1 here, and ranknet_adam's
+    own, 1; RankNet's 2 in tests/test_workflow_scatter.py); numba would otherwise use every
     core."""
     from ltrconv.pipeline import build_plan, config as pconfig
 

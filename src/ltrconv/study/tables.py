@@ -182,7 +182,7 @@ def factorize_rows(index: pd.MultiIndex) -> tuple[np.ndarray, pd.MultiIndex]:
             np.array(dims, dtype=np.float64)) >= 2.0 ** 62:
         return index.factorize()
     flat = np.ravel_multi_index(level_codes, dims)
-    codes, uniques = pd.factorize(flat)
+    codes, _ = pd.factorize(flat)
     first = np.unique(codes, return_index=True)[1]
     return codes.astype(np.int64), index[first].set_names([None] * index.nlevels)
 
