@@ -61,6 +61,18 @@ def init_params(sizes, rng: np.random.Generator) -> np.ndarray:
     return params
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _squash(z, act):
+    """A hidden unit's output: the sigmoid (``act`` 0) or tanh of its sum ``z``."""
+    return 1.0 / (1.0 + np.exp(-z)) if act == 0 else np.tanh(z)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _slope(h, act):
+    """The derivative of :func:`_squash` at the output ``h``: ``h (1 - h)`` or ``1 - h^2``."""
+    return h * (1.0 - h) if act == 0 else 1.0 - h * h
+
+
 @njit(cache=True, error_model="numpy")
 def _forward_plain(params, sizes, w_off, b_off, u_off, act, X, acts):
     """Forward pass of the rows of X; layer l's units go to ``acts[:, u_off[l]:u_off[l+1]]``.
@@ -90,12 +102,8 @@ def _forward_plain(params, sizes, w_off, b_off, u_off, act, X, acts):
                 acts[r, dst + c] = row[c]
             if hidden:
                 for c in range(b):
-                    z = acts[r, dst + c]
-                    acts[r, dst + c] = 1.0 / (1.0 + np.exp(-z)) if act == 0 else np.tanh(z)
-    out = np.empty(n)
-    for r in range(n):
-        out[r] = acts[r, u_off[L]]
-    return out
+                    acts[r, dst + c] = _squash(acts[r, dst + c], act)
+    return acts[:n, u_off[L]].copy()
 
 
 @njit(cache=True, error_model="numpy")
@@ -134,7 +142,7 @@ def _backward_plain(params, sizes, w_off, b_off, u_off, act, acts, lam, grad):
                         prev[r, k] += WT[c, k] * d
                 for k in range(a):
                     h = acts[r, src + k]
-                    prev[r, k] *= h * (1.0 - h) if act == 0 else 1.0 - h * h
+                    prev[r, k] *= _slope(h, act)
             delta = prev
 
 
@@ -187,12 +195,8 @@ def _forward(params, sizes, w_off, b_off, u_off, act, X, acts, lanes):
         if layer < L - 1:
             for r in range(n):
                 for c in range(b):
-                    z = acts[r, dst + c]
-                    acts[r, dst + c] = 1.0 / (1.0 + np.exp(-z)) if act == 0 else np.tanh(z)
-    out = np.empty(n)
-    for r in range(n):
-        out[r] = acts[r, u_off[L]]
-    return out
+                    acts[r, dst + c] = _squash(acts[r, dst + c], act)
+    return acts[:n, u_off[L]].copy()
 
 
 @njit(cache=True, error_model="numpy")
@@ -238,7 +242,7 @@ def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad, lanes):
             for r in range(n):
                 for k in range(a):
                     h = acts[r, src + k]
-                    prev[r * a + k] *= h * (1.0 - h) if act == 0 else 1.0 - h * h
+                    prev[r * a + k] *= _slope(h, act)
             delta = prev
 
 
