@@ -2,8 +2,8 @@
 
 ``python -m ltrconv.warmup`` runs ``ltrconv train`` and ``ltrconv predict`` for each ranker
 the registry knows (the study's six and the other implementations the paper run's variants
-train: :data:`ltrconv.rankers.registry.KNOWN`), and the numba evaluation engine under every built-in convention, on a small
-synthetic fold written in LETOR format: the same code paths, hence the same kernel
+train: :data:`ltrconv.rankers.registry.KNOWN`), and the numba evaluation engine under every
+built-in convention, on a small synthetic fold written in LETOR format: the same code paths, hence the same kernel
 signatures, as a fit on MQ2008. The kernels that exist plain and parallel
 (:func:`ltrconv.jit.serial_and_parallel`) are warmed both ways: the training scorer's and
 LambdaMART's by a second LambdaMART fit, the evaluation engine's by a second evaluation, each
@@ -92,8 +92,8 @@ def _twice(target: str, warm) -> None:
 
 def run(algorithms=None, say=print, evaluation: bool | None = None) -> float:
     """Warm every kernel the ``algorithms`` (default: every ranker the registry knows,
-    :data:`ltrconv.rankers.registry.KNOWN`) and, with ``evaluation`` (default: when no algorithm is named), the
-    numba evaluation engine use; returns the seconds taken."""
+    :data:`ltrconv.rankers.registry.KNOWN`) and, with ``evaluation`` (default: when no
+    algorithm is named), the numba evaluation engine use; returns the seconds taken."""
     from . import cli
     from .rankers import registry
 
