@@ -3,8 +3,8 @@
 ``python -m ltrconv.warmup`` runs ``ltrconv train`` and ``ltrconv predict`` for each ranker
 the registry knows (the study's six and the other implementations the paper run's variants
 train: :data:`ltrconv.rankers.registry.KNOWN`), and the numba evaluation engine under every
-built-in convention, on a small synthetic fold written in LETOR format: the same code paths, hence the same kernel
-signatures, as a fit on MQ2008. The kernels that exist plain and parallel
+built-in convention, on a small synthetic fold written in LETOR format: the same code paths,
+hence the same kernel signatures, as a fit on MQ2008. The kernels that exist plain and parallel
 (:func:`ltrconv.jit.serial_and_parallel`) are warmed both ways: the training scorer's and
 LambdaMART's by a second LambdaMART fit, the evaluation engine's by a second evaluation, each
 with the parallel twins forced (a real run takes them from :data:`ltrconv.jit
