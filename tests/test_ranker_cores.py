@@ -146,6 +146,61 @@ def test_coordinate_ascent_line_search_finds_the_first_step_past_the_optimum(ord
     assert score == 1.0 and sweeps == 1 and len(log) == 1
 
 
+# Tie keys of the reference ranking below: the tie policy's key, then the document index.
+_TIE_KEYS = {
+    "ranklib": lambda s, y, docid: (-s,),
+    "ranklib-tieavg": lambda s, y, docid: (-s,),
+    "ranklib-tiepess": lambda s, y, docid: (-s, y),
+    "trec": lambda s, y, docid: (-s.astype(np.float32), -np.unique(docid, return_inverse=True)[1]),
+}
+
+
+@pytest.mark.parametrize("conv", list(_TIE_KEYS))
+def test_coordinate_ascent_line_equals_ranking_every_step_from_scratch(conv):
+    """The line search steps each query's scores in rank order, leaves out tied pairs that every
+    step keeps tied and re-sorts in place; here every step's scores are ranked from scratch:
+    each step's summed NDCG (the scorer's, to 1e-12: RankLib's discount is computed another
+    way), the cached scores after the line (bit for bit) and the ranking left where the line
+    keeps one (a query with a relevant document: the tie policy's order, then the index). The
+    data are made of ties: scores in quarters, feature values 0,
+    1/2 and 1 (pairs of equal score and value stay tied), steps back and forth that make and
+    break ties and move documents past tied pairs, a query the feature does not move, one without a relevant document."""
+    rng = np.random.default_rng(1)
+    sizes = rng.integers(1, 30, 40)
+    qid = np.repeat(np.arange(40), sizes)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    n = len(qid)
+    y = rng.integers(0, 3, n)
+    y[qid == 7] = 0
+    base = np.round(rng.random(n) * 4) / 4
+    x = rng.choice([0.0, 0.5, 1.0], n)
+    x[qid == 5] = 0.0
+    docid = np.array([f"d{rng.integers(10**6):06d}" for _ in range(n)])
+    sc = NDCGScorer(y, offsets, conv, 10, docid=docid)
+    tq = _Queries(sc, n)
+    moves = np.maximum.reduceat(x != 0, offsets[:-1])
+    # back and forth (rankings move and come back, ties form and break), then RankLib's doubling
+    incs = np.array([0.25, -0.5, 0.75, -0.25, 0.5, -1.0, 0.25, 0.5, -0.25, 0.125, -0.375, 0.0]
+                    + [-0.001 * 2.0 ** j for j in range(30)])
+    c = base.copy()
+    tq.refresh(c)
+    got = tq.line(c, x, moves, incs)
+    ref = base.copy()
+    want = []
+    for inc in incs:
+        ref = ref + inc * x
+        want.append(sc.per_query(ref)[tq.counted].sum())
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    assert c.tobytes() == ref.tobytes()
+    for q in range(len(sizes)):
+        a, b = offsets[q], offsets[q + 1]
+        if y[a:b].max() == 0:
+            continue
+        keys = _TIE_KEYS[conv](ref[a:b], y[a:b], docid[a:b])
+        want_order = np.lexsort((np.arange(b - a),) + tuple(reversed(keys)))
+        np.testing.assert_array_equal(tq.state.order[a:b], want_order, err_msg=f"query {q}")
+
+
 def test_coordinate_ascent_keeps_ranklibs_cache_after_long_searches():
     """With 100 doubling steps the + search on feature 0 reaches 1.3e27; undoing it in the cached
     scores (RankLib adds -T x back) leaves b's score at 0 (0.75 is lost to rounding), so the very

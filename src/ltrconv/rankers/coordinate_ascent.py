@@ -37,10 +37,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..evaluation.ties import AVERAGE, INPUT_ORDER
+from ..evaluation.ties import AVERAGE, DOCID_DESC, INPUT_ORDER
 from ..jit import njit
 from .base import TrainingData
 from .java_random import LONG_MAX, LONG_MIN, JavaRandom, java_shuffle
+from ..evaluation.scorer import precedes
 from .linear_objective import Relevant, _sort, _sorted_dcg, linear_scores, relevant_of
 from .params import Constraint, Integer, Metric, Number, Options
 from .ranklib_values import as_float32_values
@@ -113,17 +114,115 @@ def _refresh(arrays, state, c, which):
         cur[q] = _ndcg(dcg, inv_idcg[q], ideal[q], tie_code)
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _pair_in_order(o, ss, labels, tiekey, tie_code, p):
+    """Whether the documents ranked ``p - 1`` and ``p`` (scores ``ss`` in rank order) are in the
+    order :func:`._sort` puts them in: by the tie policy, then by document index."""
+    u, v = o[p - 1], o[p]
+    su, sv, lu, lv, ku, kv = ss[p - 1], ss[p], labels[u], labels[v], tiekey[u], tiekey[v]
+    return not (precedes(sv, su, lv, lu, kv, ku, tie_code)
+                or (v < u and not precedes(su, sv, lu, lv, ku, kv, tie_code)))
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _tied(free, o, ss, xs, labels, tiekey, tie_code):
+    """``free[p] = 0`` where the documents ranked ``p - 1`` and ``p`` have equal scores and
+    equal feature values and are in order, else 1: every step of the line adds the same
+    ``inc x`` to both, so such a pair stays tied and in order, and the check
+    (:func:`_stands`) need not compare it."""
+    free[0] = 1
+    for p in range(1, len(o)):
+        free[p] = 1
+        if ss[p - 1] == ss[p] and xs[p - 1] == xs[p] and _pair_in_order(o, ss, labels, tiekey,
+                                                                      tie_code, p):
+            free[p] = 0
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _gather(ss, xs, free, o, s, xq, labels, tiekey, tie_code):
+    """A query's scores and feature in rank order (``ss[p] = s[o[p]]``, ``xs[p] = xq[o[p]]``),
+    and the pairs the check must compare (:func:`_tied`)."""
+    for p in range(len(o)):
+        ss[p] = s[o[p]]
+        xs[p] = xq[o[p]]
+    _tied(free, o, ss, xs, labels, tiekey, tie_code)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _scatter(s, o, ss):
+    """``s[o[p]] = ss[p]``: the rank-ordered scores back in document order."""
+    for p in range(len(o)):
+        s[o[p]] = ss[p]
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _stands(ss, free, n, tie_code):
+    """Whether the scores ``ss`` (rank order) fall strictly from each to the next, but for the
+    tied pairs ``free`` exempts (:func:`_tied`), compared as :func:`.precedes` compares them
+    (as float32 under ``docid-desc``): then the ranking stands under every tie policy. One
+    pass over consecutive memory, without branches."""
+    level = 0
+    if tie_code == DOCID_DESC:
+        for p in range(1, n):
+            level += free[p] * (np.float32(ss[p - 1]) <= np.float32(ss[p]))
+    else:
+        for p in range(1, n):
+            level += free[p] * (ss[p - 1] <= ss[p])
+    return level == 0
+
+
+@njit(nogil=True, cache=True)
+def _resort(o, ss, xs, labels, tiekey, tie_code):
+    """:func:`._sort` of the ranking ``o`` carried out on the rank-ordered scores ``ss`` and
+    feature ``xs``, which move with it: the same insertion sort (by the tie policy, then the
+    document index), the same ranking; returns the number of documents moved."""
+    moved = 0
+    for p in range(1, len(o)):
+        sc = ss[p]
+        if (np.float32(ss[p - 1]) > np.float32(sc) if tie_code == DOCID_DESC
+                else ss[p - 1] > sc):
+            continue  # strictly below the one above: stays
+        cur, xc = o[p], xs[p]
+        lc, kc = labels[cur], tiekey[cur]
+        q = p - 1
+        while q >= 0:
+            u = o[q]
+            su, lu, ku = ss[q], labels[u], tiekey[u]
+            if not (precedes(sc, su, lc, lu, kc, ku, tie_code)
+                    or (cur < u and not precedes(su, sc, lu, lc, ku, kc, tie_code))):
+                break
+            o[q + 1], ss[q + 1], xs[q + 1] = u, su, xs[q]
+            q -= 1
+        if q + 1 != p:
+            o[q + 1], ss[q + 1], xs[q + 1] = cur, sc, xc
+            moved += 1
+    return moved
+
+
 @njit(nogil=True, cache=True)
 def _line(arrays, state, c, x, moves, incs):
     """Summed NDCG (counted queries, query order) after each of the increments ``incs`` is added
     in turn to the cached scores (``c += inc * x``, as RankLib's cache does); ``c`` is left with
-    every increment added. Queries without ``moves[q]`` (x all 0 there) keep ``state.cur[q]``."""
+    every increment added. Queries without ``moves[q]`` (x all 0 there) keep ``state.cur[q]``.
+
+    A query's scores and feature are stepped in rank order (``ss``, ``xs``: contiguous, each
+    score the same ``s + inc * x`` as in document order), so that the check that the ranking
+    still stands (:func:`_stands`) is one pass over consecutive memory; where it fails (16% of
+    the steps of an MQ2008 fold's first sweeps, 11% moving a document) :func:`_resort` sorts
+    them in place, and the scores go back to document order for the NDCG under ``average``
+    and at the end."""
     gains, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, fb = arrays
     ideal, rel, order, cur = state
     nt = len(incs)
     totals = np.zeros(nt)
     sort_code = INPUT_ORDER if tie_code == AVERAGE else tie_code
     pos = np.empty(len(c), dtype=np.int64)
+    longest = 0
+    for q in range(len(offsets) - 1):
+        longest = max(longest, offsets[q + 1] - offsets[q])
+    ss = np.empty(longest)
+    xs = np.empty(longest)
+    free = np.empty(longest, dtype=np.int64)
     for q in range(len(offsets) - 1):
         a, b = offsets[q], offsets[q + 1]
         if np.isnan(fb[q]) or not moves[q] or inv_idcg[q] == 0.0:
@@ -141,16 +240,25 @@ def _line(arrays, state, c, x, moves, incs):
         gq, lq, kq = gains[a:b], labels[a:b], tiekey[a:b]
         m = min(k, b - a)
         rq = relevant_of(rel, q, a)
+        n = b - a
+        _gather(ss, xs, free, o, s, xq, lq, kq, sort_code)
         v = 0.0
         for t in range(nt):
             d = incs[t]
-            for i in range(b - a):
-                s[i] = s[i] + d * xq[i]
-            moved = _sort(o, s, lq, kq, sort_code)
+            for p in range(n):
+                ss[p] = ss[p] + d * xs[p]
+            moved = 0
+            if not _stands(ss, free, n, sort_code):
+                moved = _resort(o, ss[:n], xs[:n], lq, kq, sort_code)
+                if moved:
+                    _tied(free, o, ss, xs, lq, kq, sort_code)
             if t == 0 or moved or tie_code == AVERAGE:
+                if tie_code == AVERAGE:
+                    _scatter(s, o, ss)
                 v = _ndcg(_rank_dcg(o, s, gq, rq, disc, m, tie_code, pos), inv_idcg[q], ideal[q],
                           tie_code)
             totals[t] += v
+        _scatter(s, o, ss)
     return totals
 
 
