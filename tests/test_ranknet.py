@@ -372,6 +372,30 @@ def test_tiled_kernels_equal_the_plain_ones_bit_for_bit(arch, lanes):
     assert scores[0].view(np.uint64).tolist() == scores[1].view(np.uint64).tolist()
 
 
+@pytest.mark.parametrize("bad", [None, np.inf, -np.inf, np.nan, "last"])
+def test_transpose_lays_out_each_layer_by_input_and_tells_whether_every_weight_is_finite(bad):
+    """Layer l's weight from input s to unit t sits at ``w_off[l] + t (a + 1) + s`` (the bias as
+    input a) and goes to ``w_off[l] + s b + t``; units in blocks of 8 with a 13-unit layer
+    leave a partial block. The flag is False for one infinite or NaN weight anywhere, also the
+    very last (a bias of the top layer), and the largest finite double keeps it True."""
+    sizes = np.array([5, 13, 3, 1], dtype=np.int64)
+    w_off, _, total = rn_module.layout(sizes.tolist())
+    params = np.arange(1.0, total + 1.0)
+    params[7] = np.finfo(np.float64).max
+    if bad == "last":
+        params[-1] = np.nan
+    elif bad is not None:
+        params[w_off[1] + 2 * 14 + 9] = bad  # layer 1: unit 2's weight from input 9
+    wt = np.full(total + tiles.PAD, -1.0)
+    finite = rn_module._transpose(params, sizes, w_off, wt)
+    assert finite == (bad is None)
+    for layer, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        w = params[w_off[layer]:w_off[layer] + b * (a + 1)].reshape(b, a + 1)
+        got = wt[w_off[layer]:w_off[layer] + (a + 1) * b].reshape(a + 1, b)
+        np.testing.assert_array_equal(got, w.T)
+    assert (wt[total:] == -1.0).all()  # the padding is not written
+
+
 def test_forward_with_a_non_finite_weight_equals_the_plain_kernel():
     """0 x inf is NaN: the tiles, which add a zero input's product when another document of
     the tile has a non-zero one, hand such weights to the plain kernel, which skips it."""

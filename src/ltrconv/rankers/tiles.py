@@ -78,29 +78,47 @@ def _emit_tile(builder, ptrs, rows, vectors, width, geo, last, update):
     zero_vec = ir.Constant(vty, [0.0] * width)
     acc = [[cgutils.alloca_once_value(builder, zero_vec) for _ in range(vectors)]
            for _ in range(rows)]
-    with cgutils.for_range(builder, K) as loop:
-        k = loop.index
+
+    def a_row_of(k):
         a_k = k if p_ar is None else builder.load(builder.gep(p_ar, [k]))
-        a_row = builder.add(a_off, builder.mul(a_k, a_sk))
-        a = [builder.load(builder.gep(pa, [builder.add(a_row, builder.mul(_i64(r), a_sm))]))
-             for r in range(rows)]
-        bits = _i64(0)
-        for v in a:  # the magnitudes' bits or-ed: zero when every value is +-0
-            bits = builder.or_(bits, builder.bitcast(v, _I64))
-        zero = builder.icmp_unsigned("==", builder.shl(bits, _i64(1)), _i64(0))
-        with builder.if_then(builder.not_(builder.and_(zero, skipping)), likely=True):
-            b_k = k if p_br is None else builder.load(builder.gep(p_br, [k]))
-            b_row = builder.add(b_off, builder.mul(b_k, b_sk))
-            b = []
+        return builder.add(a_off, builder.mul(a_k, a_sk))
+
+    def a_at(a_row, r):
+        return builder.gep(pa, [builder.add(a_row, builder.mul(_i64(r), a_sm))])
+
+    def terms(k, a):
+        """The products of step k added to the sums; ``a``: the rows' values of A, or None to
+        load each one where it is broadcast (fewer registers held: no sum spills)."""
+        b_k = k if p_br is None else builder.load(builder.gep(p_br, [k]))
+        b_row = builder.add(b_off, builder.mul(b_k, b_sk))
+        b = []
+        for j in range(vectors):
+            p = builder.gep(pb, [builder.add(b_row, _i64(j * width))])
+            b.append(builder.load(builder.bitcast(p, vty.as_pointer()), align=8))
+        a_row = a_row_of(k) if a is None else None
+        for r in range(rows):
+            value = builder.load(a_at(a_row, r)) if a is None else a[r]
+            wide = _broadcast(builder, value, vty)
             for j in range(vectors):
-                p = builder.gep(pb, [builder.add(b_row, _i64(j * width))])
-                b.append(builder.load(builder.bitcast(p, vty.as_pointer()), align=8))
-            for r in range(rows):
-                wide = _broadcast(builder, a[r], vty)
-                for j in range(vectors):
-                    total = builder.load(acc[r][j])
-                    # fmul then fadd, no fast-math flags: two roundings, never fused
-                    builder.store(builder.fadd(total, builder.fmul(wide, b[j])), acc[r][j])
+                total = builder.load(acc[r][j])
+                # fmul then fadd, no fast-math flags: two roundings, never fused
+                builder.store(builder.fadd(total, builder.fmul(wide, b[j])), acc[r][j])
+
+    with builder.if_else(skipping) as (with_skip, without_skip):
+        with with_skip:
+            with cgutils.for_range(builder, K) as loop:
+                k = loop.index
+                a_row = a_row_of(k)
+                a = [builder.load(a_at(a_row, r)) for r in range(rows)]
+                bits = _i64(0)
+                for v in a:  # the magnitudes' bits or-ed: zero when every value is +-0
+                    bits = builder.or_(bits, builder.bitcast(v, _I64))
+                zero = builder.icmp_unsigned("==", builder.shl(bits, _i64(1)), _i64(0))
+                with builder.if_then(builder.not_(zero), likely=True):
+                    terms(k, a)
+        with without_skip:
+            with cgutils.for_range(builder, K) as loop:
+                terms(loop.index, None)
 
     def store_lanes(total, c_row, j, cn):
         for lane in range(width):
@@ -304,14 +322,21 @@ def gemm_rows(A, B, C, shape, a_at, b_at, c_at, lanes, a_rows=None):
                 _rows_1x8(A, B, C, a_rows, None, d, None)
 
 
-_EXPONENT = 0x7FF0000000000000
+EXPONENT = 0x7FF0000000000000
+"""The exponent field of a float64: all ones in an infinity or a NaN, and only there."""
+
+
+@njit(cache=True, inline="always")
+def exponent_bits(v):
+    """The exponent field of ``v`` in place (:data:`EXPONENT` when ``v`` is not finite)."""
+    return _bits(v) & EXPONENT
 
 
 @njit(cache=True)
 def all_finite(x, start, stop):
-    """Whether ``x[start:stop]`` holds no infinity and no NaN (whose exponent bits are all
-    ones; a maximum over integers, which vectorizes)."""
+    """Whether ``x[start:stop]`` holds no infinity and no NaN (a maximum over integers, which
+    vectorizes)."""
     top = 0
     for v in x[start:stop]:
-        top = max(top, _bits(v) & _EXPONENT)
-    return top != _EXPONENT
+        top = max(top, exponent_bits(v))
+    return top != EXPONENT
