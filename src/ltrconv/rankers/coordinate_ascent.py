@@ -41,8 +41,8 @@ from ..evaluation.ties import AVERAGE, DOCID_DESC, INPUT_ORDER
 from ..jit import njit
 from .base import TrainingData
 from .java_random import LONG_MAX, LONG_MIN, JavaRandom, java_shuffle
-from ..evaluation.scorer import precedes
-from .linear_objective import Relevant, _sort, _sorted_dcg, linear_scores, relevant_of
+from .linear_objective import (Relevant, _sort, _sorted_dcg, linear_scores, ranks_before,
+                               relevant_of)
 from .params import Constraint, Integer, Metric, Number, Options
 from .ranklib_values import as_float32_values
 from .units import UnitRanker
@@ -119,9 +119,8 @@ def _pair_in_order(o, ss, labels, tiekey, tie_code, p):
     """Whether the documents ranked ``p - 1`` and ``p`` (scores ``ss`` in rank order) are in the
     order :func:`._sort` puts them in: by the tie policy, then by document index."""
     u, v = o[p - 1], o[p]
-    su, sv, lu, lv, ku, kv = ss[p - 1], ss[p], labels[u], labels[v], tiekey[u], tiekey[v]
-    return not (precedes(sv, su, lv, lu, kv, ku, tie_code)
-                or (v < u and not precedes(su, sv, lu, lv, ku, kv, tie_code)))
+    return not ranks_before(ss[p], ss[p - 1], labels[v], labels[u], tiekey[v], tiekey[u], v, u,
+                            tie_code)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -187,9 +186,8 @@ def _resort(o, ss, xs, labels, tiekey, tie_code):
         q = p - 1
         while q >= 0:
             u = o[q]
-            su, lu, ku = ss[q], labels[u], tiekey[u]
-            if not (precedes(sc, su, lc, lu, kc, ku, tie_code)
-                    or (cur < u and not precedes(su, sc, lu, lc, ku, kc, tie_code))):
+            su = ss[q]
+            if not ranks_before(sc, su, lc, labels[u], kc, tiekey[u], cur, u, tie_code):
                 break
             o[q + 1], ss[q + 1], xs[q + 1] = u, su, xs[q]
             q -= 1

@@ -69,6 +69,14 @@ def relevant_of(rel, q, a):
     return rel.idx[rel.off[q]:rel.off[q + 1]] - a
 
 
+@njit(nogil=True, cache=True, inline="always")
+def ranks_before(sc, so, lc, lo, kc, ko, cur, o, tie_code):
+    """Whether document ``cur`` (score, label, tie key ``sc, lc, kc``) ranks above document
+    ``o`` (``so, lo, ko``): first by the tie policy (:func:`.precedes`), then by index."""
+    return precedes(sc, so, lc, lo, kc, ko, tie_code) or (
+        cur < o and not precedes(so, sc, lo, lc, ko, kc, tie_code))
+
+
 @njit(nogil=True, cache=True)
 def _sort(order, s, labels, tiekey, tie_code):
     """Insertion sort of ``order`` by the tie policy, then document index (a total order);
@@ -83,9 +91,7 @@ def _sort(order, s, labels, tiekey, tie_code):
         q = p - 1
         while q >= 0:
             o = order[q]
-            so, lo, ko = s[o], labels[o], tiekey[o]
-            if not (precedes(sc, so, lc, lo, kc, ko, tie_code)
-                    or (cur < o and not precedes(so, sc, lo, lc, ko, kc, tie_code))):
+            if not ranks_before(sc, s[o], lc, labels[o], kc, tiekey[o], cur, o, tie_code):
                 break
             order[q + 1] = o
             q -= 1
