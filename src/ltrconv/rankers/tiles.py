@@ -88,7 +88,7 @@ def _emit_tile(builder, ptrs, rows, vectors, width, geo, last, update):
 
     def terms(k, a):
         """The products of step k added to the sums; ``a``: the rows' values of A, or None to
-        load each one where it is broadcast (fewer registers held: no sum spills)."""
+        load each one where it is broadcast (eight registers fewer held across the loop)."""
         b_k = k if p_br is None else builder.load(builder.gep(p_br, [k]))
         b_row = builder.add(b_off, builder.mul(b_k, b_sk))
         b = []
