@@ -201,6 +201,22 @@ def test_coordinate_ascent_line_equals_ranking_every_step_from_scratch(conv):
         np.testing.assert_array_equal(tq.state.order[a:b], want_order, err_msg=f"query {q}")
 
 
+def test_coordinate_ascent_line_ranks_a_tied_pair_turned_nan_by_index():
+    """Two documents of equal score and feature value stay tied along a line, and the search
+    leaves such a pair out of its check, unless the scores become NaN (inf - inf): then no tie
+    policy applies (``precedes`` compares NaN as unordered) and the index decides. Under the
+    pessimistic policy the relevant document 0 goes below document 1 while tied (NDCG@10
+    1 / log2(3)), first once both scores are NaN (1)."""
+    y = np.array([1, 0])
+    tq = _Queries(NDCGScorer(y, np.array([0, 2]), "ranklib-tiepess", 10), 2)
+    c = np.zeros(2)
+    tq.refresh(c)
+    with np.errstate(invalid="ignore"):
+        got = tq.line(c, np.full(2, np.inf), np.ones(1, dtype=np.bool_), np.array([1.0, -1.0]))
+    np.testing.assert_allclose(got, [1.0 / math.log2(3.0), 1.0], rtol=1e-15)
+    assert tq.state.order.tolist() == [0, 1] and np.isnan(c).all()
+
+
 def test_coordinate_ascent_keeps_ranklibs_cache_after_long_searches():
     """With 100 doubling steps the + search on feature 0 reaches 1.3e27; undoing it in the cached
     scores (RankLib adds -T x back) leaves b's score at 0 (0.75 is lost to rounding), so the very

@@ -158,8 +158,8 @@ def _scatter(s, o, ss):
 def _stands(ss, free, n, tie_code):
     """Whether the scores ``ss`` (rank order) fall strictly from each to the next, but for the
     tied pairs ``free`` exempts (:func:`_tied`), compared as :func:`.precedes` compares them
-    (as float32 under ``docid-desc``): then the ranking stands under every tie policy. One
-    pass over consecutive memory, without branches."""
+    (as float32 under ``docid-desc``), and none is NaN: then the ranking stands under every
+    tie policy. Passes over consecutive memory, without branches."""
     level = 0
     if tie_code == DOCID_DESC:
         for p in range(1, n):
@@ -167,6 +167,8 @@ def _stands(ss, free, n, tie_code):
     else:
         for p in range(1, n):
             level += free[p] * (ss[p - 1] <= ss[p])
+    for p in range(n):  # a NaN (inf - inf) unties a tied pair: :func:`.precedes` then
+        level += ss[p] != ss[p]  # orders it by index alone, so :func:`_resort` decides
     return level == 0
 
 
