@@ -119,8 +119,7 @@ def _pair_in_order(o, ss, labels, tiekey, tie_code, p):
     """Whether the documents ranked ``p - 1`` and ``p`` (scores ``ss`` in rank order) are in the
     order :func:`._sort` puts them in: by the tie policy, then by document index."""
     u, v = o[p - 1], o[p]
-    return not ranks_before(ss[p], ss[p - 1], labels[v], labels[u], tiekey[v], tiekey[u], v, u,
-                            tie_code)
+    return not ranks_before(ss[p], ss[p - 1], v, u, labels, tiekey, tie_code)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -138,13 +137,11 @@ def _tied(free, o, ss, xs, labels, tiekey, tie_code):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _gather(ss, xs, free, o, s, xq, labels, tiekey, tie_code):
-    """A query's scores and feature in rank order (``ss[p] = s[o[p]]``, ``xs[p] = xq[o[p]]``),
-    and the pairs the check must compare (:func:`_tied`)."""
+def _gather(ss, xs, o, s, xq):
+    """A query's scores and feature in rank order: ``ss[p] = s[o[p]]``, ``xs[p] = xq[o[p]]``."""
     for p in range(len(o)):
         ss[p] = s[o[p]]
         xs[p] = xq[o[p]]
-    _tied(free, o, ss, xs, labels, tiekey, tie_code)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -184,12 +181,11 @@ def _resort(o, ss, xs, labels, tiekey, tie_code):
                 else ss[p - 1] > sc):
             continue  # strictly below the one above: stays
         cur, xc = o[p], xs[p]
-        lc, kc = labels[cur], tiekey[cur]
         q = p - 1
         while q >= 0:
             u = o[q]
             su = ss[q]
-            if not ranks_before(sc, su, lc, labels[u], kc, tiekey[u], cur, u, tie_code):
+            if not ranks_before(sc, su, cur, u, labels, tiekey, tie_code):
                 break
             o[q + 1], ss[q + 1], xs[q + 1] = u, su, xs[q]
             q -= 1
@@ -241,7 +237,8 @@ def _line(arrays, state, c, x, moves, incs):
         m = min(k, b - a)
         rq = relevant_of(rel, q, a)
         n = b - a
-        _gather(ss, xs, free, o, s, xq, lq, kq, sort_code)
+        _gather(ss, xs, o, s, xq)
+        _tied(free, o, ss, xs, lq, kq, sort_code)
         v = 0.0
         for t in range(nt):
             d = incs[t]

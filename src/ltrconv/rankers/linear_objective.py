@@ -70,9 +70,11 @@ def relevant_of(rel, q, a):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def ranks_before(sc, so, lc, lo, kc, ko, cur, o, tie_code):
-    """Whether document ``cur`` (score, label, tie key ``sc, lc, kc``) ranks above document
-    ``o`` (``so, lo, ko``): first by the tie policy (:func:`.precedes`), then by index."""
+def ranks_before(sc, so, cur, o, labels, tiekey, tie_code):
+    """Whether document ``cur`` (score ``sc``) ranks above document ``o`` (score ``so``): first
+    by the tie policy (:func:`.precedes`, with their ``labels`` and ``tiekey``), then by
+    index."""
+    lc, lo, kc, ko = labels[cur], labels[o], tiekey[cur], tiekey[o]
     return precedes(sc, so, lc, lo, kc, ko, tie_code) or (
         cur < o and not precedes(so, sc, lo, lc, ko, kc, tie_code))
 
@@ -87,11 +89,11 @@ def _sort(order, s, labels, tiekey, tie_code):
     moved = 0
     for p in range(1, len(order)):
         cur = order[p]
-        sc, lc, kc = s[cur], labels[cur], tiekey[cur]
+        sc = s[cur]
         q = p - 1
         while q >= 0:
             o = order[q]
-            if not ranks_before(sc, s[o], lc, labels[o], kc, tiekey[o], cur, o, tie_code):
+            if not ranks_before(sc, s[o], cur, o, labels, tiekey, tie_code):
                 break
             order[q + 1] = o
             q -= 1
