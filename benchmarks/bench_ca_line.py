@@ -32,7 +32,7 @@ from ltrconv.data.letor import read_letor
 from ltrconv.evaluation.scorer import NDCGScorer
 from ltrconv.evaluation.ties import AVERAGE, INPUT_ORDER
 from ltrconv.jit import njit
-from ltrconv.rankers.coordinate_ascent import (_line, _ndcg, _Queries, _rank_dcg,
+from ltrconv.rankers.coordinate_ascent import (_line, _ndcg, _Queries, _rank_dcg, _unranked,
                                                direction_steps)
 from ltrconv.rankers.linear_objective import _sort, linear_scores, relevant_of
 from ltrconv.rankers.ranklib_values import as_float32_values
@@ -54,13 +54,7 @@ def line_in_document_order(arrays, state, c, x, moves, incs):
     for q in range(len(offsets) - 1):
         a, b = offsets[q], offsets[q + 1]
         if np.isnan(fb[q]) or not moves[q] or inv_idcg[q] == 0.0:
-            if moves[q]:
-                for t in range(nt):
-                    for i in range(a, b):
-                        c[i] = c[i] + incs[t] * x[i]
-            if not np.isnan(fb[q]):
-                for t in range(nt):
-                    totals[t] += cur[q]
+            _unranked(c, x, incs, totals, a, b, moves[q], fb[q] if np.isnan(fb[q]) else cur[q])
             continue
         o, s, xq = order[a:b], c[a:b], x[a:b]
         rq = relevant_of(rel, q, a)

@@ -195,6 +195,20 @@ def _resort(o, ss, xs, labels, tiekey, tie_code):
     return moved
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _unranked(c, x, incs, totals, a, b, moved, value):
+    """A query (documents ``a:b``) that a line search does not rank: no relevant document, not
+    counted, or ``x`` all 0 there. Where ``moved``, its cached scores still take every
+    increment; its NDCG ``value`` (NaN: not counted) adds to every step's sum."""
+    if moved:
+        for t in range(len(incs)):
+            for i in range(a, b):
+                c[i] = c[i] + incs[t] * x[i]
+    if not np.isnan(value):
+        for t in range(len(incs)):
+            totals[t] += value
+
+
 @njit(nogil=True, cache=True)
 def _line(arrays, state, c, x, moves, incs):
     """Summed NDCG (counted queries, query order) after each of the increments ``incs`` is added
@@ -222,13 +236,7 @@ def _line(arrays, state, c, x, moves, incs):
     for q in range(len(offsets) - 1):
         a, b = offsets[q], offsets[q + 1]
         if np.isnan(fb[q]) or not moves[q] or inv_idcg[q] == 0.0:
-            if moves[q]:
-                for t in range(nt):
-                    for i in range(a, b):
-                        c[i] = c[i] + incs[t] * x[i]
-            if not np.isnan(fb[q]):
-                for t in range(nt):
-                    totals[t] += cur[q]
+            _unranked(c, x, incs, totals, a, b, moves[q], fb[q] if np.isnan(fb[q]) else cur[q])
             continue
         o = order[a:b]
         s = c[a:b]
