@@ -19,12 +19,14 @@ from ltrconv.errors import InputError
 from ltrconv.evaluation import conventions as C
 from ltrconv.evaluation.axes import ConventionError
 from ltrconv.evaluation.runs import RunFormWarning
+from ltrconv.study.library_check import doc_name
 
 
 @pytest.fixture(scope="module")
 def dicts():
     """Qrels and a run as dicts of dicts: graded judgments, unjudged documents retrieved,
-    judged queries the run lacks, and no tied scores."""
+    judged queries the run lacks, and no tied scores. Documents named by ``doc_name``, as
+    every ranx test names them: one name width, one compiled ranx."""
     d = make_letor(n_queries=25, min_docs=4, max_docs=30, seed=4)
     rng = np.random.default_rng(2)
     qrels: dict = {}
@@ -33,9 +35,9 @@ def dicts():
     for i, (q, label) in enumerate(zip(d.qid, d.y)):
         q = f"q{q}"
         if rng.random() < 0.75:
-            qrels.setdefault(q, {})[f"d{i}"] = int(label)
+            qrels.setdefault(q, {})[doc_name(i)] = int(label)
         if q not in ("q2", "q5"):
-            run.setdefault(q, {})[f"d{i}"] = float(scores[i])
+            run.setdefault(q, {})[doc_name(i)] = float(scores[i])
     return qrels, run
 
 
@@ -134,9 +136,9 @@ def test_ranx_names_on_letor_lists(tmp_path, capsys):
 
     write_letor(d, tmp_path / "d.txt")
     np.savetxt(tmp_path / "s.txt", s, fmt="%.17g")
-    qrels = {f"q{q}": {f"d{i}": int(d.y[i]) for i in range(a, b)}
+    qrels = {f"q{q}": {doc_name(i): int(d.y[i]) for i in range(a, b)}
              for q, a, b in zip(d.query_ids, d.offsets[:-1], d.offsets[1:])}
-    run = {f"q{q}": {f"d{i}": float(s[i]) for i in range(a, b)}
+    run = {f"q{q}": {doc_name(i): float(s[i]) for i in range(a, b)}
            for q, a, b in zip(d.query_ids, d.offsets[:-1], d.offsets[1:])}
     assert main(["eval", str(tmp_path / "d.txt"), str(tmp_path / "s.txt"), "-c", "ranx:ndcg@5",
                  "-c", "ranx:ndcg_burges@5", "--metrics", "NDCG", "--format", "tsv"]) == 0

@@ -793,11 +793,15 @@ def test_ranx_run_keeps_a_repeated_docids_last_score_at_its_first_place(tmp_path
     # reader kept the last line at its own place, and a tie then ranked otherwise (NDCG@1 0.0
     # where ranx gives 1.0); a qrels query the run lacks was skipped, a number ranx never gives
     ranx = pytest.importorskip("ranx", reason="ranx (the test extra) is not installed")
+    from ltrconv.study.library_check import doc_name  # the ranx tests' one name width
+
     rng = np.random.default_rng(4)
-    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n")
+    names = [doc_name(i) for i in range(4)]
+    a, b, c = names[:3]
+    (tmp_path / "q").write_text(f"1 0 {a} 1\n1 0 {b} 0\n1 0 {c} 2\n2 0 {a} 1\n")
     qrels = ranx.Qrels.from_file(str(tmp_path / "q"), kind="trec")
     for trial in range(10):
-        rows = [(str(rng.choice(list("abcd"))), float(rng.choice([1.0, 2.0, 3.0])))
+        rows = [(str(rng.choice(names)), float(rng.choice([1.0, 2.0, 3.0])))
                 for _ in range(int(rng.integers(2, 8)))]
         (tmp_path / "r").write_text("".join(f"1 Q0 {d} {i + 1} {s} t\n"
                                             for i, (d, s) in enumerate(rows)))

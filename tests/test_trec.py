@@ -21,6 +21,7 @@ from ltrconv.data.conventions_file import load_conventions
 from ltrconv.cli import main
 from ltrconv.errors import InputError
 from ltrconv.evaluation import conventions as C
+from ltrconv.study.library_check import doc_name
 from cli_helpers import trec_eval_binary
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 x 1\n3 0 y 0\n"
@@ -450,8 +451,8 @@ def test_ranx_run_object_keeps_its_order_past_15_tied_documents():
     for q in range(12):
         n = int(rng.integers(20, 70))
         scores = rng.integers(0, 3, n)  # tie groups of 7-40 documents
-        run[f"q{q}"] = {f"d{i}": float(scores[i]) for i in range(n)}
-        qrels[f"q{q}"] = {f"d{i}": int(rng.integers(0, 3)) for i in range(n)}
+        run[f"q{q}"] = {doc_name(i): float(scores[i]) for i in range(n)}
+        qrels[f"q{q}"] = {doc_name(i): int(rng.integers(0, 3)) for i in range(n)}
     R, Q = ranx.Run(run), ranx.Qrels(qrels)
     ks = [1, 5, 10, 20]
     for qrels_in, run_in in ((Q, R), (qrels, run)):

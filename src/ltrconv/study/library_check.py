@@ -140,13 +140,22 @@ def _label(v):
     return int(v) if float(v).is_integer() else float(v)
 
 
+def doc_name(j: int) -> str:
+    """The name of a query's document ``j`` in the qrels and runs handed to ranx: seven
+    characters for every document up to a million a query. ranx 0.3.21 holds a run's document
+    names as numpy fixed-width strings and compiles its numba kernels once for each width
+    (about 45 s of CPU each, cached after), so names of one width share one compiled copy
+    whatever the dataset."""
+    return f"d{j:06d}"
+
+
 def ranx_values(queries, ks, metric="ndcg"):
     """ranx's default path, ``Qrels``/``Run``, per query in input order."""
     from ranx import Qrels, Run, evaluate as ranx_evaluate
 
-    qrels = Qrels({f"q{i:05d}": {f"d{j}": _label(v) for j, v in enumerate(y)}
+    qrels = Qrels({f"q{i:05d}": {doc_name(j): _label(v) for j, v in enumerate(y)}
                    for i, (y, _, _) in enumerate(queries)})
-    run = Run({f"q{i:05d}": {f"d{j}": float(v) for j, v in enumerate(s)}
+    run = Run({f"q{i:05d}": {doc_name(j): float(v) for j, v in enumerate(s)}
                for i, (_, s, _) in enumerate(queries)})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
