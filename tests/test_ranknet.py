@@ -375,9 +375,9 @@ def test_tiled_kernels_equal_the_plain_ones_bit_for_bit(arch, lanes):
 @pytest.mark.parametrize("bad", [None, np.inf, -np.inf, np.nan, "last"])
 def test_transpose_lays_out_each_layer_by_input_and_tells_whether_every_weight_is_finite(bad):
     """Layer l's weight from input s to unit t sits at ``w_off[l] + t (a + 1) + s`` (the bias as
-    input a) and goes to ``w_off[l] + s b + t``; units in blocks of 8 with a 13-unit layer
-    leave a partial block. The flag is False for one infinite or NaN weight anywhere, also the
-    very last (a bias of the top layer), and the largest finite double keeps it True."""
+    input a) and goes to ``w_off[l] + s b + t``; a 13-unit layer over 6 inputs leaves rows and
+    columns outside the 4 x 4 blocks. The flag is False for one infinite or NaN weight anywhere,
+    also the very last (a bias of the top layer), and the largest finite double keeps it True."""
     sizes = np.array([5, 13, 3, 1], dtype=np.int64)
     w_off, _, total = rn_module.layout(sizes.tolist())
     params = np.arange(1.0, total + 1.0)
@@ -394,6 +394,27 @@ def test_transpose_lays_out_each_layer_by_input_and_tells_whether_every_weight_i
         got = wt[w_off[layer]:w_off[layer] + (a + 1) * b].reshape(a + 1, b)
         np.testing.assert_array_equal(got, w.T)
     assert (wt[total:] == -1.0).all()  # the padding is not written
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (8, 4), (3, 5), (13, 6), (12, 9), (9, 7),
+                                   (17, 3), (0, 5), (5, 0), (201, 47)])
+def test_transpose_equals_numpys_and_writes_nothing_else(shape):
+    """tiles.transpose of a block at an offset equals numpy's ``.T`` for every count of whole
+    8- and 4-row strips and of leftover rows and columns; the elements around the destination
+    block keep their values; a block past either array's end is refused (numba checks no
+    index)."""
+    rows, cols = shape
+    src = np.arange(1.0, rows * cols + 8.0)
+    dst = np.full(rows * cols + 11, -1.0)
+    tiles.transpose(src, dst, shape, 3, 5)
+    want = src[3:3 + rows * cols].reshape(rows, cols).T.ravel()
+    np.testing.assert_array_equal(dst[5:5 + rows * cols], want)
+    assert (dst[:5] == -1.0).all() and (dst[5 + rows * cols:] == -1.0).all()
+    if rows and cols:
+        with pytest.raises(ValueError, match="does not fit"):
+            tiles.transpose(src, dst, shape, 8, 5)
+        with pytest.raises(ValueError, match="does not fit"):
+            tiles.transpose(src, dst, shape, 3, 12)
 
 
 def test_forward_with_a_non_finite_weight_equals_the_plain_kernel():

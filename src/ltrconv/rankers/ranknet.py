@@ -57,7 +57,7 @@ from .fdlibm import emit_exp, exp_lane, fdlibm_exp, vector_map
 from .java_random import JavaRandom, synapse_weights
 from .params import Check, Integer, Metric, Number, RandomState
 from .ranklib_values import as_float32_values
-from .tiles import EXPONENT, LANES, PAD, all_finite, exponent_bits, gemm, gemm_rows
+from .tiles import LANES, PAD, all_finite, gemm, gemm_rows, transpose
 from .units import UnitRanker
 
 # The paper validates 1-3 hidden layers of 10-500 units (Busa-Fekete et al. 2012, Sec. 4): widths
@@ -109,20 +109,12 @@ def _sigmoid(x):
 @njit(cache=True)
 def _transpose(params, sizes, w_off, wt):
     """Each layer's weights as an ``(fan_in + 1, fan_out)`` block of ``wt`` (bias row last), in
-    blocks of 8 units (each block's writes one cache line per input, its reads 8 rows in step);
-    returns whether every weight is finite (no infinity, no NaN), seen on the way."""
-    top = 0
+    4 x 4 blocks transposed in registers (:func:`.tiles.transpose`); returns whether every
+    weight is finite (no infinity, no NaN)."""
     for layer in range(len(sizes) - 1):
         a, b = sizes[layer], sizes[layer + 1]
-        w0 = w_off[layer]
-        for t0 in range(0, b, 8):
-            t1 = min(t0 + 8, b)
-            for s in range(a + 1):
-                for t in range(t0, t1):
-                    v = params[w0 + t * (a + 1) + s]
-                    wt[w0 + s * b + t] = v
-                    top = max(top, exponent_bits(v))
-    return top != EXPONENT
+        transpose(params, wt, (b, a + 1), w_off[layer], w_off[layer])
+    return all_finite(params, 0, params.size)
 
 
 @njit(cache=True)
@@ -328,16 +320,18 @@ _fprime_8 = vector_map(8, _fprime_body)
 
 
 @njit(cache=True, error_model="numpy")
-def _sigmoid_rows(out, fp, n, dst, b, bias, with_fp, lanes):
+def _sigmoid_rows(out, fp, n, dst, b, bias, with_fp):
     """``out[r, dst + t] = 1 / (1 + exp(-(out[r, dst + t] + bias[t])))`` for ``r < n``,
     ``t < b``: a unit's weighted sum plus its bias, through the sigmoid; with ``with_fp``,
-    ``fp[r, dst + t] = f'(out[r, dst + t])`` too (module docstring). With 8 lanes, the whole
-    vectors of each row by :func:`.fdlibm.emit_exp` (LLVM's loop vectorizer gives
-    :func:`.fdlibm.exp_lane` 4 lanes there), the rest as with 4 lanes."""
+    ``fp[r, dst + t] = f'(out[r, dst + t])`` too (module docstring). The whole vectors of 8 of
+    each row by :func:`.fdlibm.emit_exp`, on every CPU (with AVX2 LLVM splits each into two
+    vectors of 4, two exps in flight: 9.5 ns a unit against 15.4 ns for the loop vectorizer's
+    :func:`.fdlibm.exp_lane` on 4 lanes, both exps and divisions, 500 units, AMD EPYC), the
+    rest by :func:`.fdlibm.exp_lane`."""
     width = out.shape[1]
     flat_o = out.reshape(out.size)
     flat_f = fp.reshape(fp.size)
-    whole = b - b % 8 if lanes == 8 else 0
+    whole = b - b % 8
     for r in range(n):
         at = r * width + dst
         if whole:
@@ -385,7 +379,7 @@ def _forward(wt, finite, sizes, w_off, u_off, X, out, fp, with_fp, lanes):
         gemm(flat, wt, flat, (a, n, b), (src, 1, width), (w_off[layer], b), (dst, width, 1),
              1 if layer == 0 else 0, lanes)
         _sigmoid_rows(out, fp, n, dst, b, wt[w_off[layer] + a * b:w_off[layer] + (a + 1) * b],
-                      with_fp, lanes)
+                      with_fp)
 
 
 @njit(cache=True)

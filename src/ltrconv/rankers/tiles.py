@@ -322,6 +322,73 @@ def gemm_rows(A, B, C, shape, a_at, b_at, c_at, lanes, a_rows=None):
                 _rows_1x8(A, B, C, a_rows, None, d, None)
 
 
+def _emit_4x4(builder, src, dst, s_at, s_row, d_at, d_row):
+    """``dst[d_at + c d_row + r] = src[s_at + r s_row + c]`` for ``r, c < 4``: four rows
+    loaded as vectors, transposed in registers by two rounds of shuffles, stored as vectors."""
+    vty = ir.VectorType(_DBL, 4)
+
+    def vec(p, at):
+        return builder.bitcast(builder.gep(p, [at]), vty.as_pointer())
+
+    rows = [builder.load(vec(src, builder.add(s_at, builder.mul(_i64(r), s_row))), align=8)
+            for r in range(4)]
+
+    def mix(u, v, lanes):
+        return builder.shuffle_vector(u, v, ir.Constant(ir.VectorType(_I32, 4), lanes))
+
+    even = [mix(rows[0], rows[1], [0, 4, 2, 6]), mix(rows[2], rows[3], [0, 4, 2, 6])]
+    odd = [mix(rows[0], rows[1], [1, 5, 3, 7]), mix(rows[2], rows[3], [1, 5, 3, 7])]
+    cols = [mix(even[0], even[1], [0, 1, 4, 5]), mix(odd[0], odd[1], [0, 1, 4, 5]),
+            mix(even[0], even[1], [2, 3, 6, 7]), mix(odd[0], odd[1], [2, 3, 6, 7])]
+    for c in range(4):
+        builder.store(cols[c], vec(dst, builder.add(d_at, builder.mul(_i64(c), d_row))),
+                      align=8)
+
+
+@intrinsic
+def _block_4x4(typingctx, src, dst, at):
+    """:func:`_emit_4x4` for 1-D contiguous float64 arrays, ``at = (s_at, s_row, d_at,
+    d_row)``."""
+    sig = types.void(src, dst, at)
+
+    def codegen(context, builder, signature, args):
+        ps, pd = (context.make_array(t)(context, builder, v).data
+                  for t, v in zip(signature.args[:2], args[:2]))
+        _emit_4x4(builder, ps, pd, *cgutils.unpack_tuple(builder, args[2]))
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def transpose(src, dst, shape, s0, d0):
+    """``dst[d0 + c rows + r] = src[s0 + r cols + c]`` for ``(rows, cols) = shape``: a
+    row-major block of ``src`` into ``dst`` column by column, in 4 x 4 blocks transposed in
+    registers (the rows 8 at a time, so that each column's 8 values fill a cache line), the
+    remaining rows and columns one value at a time. A block that does not fit in either array
+    raises ValueError (numba checks no index)."""
+    rows, cols = shape
+    if rows > 0 and cols > 0 and (s0 < 0 or d0 < 0 or s0 + rows * cols > src.size
+                                  or d0 + rows * cols > dst.size):
+        raise ValueError("transpose: the block does not fit in src or dst")
+    whole = cols - cols % 4
+    r = 0
+    while r + 4 <= rows:
+        double = r + 8 <= rows
+        for c in range(0, whole, 4):
+            _block_4x4(src, dst, (s0 + r * cols + c, cols, d0 + c * rows + r, rows))
+            if double:
+                _block_4x4(src, dst, (s0 + (r + 4) * cols + c, cols, d0 + c * rows + r + 4,
+                                      rows))
+        for q in range(r, r + (8 if double else 4)):
+            for c in range(whole, cols):
+                dst[d0 + c * rows + q] = src[s0 + q * cols + c]
+        r += 8 if double else 4
+    for q in range(r, rows):
+        for c in range(cols):
+            dst[d0 + c * rows + q] = src[s0 + q * cols + c]
+
+
 EXPONENT = 0x7FF0000000000000
 """The exponent field of a float64: all ones in an infinity or a NaN, and only there."""
 
