@@ -33,7 +33,7 @@ from .params import Check, Integer, Metric, Number, Options, RandomState
 from .ranknet import (_SCORING, ARCHITECTURES, PAPER_GRID, EpochPick, _architectures_ok,
                       fit_architectures, select_architecture)
 from .fdlibm import _bits
-from .tiles import LANES, PAD, all_finite, gemm
+from .tiles import LANES, PAD, all_finite, gemm, transpose
 from .units import UnitRanker
 
 ACTIVATIONS = {"sigmoid": 0, "tanh": 1}
@@ -234,9 +234,7 @@ def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad, lanes):
         if layer > 0:
             # s_k = sum_c W[k, c] delta[r, c], over c in order
             WT = np.zeros(b * a + PAD)
-            for k in range(a):
-                for c in range(b):
-                    WT[c * a + k] = params[w0 + k * b + c]
+            transpose(params, WT, (a, b), w0, 0)
             prev = np.zeros(n * a + PAD)
             gemm(delta, WT, prev, (b, n, a), (0, 1, b), (0, a), (0, a, 1), 0, lanes)
             for r in range(n):
