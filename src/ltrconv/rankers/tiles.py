@@ -234,10 +234,10 @@ def _rows(rows: int, vectors: int, width: int):
 _rows_8x3 = _rows(8, 3, 8)
 _rows_4x3 = _rows(4, 3, 8)
 _rows_2x3 = _rows(2, 3, 8)
-_rows_1x4_8 = _rows(1, 4, 8)
+_rows_1x3_8 = _rows(1, 3, 8)
 _rows_6x2 = _rows(6, 2, 4)
 _rows_3x2 = _rows(3, 2, 4)
-_rows_1x4 = _rows(1, 4, 4)
+_rows_1x2 = _rows(1, 2, 4)
 _rows_1x8 = _rows(1, 8, 4)
 _rows_1x8_8 = _rows(1, 8, 8)
 
@@ -275,7 +275,7 @@ def gemm(A, B, C, shape, a_at, b_at, c_at, skip, lanes, a_rows=None, b_rows=None
     # of a tile's width) stays in L1 while the rows use it: 5-14% faster than the rows outermost
     # in calls of RankNet's shapes (K = 50-200, M = 20-500, N = 46-200; AMD EPYC, AVX2), 2% on
     # the grid's epoch
-    chunk = 24 if lanes == 8 else 8
+    chunk = 24 if lanes == 8 else 8  # every tile's width: 3 vectors of 8, or 2 of 4
     for n in range(0, N, chunk):
         cols = min(chunk, N - n)
 
@@ -294,7 +294,7 @@ def gemm(A, B, C, shape, a_at, b_at, c_at, skip, lanes, a_rows=None, b_rows=None
                 _rows_2x3(A, B, C, a_rows, b_rows, at(m), update)
                 m += 2
             if m < M:
-                _rows_1x4_8(A, B, C, a_rows, b_rows, at(m), update)
+                _rows_1x3_8(A, B, C, a_rows, b_rows, at(m), update)
             continue
         while m + 6 <= M:
             _rows_6x2(A, B, C, a_rows, b_rows, at(m), update)
@@ -303,7 +303,7 @@ def gemm(A, B, C, shape, a_at, b_at, c_at, skip, lanes, a_rows=None, b_rows=None
             _rows_3x2(A, B, C, a_rows, b_rows, at(m), update)
             m += 3
         while m < M:
-            _rows_1x4(A, B, C, a_rows, b_rows, at(m), update)
+            _rows_1x2(A, B, C, a_rows, b_rows, at(m), update)
             m += 1
 
 
