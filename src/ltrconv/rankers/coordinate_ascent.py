@@ -156,16 +156,21 @@ def _stands(ss, free, n, tie_code):
     """Whether the scores ``ss`` (rank order) fall strictly from each to the next, but for the
     tied pairs ``free`` exempts (:func:`_tied`), compared as :func:`.precedes` compares them
     (as float32 under ``docid-desc``), and none is NaN: then the ranking stands under every
-    tie policy. Passes over consecutive memory, without branches."""
-    level = 0
+    tie policy. One pass over consecutive memory, without branches.
+
+    A NaN (``inf - inf``) unties a tied pair: :func:`.precedes` then orders it by index alone,
+    so :func:`_resort` decides. ``not (above > below)`` holds for a NaN on either side, so the
+    pairs checked catch every NaN but one in a run of exempt pairs; the run's documents had
+    equal scores and features when exempted and have taken the same increments since, so all
+    of them are NaN together, the first too, whose pair above is checked, or which is
+    ``ss[0]``."""
+    level = ss[0] != ss[0]
     if tie_code == DOCID_DESC:
         for p in range(1, n):
-            level += free[p] * (np.float32(ss[p - 1]) <= np.float32(ss[p]))
+            level += free[p] * (not (np.float32(ss[p - 1]) > np.float32(ss[p])))
     else:
         for p in range(1, n):
-            level += free[p] * (ss[p - 1] <= ss[p])
-    for p in range(n):  # a NaN (inf - inf) unties a tied pair: :func:`.precedes` then
-        level += ss[p] != ss[p]  # orders it by index alone, so :func:`_resort` decides
+            level += free[p] * (not (ss[p - 1] > ss[p]))
     return level == 0
 
 
@@ -173,8 +178,9 @@ def _stands(ss, free, n, tie_code):
 def _resort(o, ss, xs, labels, tiekey, tie_code):
     """:func:`._sort` of the ranking ``o`` carried out on the rank-ordered scores ``ss`` and
     feature ``xs``, which move with it: the same insertion sort (by the tie policy, then the
-    document index), the same ranking; returns the number of documents moved."""
-    moved = 0
+    document index), the same ranking; returns the highest rank a document moved to (``len(o)``
+    when none moved)."""
+    top = len(o)
     for p in range(1, len(o)):
         sc = ss[p]
         if (np.float32(ss[p - 1]) > np.float32(sc) if tie_code == DOCID_DESC
@@ -191,8 +197,8 @@ def _resort(o, ss, xs, labels, tiekey, tie_code):
             q -= 1
         if q + 1 != p:
             o[q + 1], ss[q + 1], xs[q + 1] = cur, sc, xc
-            moved += 1
-    return moved
+            top = min(top, q + 1)
+    return top
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -217,10 +223,11 @@ def _line(arrays, state, c, x, moves, incs):
 
     A query's scores and feature are stepped in rank order (``ss``, ``xs``: contiguous, each
     score the same ``s + inc * x`` as in document order), so that the check that the ranking
-    still stands (:func:`_stands`) is one pass over consecutive memory; where it fails (16% of
-    the steps of an MQ2008 fold's first sweeps, 11% moving a document) :func:`_resort` sorts
+    still stands (:func:`_stands`) is one pass over consecutive memory; where it fails (18% of
+    the steps of an MQ2008 fold's first restart, 11% moving a document) :func:`_resort` sorts
     them in place, and the scores go back to document order for the NDCG under ``average``
-    and at the end."""
+    and at the end. The NDCG is computed anew only when a document moved into the top ``m``
+    ranks (or on the first step, or under ``average``, which reads every score)."""
     gains, labels, tiekey, offsets, disc, k, tie_code, inv_idcg, fb = arrays
     ideal, rel, order, cur = state
     nt = len(incs)
@@ -252,12 +259,12 @@ def _line(arrays, state, c, x, moves, incs):
             d = incs[t]
             for p in range(n):
                 ss[p] = ss[p] + d * xs[p]
-            moved = 0
+            top = n
             if not _stands(ss, free, n, sort_code):
-                moved = _resort(o, ss[:n], xs[:n], lq, kq, sort_code)
-                if moved:
+                top = _resort(o, ss[:n], xs[:n], lq, kq, sort_code)
+                if top < n:
                     _tied(free, o, ss, xs, lq, kq, sort_code)
-            if t == 0 or moved or tie_code == AVERAGE:
+            if t == 0 or top < m or tie_code == AVERAGE:  # the DCG@m reads ranks 0..m-1
                 if tie_code == AVERAGE:
                     _scatter(s, o, ss)
                 v = _ndcg(_rank_dcg(o, s, gq, rq, disc, m, tie_code, pos), inv_idcg[q], ideal[q],
