@@ -178,8 +178,8 @@ def _stands(ss, free, n, tie_code):
 def _resort(o, ss, xs, labels, tiekey, tie_code):
     """:func:`._sort` of the ranking ``o`` carried out on the rank-ordered scores ``ss`` and
     feature ``xs``, which move with it: the same insertion sort (by the tie policy, then the
-    document index), the same ranking; returns the highest rank a document moved to (``len(o)``
-    when none moved)."""
+    document index), the same ranking; returns the first position (0 the top) a document moved
+    to, ``len(o)`` when none moved."""
     top = len(o)
     for p in range(1, len(o)):
         sc = ss[p]
