@@ -84,6 +84,39 @@ job.run(smk, main)
     assert "chatter" not in text and "chatter" not in proc.stderr
 
 
+def test_a_finished_job_logs_its_cpu_seconds(tmp_path):
+    """The last line of a finished job's log holds its process's CPU seconds from its start:
+    at least what its main function spent (measured there) and what the interpreter spent
+    before it; ``benchmarks/job_cpu.py`` reads it back."""
+    log_path = tmp_path / "job.log"
+    code = f"""
+import time
+from types import SimpleNamespace
+from ltrconv.pipeline import job
+def main(smk, log):
+    start = time.process_time()
+    while time.process_time() - start < 0.3:
+        pass
+    log.info(f"before main {{start:.3f}}")
+smk = SimpleNamespace(log=[{str(log_path)!r}], rule="demo", threads=1, params={{}},
+                      wildcards={{}}, output=[])
+job.run(smk, main)
+"""
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = log_path.read_text().splitlines()
+    assert lines[-1].startswith(_job.CPU_LINE), lines
+    before = float(lines[-2].split()[-1])
+    sys.path.insert(0, str(SRC.parent / "benchmarks"))
+    try:
+        from job_cpu import job_seconds
+    finally:
+        sys.path.pop(0)
+    assert job_seconds(log_path) >= before + 0.3
+
+
 def test_cap_threads():
     log = logging.getLogger("test")
     assert _job.cap_threads({}, ["num_threads"], 2) == {"num_threads": 2}

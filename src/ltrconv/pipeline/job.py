@@ -94,6 +94,21 @@ def reset_peak_rss() -> None:
         pass  # elsewhere the peak stays the process's, from its start
 
 
+CPU_LINE = "cpu:"
+"""How the last line of a finished job's log begins (:func:`run`): its process's CPU seconds
+from its start, exact where Snakemake's benchmark files sample them (Snakemake 9: every 0.5 s
+for the first 15 s, then every 30 s, so a job's last seconds of CPU, up to 30 per thread, are
+not in its benchmark file). ``benchmarks/job_cpu.py`` sums them over a run."""
+
+
+def cpu_seconds() -> tuple[float, float]:
+    """User and system CPU seconds of this process (every thread) and of the children it has
+    waited for, from its start."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + kids.ru_utime, me.ru_stime + kids.ru_stime
+
+
 def peak_rss_mb() -> float:
     """This process's peak resident memory, MiB, since the last reset where it can be reset."""
     try:
@@ -219,8 +234,8 @@ def check_checkout(scriptdir) -> None:
 
 def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
     """Call ``main(snakemake, log)`` with threads capped and the conventions file checked, then
-    record the outputs beside the log; a user error (a damaged input among them) becomes one
-    line on stderr and exit 1."""
+    log the process's CPU seconds (:data:`CPU_LINE`) and record the outputs beside the log; a
+    user error (a damaged input among them) becomes one line on stderr and exit 1."""
     log_path = snakemake.log[0] if len(snakemake.log) else None
     handlers = [logging.StreamHandler(sys.stderr)]
     if log_path:
@@ -240,6 +255,9 @@ def run(snakemake, main: Callable[[object, logging.Logger], None]) -> None:
         log.info(limit_threads(snakemake.threads))
         load_conventions(snakemake)
         main(snakemake, log)
+        user, system = cpu_seconds()
+        log.info(f"{CPU_LINE} {user + system:.2f} s ({user:.2f} user + {system:.2f} system, the "
+                 "job's process from its start)")
         if log_path:
             records.write(log_path, snakemake.rule, dict(snakemake.wildcards),
                                  snakemake.output)
