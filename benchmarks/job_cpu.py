@@ -55,7 +55,10 @@ def main(argv=None) -> int:
     found, missing = [], []
     for log in sorted(args.logs.glob("**/*.log")):
         seconds = job_seconds(log)
-        (missing.append(log) if seconds is None else found.append((seconds, log)))
+        if seconds is None:
+            missing.append(log)
+        else:
+            found.append((seconds, log))
     found.sort(key=lambda t: -t[0])
     for seconds, log in found[:args.top]:
         print(f"{seconds:10.2f} s  {log.relative_to(args.logs)}")

@@ -10,7 +10,9 @@ config after a new run (its ``slurm_job`` figures, Snakemake's own share of a Sl
 carried over from the config: benchmark files do not hold them; so are the figures of rules the
 run did not have, such as a scattered run's ``fit_fold``, ``fit_unit`` and ``gather``).
 ``--seconds cpu`` takes each job's CPU time as its seconds: the jobs are single-threaded, so on
-cores shared with other work the CPU time is the wall time the job would take alone.
+cores shared with other work the CPU time is the wall time the job would take alone. Snakemake
+samples that CPU time (every 0.5 s for 15 s, then every 30 s), so it is short by up to 30 s a
+job; the job's log ends with the exact figure (``benchmarks/job_cpu.py``).
 
     python benchmarks/job_resources.py [--root CHECKOUT] [--dataset MQ2008] [--yaml] [--seconds cpu]
 """

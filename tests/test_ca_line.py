@@ -7,7 +7,11 @@ ranking again from the last one by insertion (RankLib's cached ranking) and comp
 Small adversarial queries: feature values from a few integers, so that scores and features tie
 (the pairs the check exempts), increments that make the scores tie by rounding, then overflow
 to inf, then to NaN (``inf - inf``, which orders a tied pair by index alone), under every tie
-policy of the training conventions."""
+policy of the training conventions.
+
+The expected values come from that plain search; it takes from the engine only the definitions
+the kernel is not about: the order of two documents (``linear_objective.ranks_before``: score by
+the tie policy, then index) and a ranking's DCG and NDCG (``_rank_dcg``, ``_ndcg``)."""
 
 import numpy as np
 import pytest

@@ -99,7 +99,7 @@ def test_a_finished_job_logs_its_cpu_seconds(tmp_path):
     run_job(log_path, """    start = time.process_time()
     while time.process_time() - start < 0.3:
         pass
-    log.info(f"before main {start:.3f}")""", "import time")
+    log.info(f"before main {start!r}")""", "import time")
     lines = log_path.read_text().splitlines()
     assert lines[-1].startswith(_job.CPU_LINE), lines
     before = float(lines[-2].split()[-1])
