@@ -387,7 +387,7 @@ def test_transpose_lays_out_each_layer_by_input_and_tells_whether_every_weight_i
     elif bad is not None:
         params[w_off[1] + 2 * 14 + 9] = bad  # layer 1: unit 2's weight from input 9
     wt = np.full(total + tiles.PAD, -1.0)
-    finite = rn_module._transpose(params, sizes, w_off, wt)
+    finite = rn_module._transpose(params, sizes, w_off, wt, rn_module._unpadded(sizes, w_off))
     assert finite == (bad is None)
     for layer, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         w = params[w_off[layer]:w_off[layer] + b * (a + 1)].reshape(b, a + 1)
@@ -396,25 +396,53 @@ def test_transpose_lays_out_each_layer_by_input_and_tells_whether_every_weight_i
     assert (wt[total:] == -1.0).all()  # the padding is not written
 
 
+@pytest.mark.parametrize("sizes", [(46, 10, 1), (46, 200, 200, 1), (5, 13, 3, 1), (7, 1),
+                                   (64, 63, 1)])
+def test_the_training_layouts_pad_every_row_to_a_cache_line(sizes):
+    """The tiled training's weights: each unit's fan_in + 1 weights in a row of a multiple of 8
+    doubles, no shorter, the blocks one after the other; its rows of unit values: each layer's
+    start and the row's length multiples of 8, each layer's units fitting before the next one;
+    an aligned array starts on a 64-byte boundary."""
+    sizes = np.array(sizes, dtype=np.int64)
+    offsets, strides, total = rn_module._padded_layout(sizes)
+    at = 0
+    for layer, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        assert strides[layer] % 8 == 0 and a + 1 <= strides[layer] < a + 9
+        assert offsets[layer] == at
+        at += b * strides[layer]
+    assert total == at
+    units = rn_module._padded_units(sizes)
+    assert units[0] == 0 and (units % 8 == 0).all()
+    assert all(units[k] + sizes[k] <= units[k + 1] < units[k] + sizes[k] + 8
+               for k in range(len(sizes)))
+    for n in (1, 9, 1000, 100_003):
+        z = rn_module._aligned_zeros(n)
+        assert z.size == n and z.ctypes.data % 64 == 0 and not z.any()
+
+
+@pytest.mark.parametrize("gap", [0, 3])
 @pytest.mark.parametrize("shape", [(1, 1), (4, 4), (8, 4), (3, 5), (13, 6), (12, 9), (9, 7),
                                    (17, 3), (0, 5), (5, 0), (201, 47)])
-def test_transpose_equals_numpys_and_writes_nothing_else(shape):
-    """tiles.transpose of a block at an offset equals numpy's ``.T`` for every count of whole
-    8- and 4-row strips and of leftover rows and columns; the elements around the destination
-    block keep their values; a block past either array's end is refused (numba checks no
-    index)."""
+def test_transpose_equals_numpys_and_writes_nothing_else(shape, gap):
+    """tiles.transpose of a block at an offset, its rows ``cols + gap`` apart, equals numpy's
+    ``.T`` for every count of whole 8- and 4-row strips and of leftover rows and columns; the
+    elements around the destination block keep their values; a block past either array's end,
+    or rows closer than a row's length, is refused (numba checks no index)."""
     rows, cols = shape
-    src = np.arange(1.0, rows * cols + 8.0)
+    stride = cols + gap
+    src = np.arange(1.0, rows * stride + 8.0)
     dst = np.full(rows * cols + 11, -1.0)
-    tiles.transpose(src, dst, shape, 3, 5)
-    want = src[3:3 + rows * cols].reshape(rows, cols).T.ravel()
+    tiles.transpose(src, dst, shape, 3, 5, stride)
+    want = src[3:3 + rows * stride].reshape(rows, stride)[:, :cols].T.ravel()
     np.testing.assert_array_equal(dst[5:5 + rows * cols], want)
     assert (dst[:5] == -1.0).all() and (dst[5 + rows * cols:] == -1.0).all()
     if rows and cols:
         with pytest.raises(ValueError, match="does not fit"):
-            tiles.transpose(src, dst, shape, 8, 5)
+            tiles.transpose(src, dst, shape, 8 + gap, 5, stride)
         with pytest.raises(ValueError, match="does not fit"):
-            tiles.transpose(src, dst, shape, 3, 12)
+            tiles.transpose(src, dst, shape, 3, 12, stride)
+        with pytest.raises(ValueError, match="does not fit"):
+            tiles.transpose(src, dst, shape, 3, 5, cols - 1)
 
 
 def test_forward_with_a_non_finite_weight_equals_the_plain_kernel():
@@ -467,7 +495,7 @@ def test_update_with_infinite_deltas_equals_the_plain_kernel(lanes):
     D[:npair] = d_j[:npair]
     D[npair] = d_i
     got = np.concatenate([params, np.zeros(tiles.PAD)])
-    rn_module._update_weights(got, (0, a, b, 0, a, i, npair), out, D, D_flat,
+    rn_module._update_weights(got, (0, a, b, 0, a, i, npair, a + 1), out, D, D_flat,
                               np.zeros(b * (a + 2)), pairs, lr, lanes)
     got = got[:total]
     assert np.array_equal(want, got, equal_nan=True)
@@ -495,7 +523,7 @@ def test_kernels_refuse_a_buffer_too_short_for_what_they_write():
     D = D_flat[:(n + 1) * width].reshape(n + 1, width)
     pairs = np.arange(npair, dtype=np.int64)
     params = np.zeros(total + tiles.PAD)
-    geo = (0, a, b, 0, a, npair, npair)
+    geo = (0, a, b, 0, a, npair, npair, a + 1)
     with pytest.raises(ValueError, match="acc"):
         rn_module._update_weights(params, geo, out, D, D_flat, np.zeros(b * (a + 2) - 1), pairs,
                                   0.05, 4)

@@ -107,14 +107,69 @@ def _sigmoid(x):
 
 
 @njit(cache=True)
-def _transpose(params, sizes, w_off, wt):
-    """Each layer's weights as an ``(fan_in + 1, fan_out)`` block of ``wt`` (bias row last), in
-    4 x 4 blocks transposed in registers (:func:`.tiles.transpose`); returns whether every
-    weight is finite (no infinity, no NaN)."""
+def _transpose(params, sizes, w_off, wt, kept):
+    """Each layer's weights as an ``(fan_in + 1, fan_out)`` block of ``wt`` at ``w_off`` (bias
+    row last), in 4 x 4 blocks transposed in registers (:func:`.tiles.transpose`), from
+    ``params`` laid out as ``kept = (offsets, row strides)`` says (:func:`layout`'s, or
+    :func:`_padded_layout`'s); returns whether every weight is finite (no infinity, no NaN)."""
+    offsets, strides = kept
     for layer in range(len(sizes) - 1):
         a, b = sizes[layer], sizes[layer + 1]
-        transpose(params, wt, (b, a + 1), w_off[layer], w_off[layer])
+        transpose(params, wt, (b, a + 1), offsets[layer], w_off[layer], strides[layer])
     return all_finite(params, 0, params.size)
+
+
+@njit(cache=True)
+def _unpadded(sizes, w_off):
+    """:func:`layout`'s blocks as ``(offsets, row strides)``: rows of ``fan_in + 1``."""
+    strides = np.empty(len(sizes) - 1, dtype=np.int64)
+    for layer in range(len(sizes) - 1):
+        strides[layer] = sizes[layer] + 1
+    return w_off, strides
+
+
+ROW_ALIGN = 8
+"""Doubles per row of the training's weights are a multiple of this, from a 64-byte boundary
+(:func:`_padded_layout`)."""
+
+
+@njit(cache=True)
+def _padded_layout(sizes):
+    """Where the tiled training keeps each layer's weights: ``(offsets, row strides, size)``,
+    each row of a unit's ``fan_in + 1`` weights padded to a multiple of :data:`ROW_ALIGN`
+    doubles, so that every row starts on a cache line when the array does and a tile's 8
+    weights of a row are one 64-byte line: in :func:`layout`'s rows of ``fan_in + 1`` most of
+    them straddle two, and a tile's rows over a whole layer then overflow the 32 KB L1 (on an
+    AMD EPYC with AVX2, the hidden deltas of a (200, 200) net ran 1.2-1.45x as fast padded)."""
+    n = len(sizes) - 1
+    offsets = np.empty(n, dtype=np.int64)
+    strides = np.empty(n, dtype=np.int64)
+    at = 0
+    for layer in range(n):
+        strides[layer] = (sizes[layer] + 1 + ROW_ALIGN - 1) // ROW_ALIGN * ROW_ALIGN
+        offsets[layer] = at
+        at += sizes[layer + 1] * strides[layer]
+    return offsets, strides, at
+
+
+@njit(cache=True)
+def _padded_units(sizes):
+    """Where the tiled training keeps each layer's units in a row of values (of ``f'``, of
+    deltas): :func:`layout`'s unit offsets with each layer's start, and the row's length,
+    rounded up to a multiple of :data:`ROW_ALIGN` (a tile's 8 values of a layer one cache
+    line)."""
+    units = np.zeros(len(sizes) + 1, dtype=np.int64)
+    for layer in range(len(sizes)):
+        units[layer + 1] = units[layer] + (sizes[layer] + ROW_ALIGN - 1) // ROW_ALIGN * ROW_ALIGN
+    return units
+
+
+@njit(cache=True)
+def _aligned_zeros(n):
+    """``n`` zeros starting on a 64-byte boundary."""
+    buf = np.zeros(n + ROW_ALIGN)
+    shift = (-(buf.ctypes.data % 64) % 64) // 8
+    return buf[shift:shift + n]
 
 
 @njit(cache=True)
@@ -226,7 +281,7 @@ def _update_weights_plain(params, w_off, a, b, layer, src, dst, npair, pairs, ou
 def _train_query_plain(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
     """One query's forward pass, then one update per document (module docstring)."""
     n = X.shape[0]
-    _transpose(params, sizes, w_off, wt)
+    _transpose(params, sizes, w_off, wt, _unpadded(sizes, w_off))
     _forward_plain(wt, sizes, w_off, u_off, X, out)
     n_units = u_off[-1]
     for r in range(n):
@@ -278,7 +333,7 @@ def _predict_plain(params, sizes, w_off, u_off, X, out):
     res = np.empty(n)
     top = u_off[len(sizes) - 1]
     wt = np.empty_like(params)
-    _transpose(params, sizes, w_off, wt)
+    _transpose(params, sizes, w_off, wt, _unpadded(sizes, w_off))
     for start in range(0, n, batch):
         stop = min(n, start + batch)
         _forward_plain(wt, sizes, w_off, u_off, X[start:stop], out)
@@ -386,11 +441,12 @@ def _forward(wt, finite, sizes, w_off, u_off, X, out, fp, with_fp, lanes):
 @njit(cache=True)
 def _hidden_deltas(params, geo, D, flat_d, acc, fp, pairs, lanes):
     """:func:`_hidden_deltas_plain`'s deltas of the ``a`` units of a layer (``geo = (w0, a, b,
-    src, dst, i, npair)``) from the ``b`` units above. ``D`` holds each pair document's deltas in
+    src, dst, i, npair, stride)``, the weights' rows ``stride`` apart) from the ``b`` units
+    above. ``D`` holds each pair document's deltas in
     rows ``0..npair-1`` and document ``i``'s in row ``npair``; each unit's sum runs over the
     units above in order, every term added (as the plain kernel does), in tiles of rows x
     units (:func:`.tiles.gemm`); then times ``f'``."""
-    w0, a, b, src, dst, i, npair = geo
+    w0, a, b, src, dst, i, npair, stride = geo
     if b == 1:  # below the output unit: each sum is +0 plus one term (LLVM keeps the +0:
         # without fast-math it may not drop it, as -0 + +0 is +0)
         w = params[w0:w0 + a]
@@ -402,7 +458,7 @@ def _hidden_deltas(params, geo, D, flat_d, acc, fp, pairs, lanes):
                 row[h] = (0.0 + c * w[h]) * f[h]
         return
     width = D.shape[1]
-    gemm(flat_d, params, acc, (b, npair + 1, a), (dst, 1, width), (w0, a + 1), (0, a, 1), 0,
+    gemm(flat_d, params, acc, (b, npair + 1, a), (dst, 1, width), (w0, stride), (0, a, 1), 0,
          lanes)
     for k in range(npair + 1):
         f = fp[pairs[k] if k < npair else i, src:src + a]
@@ -415,7 +471,7 @@ def _hidden_deltas(params, geo, D, flat_d, acc, fp, pairs, lanes):
 @njit(cache=True)
 def _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes):
     """:func:`_update_weights_plain`'s update of the weights into the ``b`` units above a
-    layer (``geo = (w0, a, b, src, dst, i, npair)``):
+    layer (``geo = (w0, a, b, src, dst, i, npair, stride)``, their rows ``stride`` apart):
     ``w_st += lr (delta_i(t) x_s(i) - sum_k delta_k(t) x_s(j_k))``, each sum over the pairs
     ``k`` in order from +0, in tiles of units ``t`` x inputs ``s`` reading the pair documents'
     rows of ``out`` (a view of a 1-D array with :data:`.tiles.PAD` elements more) through
@@ -430,7 +486,7 @@ def _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes):
     ``acc`` holds at least ``b (a + 2)`` elements: those sums, then the bias sums at
     ``acc[b (a + 1) + t]``; a shorter one raises ValueError (numba checks no index: the bias
     sums would be written past its end)."""
-    w0, a, b, src, dst, i, npair = geo
+    w0, a, b, src, dst, i, npair, stride = geo
     width = D.shape[1]
     owidth = out.shape[1]
     m1 = a + 1
@@ -446,29 +502,31 @@ def _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes):
             bias[t] += dk[t]
     if b <= m1 or all_finite(bias, 0, b):  # the sums and the update in the tiles
         gemm(flat_d, flat_o, params, (npair, b, a), (dst, width, 1), (src, owidth),
-             (w0, m1, 1), 0, lanes, None, pairs, (lr, npair, i))
+             (w0, stride, 1), 0, lanes, None, pairs, (lr, npair, i))
     else:
         gemm_rows(flat_o, flat_d, acc, (npair, a, b), (src, owidth, 1), (dst, width),
                   (0, 1, m1), lanes, pairs)
         xi = out[i, src:src + a]
         for t in range(b):
             dt = D[npair, dst + t]
-            w = params[w0 + t * m1:w0 + t * m1 + a]
+            w = params[w0 + t * stride:w0 + t * stride + a]
             sums = acc[t * m1:t * m1 + a]
             for s in range(a):
                 w[s] += lr * (dt * xi[s] - sums[s])
     for t in range(b):
-        params[w0 + t * m1 + a] += lr * (D[npair, dst + t] - bias[t])
+        params[w0 + t * stride + a] += lr * (D[npair, dst + t] - bias[t])
 
 
 @njit(cache=True, error_model="numpy")
 def _train_query(params, net, X, y, lr, bufs, lanes):
-    """:func:`_train_query_plain` with the tiled kernels: ``net = (sizes, w_off, u_off, wt)``,
+    """:func:`_train_query_plain` with the tiled kernels on ``params`` laid out as ``kept =
+    (offsets, row strides)`` says: ``net = (sizes, w_off, u_off, wt, kept)``,
     ``bufs = (out, fp, D, flat_d, acc, lam, pairs)``."""
-    sizes, w_off, u_off, wt = net
+    sizes, w_off, u_off, wt, kept = net
     out, fp, D, flat_d, acc, lam, pairs = bufs
+    offsets, strides = kept
     n = X.shape[0]
-    finite = _transpose(params, sizes, w_off, wt)
+    finite = _transpose(params, sizes, w_off, wt, kept)
     _forward(wt, finite, sizes, w_off, u_off, X, out, fp, True, lanes)
     top = len(sizes) - 1
     o = u_off[top]
@@ -492,47 +550,60 @@ def _train_query(params, net, X, y, lr, bufs, lanes):
             D[k, o] = lam[k] * fp[pairs[k], o]
         D[npair, o] = di * fp[i, o]
         for layer in range(top - 1, 0, -1):  # hidden units, top down
-            geo = (w_off[layer], sizes[layer], sizes[layer + 1], u_off[layer], u_off[layer + 1],
-                   i, npair)
+            geo = (offsets[layer], sizes[layer], sizes[layer + 1], u_off[layer],
+                   u_off[layer + 1], i, npair, strides[layer])
             _hidden_deltas(params, geo, D, flat_d, acc, fp, pairs, lanes)
         for layer in range(top):
-            geo = (w_off[layer], sizes[layer], sizes[layer + 1], u_off[layer], u_off[layer + 1],
-                   i, npair)
+            geo = (offsets[layer], sizes[layer], sizes[layer + 1], u_off[layer],
+                   u_off[layer + 1], i, npair, strides[layer])
             _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes)
 
 
 @njit(cache=True, nogil=True)
-def _train_epoch(params, sizes, w_off, u_off, X, y, offsets, queries, lr, out, fp, d_i, d_j,
-                 acc, pairs, lanes):
+def _train_epoch(params, sizes, w_off, u_off, X, y, query_offsets, queries, lr, out, fp, d_i,
+                 d_j, acc, pairs, lanes):
     """One pass over ``queries`` (RankLib's epoch). ``out``, ``fp``, ``pairs``: work arrays as
-    :func:`_train_epoch_plain` takes them (``d_i``, ``d_j``, ``acc`` unused: here the deltas
-    live in one array, the sums in another); ``lanes``: the tiles' vector width (:mod:`.tiles`;
+    :func:`_train_epoch_plain` takes them (of ``out`` only its rows are read: the units' values,
+    ``f'`` and the deltas live in arrays of rows laid out as :func:`_padded_units` says; ``fp``,
+    ``d_i``, ``d_j``, ``acc`` are unused); ``lanes``: the tiles' vector width (:mod:`.tiles`;
     :data:`.tiles.LANES` for the compiling CPU's), an integer argument, never left to a default,
     so that both widths and every caller share one compiled and cached signature (numba types
     an omitted argument apart).
-    The weights are updated in a copy with :data:`.tiles.PAD` elements more, as :func:`.tiles.gemm`
-    reads them."""
+    The weights are updated in a copy laid out as :func:`_padded_layout` says, with
+    :data:`.tiles.PAD` elements more, as :func:`.tiles.gemm` reads them."""
     size = params.size
-    w = np.zeros(size + PAD)
-    w[:size] = params
+    offsets, strides, padded = _padded_layout(sizes)
+    w = _aligned_zeros(padded + PAD)
+    for layer in range(len(sizes) - 1):
+        m1, b = sizes[layer] + 1, sizes[layer + 1]
+        for t in range(b):
+            w[offsets[layer] + t * strides[layer]:offsets[layer] + t * strides[layer] + m1] = \
+                params[w_off[layer] + t * m1:w_off[layer] + (t + 1) * m1]
     wt = np.zeros(size + PAD)
-    longest, width = out.shape
+    longest = out.shape[0]
     widest = 1
     for s in sizes:
         widest = max(widest, s + 1)
-    flat_o = np.zeros(longest * width + PAD)
+    units = _padded_units(sizes)
+    width = units[-1]
+    flat_o = _aligned_zeros(longest * width + PAD)
     out_p = flat_o[:longest * width].reshape((longest, width))
-    flat_d = np.zeros((longest + 1) * width + PAD)
+    fp_p = np.zeros((longest, width))
+    flat_d = _aligned_zeros((longest + 1) * width + PAD)
     D = flat_d[:(longest + 1) * width].reshape((longest + 1, width))
     # the sums: (npair + 1) a of _hidden_deltas, b (a + 2) of _update_weights (a, b < widest)
     flat = np.zeros(max((longest + 1) * widest, widest * (widest + 1)))
     lam = np.zeros(longest)
-    net = (sizes, w_off, u_off, wt)
-    bufs = (out_p, fp, D, flat_d, flat, lam, pairs)
+    net = (sizes, w_off, units, wt, (offsets, strides))
+    bufs = (out_p, fp_p, D, flat_d, flat, lam, pairs)
     for q in queries:
-        a, b = offsets[q], offsets[q + 1]
-        _train_query(w, net, X[a:b], y[a:b], lr, bufs, lanes)
-    params[:] = w[:size]
+        start, stop = query_offsets[q], query_offsets[q + 1]
+        _train_query(w, net, X[start:stop], y[start:stop], lr, bufs, lanes)
+    for layer in range(len(sizes) - 1):
+        m1, b = sizes[layer] + 1, sizes[layer + 1]
+        for t in range(b):
+            params[w_off[layer] + t * m1:w_off[layer] + (t + 1) * m1] = \
+                w[offsets[layer] + t * strides[layer]:offsets[layer] + t * strides[layer] + m1]
 
 
 @njit(cache=True, nogil=True)
@@ -544,7 +615,7 @@ def _predict(params, sizes, w_off, u_off, X, out, lanes):
     res = np.empty(n)
     top = u_off[len(sizes) - 1]
     wt = np.zeros(params.size + PAD)
-    finite = _transpose(params, sizes, w_off, wt)
+    finite = _transpose(params, sizes, w_off, wt, _unpadded(sizes, w_off))
     for start in range(0, n, batch):
         stop = min(n, start + batch)
         _forward(wt, finite, sizes, w_off, u_off, X[start:stop], out, out, False, lanes)
