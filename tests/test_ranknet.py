@@ -387,7 +387,8 @@ def test_transpose_lays_out_each_layer_by_input_and_tells_whether_every_weight_i
     elif bad is not None:
         params[w_off[1] + 2 * 14 + 9] = bad  # layer 1: unit 2's weight from input 9
     wt = np.full(total + tiles.PAD, -1.0)
-    finite = rn_module._transpose(params, sizes, w_off, wt, rn_module._unpadded(sizes, w_off))
+    finite = rn_module._transpose(params, sizes, rn_module._unpadded(sizes, w_off), wt,
+                                  rn_module._unpadded_t(sizes, w_off))
     assert finite == (bad is None)
     for layer, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         w = params[w_off[layer]:w_off[layer] + b * (a + 1)].reshape(b, a + 1)
@@ -400,7 +401,8 @@ def test_transpose_lays_out_each_layer_by_input_and_tells_whether_every_weight_i
                                    (64, 63, 1)])
 def test_the_training_layouts_pad_every_row_to_a_cache_line(sizes):
     """The tiled training's weights: each unit's fan_in + 1 weights in a row of a multiple of 8
-    doubles, no shorter, the blocks one after the other; its rows of unit values: each layer's
+    doubles, no shorter, the blocks one after the other; transposed, each input's fan_out
+    weights likewise; its rows of unit values: each layer's
     start and the row's length multiples of 8, each layer's units fitting before the next one;
     an aligned array starts on a 64-byte boundary."""
     sizes = np.array(sizes, dtype=np.int64)
@@ -410,6 +412,13 @@ def test_the_training_layouts_pad_every_row_to_a_cache_line(sizes):
         assert strides[layer] % 8 == 0 and a + 1 <= strides[layer] < a + 9
         assert offsets[layer] == at
         at += b * strides[layer]
+    assert total == at
+    offsets, strides, total = rn_module._transposed_layout(sizes)
+    at = 0
+    for layer, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        assert strides[layer] % 8 == 0 and b <= strides[layer] < b + 8
+        assert offsets[layer] == at
+        at += (a + 1) * strides[layer]
     assert total == at
     units = rn_module._padded_units(sizes)
     assert units[0] == 0 and (units % 8 == 0).all()
@@ -424,25 +433,30 @@ def test_the_training_layouts_pad_every_row_to_a_cache_line(sizes):
 @pytest.mark.parametrize("shape", [(1, 1), (4, 4), (8, 4), (3, 5), (13, 6), (12, 9), (9, 7),
                                    (17, 3), (0, 5), (5, 0), (201, 47)])
 def test_transpose_equals_numpys_and_writes_nothing_else(shape, gap):
-    """tiles.transpose of a block at an offset, its rows ``cols + gap`` apart, equals numpy's
-    ``.T`` for every count of whole 8- and 4-row strips and of leftover rows and columns; the
-    elements around the destination block keep their values; a block past either array's end,
-    or rows closer than a row's length, is refused (numba checks no index)."""
+    """tiles.transpose of a block at an offset, its rows ``cols + gap`` apart, into rows
+    ``rows + gap`` apart, equals numpy's ``.T`` for every count of whole 8- and 4-row strips and
+    of leftover rows and columns; the elements around the destination rows and between them
+    keep their values; a block past either array's end, or rows closer than their length, is
+    refused (numba checks no index)."""
     rows, cols = shape
     stride = cols + gap
     src = np.arange(1.0, rows * stride + 8.0)
-    dst = np.full(rows * cols + 11, -1.0)
-    tiles.transpose(src, dst, shape, 3, 5, stride)
-    want = src[3:3 + rows * stride].reshape(rows, stride)[:, :cols].T.ravel()
-    np.testing.assert_array_equal(dst[5:5 + rows * cols], want)
-    assert (dst[:5] == -1.0).all() and (dst[5 + rows * cols:] == -1.0).all()
+    d_row = rows + gap
+    dst = np.full(cols * d_row + 11, -1.0)
+    tiles.transpose(src, dst, shape, 3, 5, (stride, d_row))
+    want = np.full((cols, d_row), -1.0)
+    want[:, :rows] = src[3:3 + rows * stride].reshape(rows, stride)[:, :cols].T
+    np.testing.assert_array_equal(dst[5:5 + cols * d_row], want.ravel())
+    assert (dst[:5] == -1.0).all() and (dst[5 + cols * d_row:] == -1.0).all()
     if rows and cols:
         with pytest.raises(ValueError, match="does not fit"):
-            tiles.transpose(src, dst, shape, 8 + gap, 5, stride)
+            tiles.transpose(src, dst, shape, 8 + gap, 5, (stride, d_row))
         with pytest.raises(ValueError, match="does not fit"):
-            tiles.transpose(src, dst, shape, 3, 12, stride)
+            tiles.transpose(src, dst, shape, 3, 12 + gap, (stride, d_row))
         with pytest.raises(ValueError, match="does not fit"):
-            tiles.transpose(src, dst, shape, 3, 5, cols - 1)
+            tiles.transpose(src, dst, shape, 3, 5, (cols - 1, d_row))
+        with pytest.raises(ValueError, match="does not fit"):
+            tiles.transpose(src, dst, shape, 3, 5, (stride, rows - 1))
 
 
 def test_forward_with_a_non_finite_weight_equals_the_plain_kernel():

@@ -107,15 +107,18 @@ def _sigmoid(x):
 
 
 @njit(cache=True)
-def _transpose(params, sizes, w_off, wt, kept):
-    """Each layer's weights as an ``(fan_in + 1, fan_out)`` block of ``wt`` at ``w_off`` (bias
-    row last), in 4 x 4 blocks transposed in registers (:func:`.tiles.transpose`), from
-    ``params`` laid out as ``kept = (offsets, row strides)`` says (:func:`layout`'s, or
-    :func:`_padded_layout`'s); returns whether every weight is finite (no infinity, no NaN)."""
+def _transpose(params, sizes, kept, wt, into):
+    """Each layer's weights as an ``(fan_in + 1, fan_out)`` block of ``wt`` (bias row last),
+    in 4 x 4 blocks transposed in registers (:func:`.tiles.transpose`), from ``params``; each
+    laid out as its ``(block offsets, row strides)`` say (``kept``: :func:`_unpadded`'s or
+    :func:`_padded_layout`'s; ``into``: :func:`_unpadded_t`'s or :func:`_transposed_layout`'s).
+    Returns whether every weight is finite (no infinity, no NaN)."""
     offsets, strides = kept
+    t_off, t_strides = into
     for layer in range(len(sizes) - 1):
         a, b = sizes[layer], sizes[layer + 1]
-        transpose(params, wt, (b, a + 1), offsets[layer], w_off[layer], strides[layer])
+        transpose(params, wt, (b, a + 1), offsets[layer], t_off[layer],
+                  (strides[layer], t_strides[layer]))
     return all_finite(params, 0, params.size)
 
 
@@ -126,6 +129,32 @@ def _unpadded(sizes, w_off):
     for layer in range(len(sizes) - 1):
         strides[layer] = sizes[layer] + 1
     return w_off, strides
+
+
+@njit(cache=True)
+def _unpadded_t(sizes, w_off):
+    """The transposed blocks at :func:`layout`'s offsets as ``(offsets, row strides)``: rows
+    of ``fan_out``, as :func:`_forward_plain` reads them."""
+    strides = np.empty(len(sizes) - 1, dtype=np.int64)
+    for layer in range(len(sizes) - 1):
+        strides[layer] = sizes[layer + 1]
+    return w_off, strides
+
+
+@njit(cache=True)
+def _transposed_layout(sizes):
+    """Where the tiled kernels keep the transposed weights (:func:`_transpose`): ``(offsets,
+    row strides, size)``, each input's row of ``fan_out`` weights padded to a multiple of
+    :data:`ROW_ALIGN` doubles, as :func:`_padded_layout` pads the rows it transposes."""
+    n = len(sizes) - 1
+    offsets = np.empty(n, dtype=np.int64)
+    strides = np.empty(n, dtype=np.int64)
+    at = 0
+    for layer in range(n):
+        strides[layer] = (sizes[layer + 1] + ROW_ALIGN - 1) // ROW_ALIGN * ROW_ALIGN
+        offsets[layer] = at
+        at += (sizes[layer] + 1) * strides[layer]
+    return offsets, strides, at
 
 
 ROW_ALIGN = 8
@@ -281,7 +310,7 @@ def _update_weights_plain(params, w_off, a, b, layer, src, dst, npair, pairs, ou
 def _train_query_plain(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
     """One query's forward pass, then one update per document (module docstring)."""
     n = X.shape[0]
-    _transpose(params, sizes, w_off, wt, _unpadded(sizes, w_off))
+    _transpose(params, sizes, _unpadded(sizes, w_off), wt, _unpadded_t(sizes, w_off))
     _forward_plain(wt, sizes, w_off, u_off, X, out)
     n_units = u_off[-1]
     for r in range(n):
@@ -333,7 +362,7 @@ def _predict_plain(params, sizes, w_off, u_off, X, out):
     res = np.empty(n)
     top = u_off[len(sizes) - 1]
     wt = np.empty_like(params)
-    _transpose(params, sizes, w_off, wt, _unpadded(sizes, w_off))
+    _transpose(params, sizes, _unpadded(sizes, w_off), wt, _unpadded_t(sizes, w_off))
     for start in range(0, n, batch):
         stop = min(n, start + batch)
         _forward_plain(wt, sizes, w_off, u_off, X[start:stop], out)
@@ -406,19 +435,28 @@ def _sigmoid_rows(out, fp, n, dst, b, bias, with_fp):
 
 
 @njit(cache=True, error_model="numpy")
-def _forward(wt, finite, sizes, w_off, u_off, X, out, fp, with_fp, lanes):
+def _forward(wt, finite, sizes, w_off, u_off, X, out, fp, with_fp, lanes, into):
     """:func:`_forward_plain`'s values: each unit's sum over the units below in order from +0,
     then its bias, as :func:`.tiles.gemm` tiles of documents x units. A unit below that is
     zero for all documents of a tile is skipped in the first layer (the features: 47% of
     MQ2008's values are 0), nowhere above (sigmoid outputs); an input that is zero for some
     documents adds ``+-0`` there, which leaves the sum unchanged when the weights are finite
     (:mod:`.tiles`; ``finite``, as :func:`_transpose` returns it); with a non-finite weight,
-    the plain kernel runs. With ``with_fp``, ``f'`` of every unit into ``fp``. ``wt`` has
-    :data:`.tiles.PAD` elements more than the weights."""
+    the plain kernel runs. With ``with_fp``, ``f'`` of every unit into ``fp``. ``wt``, laid out
+    as ``into`` says (:func:`_transposed_layout`), has :data:`.tiles.PAD` elements more than
+    the weights; ``w_off``: :func:`layout`'s offsets."""
     n = X.shape[0]
     width = out.shape[1]
-    if not finite:
-        _forward_plain(wt, sizes, w_off, u_off, X, out)
+    t_off, t_strides = into
+    if not finite:  # the plain kernel, on the transposed rows unpadded
+        top = len(sizes) - 2
+        plain = np.empty(w_off[top] + (sizes[top] + 1) * sizes[top + 1])
+        for layer in range(top + 1):
+            b = sizes[layer + 1]
+            for s in range(sizes[layer] + 1):
+                start = t_off[layer] + s * t_strides[layer]
+                plain[w_off[layer] + s * b:w_off[layer] + (s + 1) * b] = wt[start:start + b]
+        _forward_plain(plain, sizes, w_off, u_off, X, out)
         if with_fp:
             for r in range(n):
                 for u in range(sizes[0], u_off[-1]):
@@ -432,10 +470,10 @@ def _forward(wt, finite, sizes, w_off, u_off, X, out, fp, with_fp, lanes):
     for layer in range(len(sizes) - 1):
         a, b = sizes[layer], sizes[layer + 1]
         src, dst = u_off[layer], u_off[layer + 1]
-        gemm(flat, wt, flat, (a, n, b), (src, 1, width), (w_off[layer], b), (dst, width, 1),
+        t0, ts = t_off[layer], t_strides[layer]
+        gemm(flat, wt, flat, (a, n, b), (src, 1, width), (t0, ts), (dst, width, 1),
              1 if layer == 0 else 0, lanes)
-        _sigmoid_rows(out, fp, n, dst, b, wt[w_off[layer] + a * b:w_off[layer] + (a + 1) * b],
-                      with_fp)
+        _sigmoid_rows(out, fp, n, dst, b, wt[t0 + a * ts:t0 + a * ts + b], with_fp)
 
 
 @njit(cache=True)
@@ -520,14 +558,15 @@ def _update_weights(params, geo, out, D, flat_d, acc, pairs, lr, lanes):
 @njit(cache=True, error_model="numpy")
 def _train_query(params, net, X, y, lr, bufs, lanes):
     """:func:`_train_query_plain` with the tiled kernels on ``params`` laid out as ``kept =
-    (offsets, row strides)`` says: ``net = (sizes, w_off, u_off, wt, kept)``,
+    (offsets, row strides)`` says, the transposed weights ``wt`` as ``into`` says:
+    ``net = (sizes, w_off, u_off, wt, kept, into)``,
     ``bufs = (out, fp, D, flat_d, acc, lam, pairs)``."""
-    sizes, w_off, u_off, wt, kept = net
+    sizes, w_off, u_off, wt, kept, into = net
     out, fp, D, flat_d, acc, lam, pairs = bufs
     offsets, strides = kept
     n = X.shape[0]
-    finite = _transpose(params, sizes, w_off, wt, kept)
-    _forward(wt, finite, sizes, w_off, u_off, X, out, fp, True, lanes)
+    finite = _transpose(params, sizes, kept, wt, into)
+    _forward(wt, finite, sizes, w_off, u_off, X, out, fp, True, lanes, into)
     top = len(sizes) - 1
     o = u_off[top]
     for i in range(n):
@@ -571,7 +610,6 @@ def _train_epoch(params, sizes, w_off, u_off, X, y, query_offsets, queries, lr, 
     an omitted argument apart).
     The weights are updated in a copy laid out as :func:`_padded_layout` says, with
     :data:`.tiles.PAD` elements more, as :func:`.tiles.gemm` reads them."""
-    size = params.size
     offsets, strides, padded = _padded_layout(sizes)
     w = _aligned_zeros(padded + PAD)
     for layer in range(len(sizes) - 1):
@@ -579,7 +617,8 @@ def _train_epoch(params, sizes, w_off, u_off, X, y, query_offsets, queries, lr, 
         for t in range(b):
             w[offsets[layer] + t * strides[layer]:offsets[layer] + t * strides[layer] + m1] = \
                 params[w_off[layer] + t * m1:w_off[layer] + (t + 1) * m1]
-    wt = np.zeros(size + PAD)
+    t_off, t_strides, t_size = _transposed_layout(sizes)
+    wt = _aligned_zeros(t_size + PAD)
     longest = out.shape[0]
     widest = 1
     for s in sizes:
@@ -594,7 +633,7 @@ def _train_epoch(params, sizes, w_off, u_off, X, y, query_offsets, queries, lr, 
     # the sums: (npair + 1) a of _hidden_deltas, b (a + 2) of _update_weights (a, b < widest)
     flat = np.zeros(max((longest + 1) * widest, widest * (widest + 1)))
     lam = np.zeros(longest)
-    net = (sizes, w_off, units, wt, (offsets, strides))
+    net = (sizes, w_off, units, wt, (offsets, strides), (t_off, t_strides))
     bufs = (out_p, fp_p, D, flat_d, flat, lam, pairs)
     for q in queries:
         start, stop = query_offsets[q], query_offsets[q + 1]
@@ -614,11 +653,13 @@ def _predict(params, sizes, w_off, u_off, X, out, lanes):
     batch = out.shape[0]
     res = np.empty(n)
     top = u_off[len(sizes) - 1]
-    wt = np.zeros(params.size + PAD)
-    finite = _transpose(params, sizes, w_off, wt, _unpadded(sizes, w_off))
+    t_off, t_strides, t_size = _transposed_layout(sizes)
+    wt = _aligned_zeros(t_size + PAD)
+    into = (t_off, t_strides)
+    finite = _transpose(params, sizes, _unpadded(sizes, w_off), wt, into)
     for start in range(0, n, batch):
         stop = min(n, start + batch)
-        _forward(wt, finite, sizes, w_off, u_off, X[start:stop], out, out, False, lanes)
+        _forward(wt, finite, sizes, w_off, u_off, X[start:stop], out, out, False, lanes, into)
         for r in range(stop - start):
             res[start + r] = out[r, top]
     return res

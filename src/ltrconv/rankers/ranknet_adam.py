@@ -234,7 +234,7 @@ def _backward(params, sizes, w_off, b_off, u_off, act, acts, lam, grad, lanes):
         if layer > 0:
             # s_k = sum_c W[k, c] delta[r, c], over c in order
             WT = np.zeros(b * a + PAD)
-            transpose(params, WT, (a, b), w0, 0, b)
+            transpose(params, WT, (a, b), w0, 0, (b, a))
             prev = np.zeros(n * a + PAD)
             gemm(delta, WT, prev, (b, n, a), (0, 1, b), (0, a), (0, a, 1), 0, lanes)
             for r in range(n):

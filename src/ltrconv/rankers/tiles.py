@@ -370,34 +370,35 @@ def _block_4x4(typingctx, src, dst, at):
 
 
 @njit(cache=True)
-def transpose(src, dst, shape, s0, d0, s_row):
-    """``dst[d0 + c rows + r] = src[s0 + r s_row + c]`` for ``(rows, cols) = shape``: a
-    row-major block of ``src`` (rows ``s_row >= cols`` apart) into ``dst`` column by column, in
-    4 x 4 blocks transposed in registers (the rows 8 at a time, so that each column's 8 values
-    fill a cache line), the remaining rows and columns one value at a time. A block that does
-    not fit in either array, or rows closer than ``cols``, raises ValueError (numba checks no
-    index)."""
+def transpose(src, dst, shape, s0, d0, strides):
+    """``dst[d0 + c d_row + r] = src[s0 + r s_row + c]`` for ``(rows, cols) = shape`` and
+    ``(s_row, d_row) = strides``: a row-major block of ``src`` (rows ``s_row >= cols`` apart)
+    into ``dst`` column by column (``d_row >= rows`` apart), in 4 x 4 blocks transposed in
+    registers (the rows 8 at a time, so that each column's 8 values fill a cache line), the
+    remaining rows and columns one value at a time. A block that does not fit in either array,
+    or rows closer than their length, raises ValueError (numba checks no index)."""
     rows, cols = shape
-    if rows > 0 and cols > 0 and (s0 < 0 or d0 < 0 or s_row < cols
+    s_row, d_row = strides
+    if rows > 0 and cols > 0 and (s0 < 0 or d0 < 0 or s_row < cols or d_row < rows
                                   or s0 + (rows - 1) * s_row + cols > src.size
-                                  or d0 + rows * cols > dst.size):
+                                  or d0 + (cols - 1) * d_row + rows > dst.size):
         raise ValueError("transpose: the block does not fit in src or dst")
     whole = cols - cols % 4
     r = 0
     while r + 4 <= rows:
         double = r + 8 <= rows
         for c in range(0, whole, 4):
-            _block_4x4(src, dst, (s0 + r * s_row + c, s_row, d0 + c * rows + r, rows))
+            _block_4x4(src, dst, (s0 + r * s_row + c, s_row, d0 + c * d_row + r, d_row))
             if double:
-                _block_4x4(src, dst, (s0 + (r + 4) * s_row + c, s_row, d0 + c * rows + r + 4,
-                                      rows))
+                _block_4x4(src, dst, (s0 + (r + 4) * s_row + c, s_row, d0 + c * d_row + r + 4,
+                                      d_row))
         for q in range(r, r + (8 if double else 4)):
             for c in range(whole, cols):
-                dst[d0 + c * rows + q] = src[s0 + q * s_row + c]
+                dst[d0 + c * d_row + q] = src[s0 + q * s_row + c]
         r += 8 if double else 4
     for q in range(r, rows):
         for c in range(cols):
-            dst[d0 + c * rows + q] = src[s0 + q * s_row + c]
+            dst[d0 + c * d_row + q] = src[s0 + q * s_row + c]
 
 
 EXPONENT = 0x7FF0000000000000
