@@ -387,8 +387,8 @@ def test_transpose_lays_out_each_layer_by_input_and_tells_whether_every_weight_i
     elif bad is not None:
         params[w_off[1] + 2 * 14 + 9] = bad  # layer 1: unit 2's weight from input 9
     wt = np.full(total + tiles.PAD, -1.0)
-    finite = rn_module._transpose(params, sizes, rn_module._unpadded(sizes, w_off), wt,
-                                  rn_module._unpadded_t(sizes, w_off))
+    finite = rn_module._transpose(params, sizes, rn_module._unpadded(sizes, w_off, False), wt,
+                                  rn_module._unpadded(sizes, w_off, True))
     assert finite == (bad is None)
     for layer, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         w = params[w_off[layer]:w_off[layer] + b * (a + 1)].reshape(b, a + 1)
@@ -406,14 +406,14 @@ def test_the_training_layouts_pad_every_row_to_a_cache_line(sizes):
     start and the row's length multiples of 8, each layer's units fitting before the next one;
     an aligned array starts on a 64-byte boundary."""
     sizes = np.array(sizes, dtype=np.int64)
-    offsets, strides, total = rn_module._padded_layout(sizes)
+    offsets, strides, total = rn_module._padded_layout(sizes, False)
     at = 0
     for layer, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         assert strides[layer] % 8 == 0 and a + 1 <= strides[layer] < a + 9
         assert offsets[layer] == at
         at += b * strides[layer]
     assert total == at
-    offsets, strides, total = rn_module._transposed_layout(sizes)
+    offsets, strides, total = rn_module._padded_layout(sizes, True)
     at = 0
     for layer, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         assert strides[layer] % 8 == 0 and b <= strides[layer] < b + 8

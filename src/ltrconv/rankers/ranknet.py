@@ -110,9 +110,9 @@ def _sigmoid(x):
 def _transpose(params, sizes, kept, wt, into):
     """Each layer's weights as an ``(fan_in + 1, fan_out)`` block of ``wt`` (bias row last),
     in 4 x 4 blocks transposed in registers (:func:`.tiles.transpose`), from ``params``; each
-    laid out as its ``(block offsets, row strides)`` say (``kept``: :func:`_unpadded`'s or
-    :func:`_padded_layout`'s; ``into``: :func:`_unpadded_t`'s or :func:`_transposed_layout`'s).
-    Returns whether every weight is finite (no infinity, no NaN)."""
+    laid out as its ``(block offsets, row strides)`` say (:func:`_unpadded`'s or
+    :func:`_padded_layout`'s, ``into`` transposed). Returns whether every weight is finite (no
+    infinity, no NaN)."""
     offsets, strides = kept
     t_off, t_strides = into
     for layer in range(len(sizes) - 1):
@@ -123,38 +123,13 @@ def _transpose(params, sizes, kept, wt, into):
 
 
 @njit(cache=True)
-def _unpadded(sizes, w_off):
-    """:func:`layout`'s blocks as ``(offsets, row strides)``: rows of ``fan_in + 1``."""
+def _unpadded(sizes, w_off, transposed):
+    """:func:`layout`'s blocks as ``(offsets, row strides)``: rows of ``fan_in + 1`` weights,
+    or ``transposed`` (as :func:`_forward_plain` reads them) of ``fan_out``."""
     strides = np.empty(len(sizes) - 1, dtype=np.int64)
     for layer in range(len(sizes) - 1):
-        strides[layer] = sizes[layer] + 1
+        strides[layer] = sizes[layer + 1] if transposed else sizes[layer] + 1
     return w_off, strides
-
-
-@njit(cache=True)
-def _unpadded_t(sizes, w_off):
-    """The transposed blocks at :func:`layout`'s offsets as ``(offsets, row strides)``: rows
-    of ``fan_out``, as :func:`_forward_plain` reads them."""
-    strides = np.empty(len(sizes) - 1, dtype=np.int64)
-    for layer in range(len(sizes) - 1):
-        strides[layer] = sizes[layer + 1]
-    return w_off, strides
-
-
-@njit(cache=True)
-def _transposed_layout(sizes):
-    """Where the tiled kernels keep the transposed weights (:func:`_transpose`): ``(offsets,
-    row strides, size)``, each input's row of ``fan_out`` weights padded to a multiple of
-    :data:`ROW_ALIGN` doubles, as :func:`_padded_layout` pads the rows it transposes."""
-    n = len(sizes) - 1
-    offsets = np.empty(n, dtype=np.int64)
-    strides = np.empty(n, dtype=np.int64)
-    at = 0
-    for layer in range(n):
-        strides[layer] = (sizes[layer + 1] + ROW_ALIGN - 1) // ROW_ALIGN * ROW_ALIGN
-        offsets[layer] = at
-        at += (sizes[layer] + 1) * strides[layer]
-    return offsets, strides, at
 
 
 ROW_ALIGN = 8
@@ -163,21 +138,25 @@ ROW_ALIGN = 8
 
 
 @njit(cache=True)
-def _padded_layout(sizes):
-    """Where the tiled training keeps each layer's weights: ``(offsets, row strides, size)``,
-    each row of a unit's ``fan_in + 1`` weights padded to a multiple of :data:`ROW_ALIGN`
-    doubles, so that every row starts on a cache line when the array does and a tile's 8
-    weights of a row are one 64-byte line: in :func:`layout`'s rows of ``fan_in + 1`` most of
-    them straddle two, and a tile's rows over a whole layer then overflow the 32 KB L1 (on an
-    AMD EPYC with AVX2, the hidden deltas of a (200, 200) net ran 1.2-1.45x as fast padded)."""
+def _padded_layout(sizes, transposed):
+    """Where the tiled kernels keep each layer's weights: ``(offsets, row strides, size)``,
+    each row of a unit's ``fan_in + 1`` weights (``transposed``: of an input's ``fan_out``
+    weights, :func:`_transpose`) padded to a multiple of :data:`ROW_ALIGN` doubles, so that
+    every row starts on a cache line when the array does and a tile's 8 weights of a row are
+    one 64-byte line: in :func:`layout`'s rows of ``fan_in + 1`` most of them straddle two, and
+    a tile's rows over a whole layer then overflow the 32 KB L1 (on an AMD EPYC with AVX2, the
+    hidden deltas of a (200, 200) net ran 1.2-1.45x as fast padded)."""
     n = len(sizes) - 1
     offsets = np.empty(n, dtype=np.int64)
     strides = np.empty(n, dtype=np.int64)
     at = 0
     for layer in range(n):
-        strides[layer] = (sizes[layer] + 1 + ROW_ALIGN - 1) // ROW_ALIGN * ROW_ALIGN
+        rows, length = sizes[layer + 1], sizes[layer] + 1
+        if transposed:
+            rows, length = length, rows
+        strides[layer] = (length + ROW_ALIGN - 1) // ROW_ALIGN * ROW_ALIGN
         offsets[layer] = at
-        at += sizes[layer + 1] * strides[layer]
+        at += rows * strides[layer]
     return offsets, strides, at
 
 
@@ -310,7 +289,8 @@ def _update_weights_plain(params, w_off, a, b, layer, src, dst, npair, pairs, ou
 def _train_query_plain(params, wt, sizes, w_off, u_off, X, y, lr, out, fp, d_i, d_j, acc, pairs):
     """One query's forward pass, then one update per document (module docstring)."""
     n = X.shape[0]
-    _transpose(params, sizes, _unpadded(sizes, w_off), wt, _unpadded_t(sizes, w_off))
+    _transpose(params, sizes, _unpadded(sizes, w_off, False), wt,
+               _unpadded(sizes, w_off, True))
     _forward_plain(wt, sizes, w_off, u_off, X, out)
     n_units = u_off[-1]
     for r in range(n):
@@ -362,7 +342,8 @@ def _predict_plain(params, sizes, w_off, u_off, X, out):
     res = np.empty(n)
     top = u_off[len(sizes) - 1]
     wt = np.empty_like(params)
-    _transpose(params, sizes, _unpadded(sizes, w_off), wt, _unpadded_t(sizes, w_off))
+    _transpose(params, sizes, _unpadded(sizes, w_off, False), wt,
+               _unpadded(sizes, w_off, True))
     for start in range(0, n, batch):
         stop = min(n, start + batch)
         _forward_plain(wt, sizes, w_off, u_off, X[start:stop], out)
@@ -443,8 +424,8 @@ def _forward(wt, finite, sizes, w_off, u_off, X, out, fp, with_fp, lanes, into):
     documents adds ``+-0`` there, which leaves the sum unchanged when the weights are finite
     (:mod:`.tiles`; ``finite``, as :func:`_transpose` returns it); with a non-finite weight,
     the plain kernel runs. With ``with_fp``, ``f'`` of every unit into ``fp``. ``wt``, laid out
-    as ``into`` says (:func:`_transposed_layout`), has :data:`.tiles.PAD` elements more than
-    the weights; ``w_off``: :func:`layout`'s offsets."""
+    as ``into`` says (:func:`_padded_layout`, transposed), has :data:`.tiles.PAD` elements more
+    than the weights; ``w_off``: :func:`layout`'s offsets."""
     n = X.shape[0]
     width = out.shape[1]
     t_off, t_strides = into
@@ -610,14 +591,14 @@ def _train_epoch(params, sizes, w_off, u_off, X, y, query_offsets, queries, lr, 
     an omitted argument apart).
     The weights are updated in a copy laid out as :func:`_padded_layout` says, with
     :data:`.tiles.PAD` elements more, as :func:`.tiles.gemm` reads them."""
-    offsets, strides, padded = _padded_layout(sizes)
+    offsets, strides, padded = _padded_layout(sizes, False)
     w = _aligned_zeros(padded + PAD)
     for layer in range(len(sizes) - 1):
         m1, b = sizes[layer] + 1, sizes[layer + 1]
         for t in range(b):
             w[offsets[layer] + t * strides[layer]:offsets[layer] + t * strides[layer] + m1] = \
                 params[w_off[layer] + t * m1:w_off[layer] + (t + 1) * m1]
-    t_off, t_strides, t_size = _transposed_layout(sizes)
+    t_off, t_strides, t_size = _padded_layout(sizes, True)
     wt = _aligned_zeros(t_size + PAD)
     longest = out.shape[0]
     widest = 1
@@ -653,10 +634,10 @@ def _predict(params, sizes, w_off, u_off, X, out, lanes):
     batch = out.shape[0]
     res = np.empty(n)
     top = u_off[len(sizes) - 1]
-    t_off, t_strides, t_size = _transposed_layout(sizes)
+    t_off, t_strides, t_size = _padded_layout(sizes, True)
     wt = _aligned_zeros(t_size + PAD)
     into = (t_off, t_strides)
-    finite = _transpose(params, sizes, _unpadded(sizes, w_off), wt, into)
+    finite = _transpose(params, sizes, _unpadded(sizes, w_off, False), wt, into)
     for start in range(0, n, batch):
         stop = min(n, start + batch)
         _forward(wt, finite, sizes, w_off, u_off, X[start:stop], out, out, False, lanes, into)
