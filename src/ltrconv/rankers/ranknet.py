@@ -123,13 +123,36 @@ def _transpose(params, sizes, kept, wt, into):
 
 
 @njit(cache=True)
+def _block(sizes, layer, transposed):
+    """``(rows, row length)`` of a layer's weights: a row of ``fan_in + 1`` weights per unit, or
+    ``transposed`` a row of ``fan_out`` weights per input (the bias last)."""
+    if transposed:
+        return sizes[layer] + 1, sizes[layer + 1]
+    return sizes[layer + 1], sizes[layer] + 1
+
+
+@njit(cache=True)
 def _unpadded(sizes, w_off, transposed):
     """:func:`layout`'s blocks as ``(offsets, row strides)``: rows of ``fan_in + 1`` weights,
     or ``transposed`` (as :func:`_forward_plain` reads them) of ``fan_out``."""
     strides = np.empty(len(sizes) - 1, dtype=np.int64)
     for layer in range(len(sizes) - 1):
-        strides[layer] = sizes[layer + 1] if transposed else sizes[layer] + 1
+        strides[layer] = _block(sizes, layer, transposed)[1]
     return w_off, strides
+
+
+@njit(cache=True)
+def _copy_rows(src, src_at, dst, dst_at, sizes, transposed):
+    """Every layer's rows of weights (:func:`_block`) from ``src`` into ``dst``, each array laid
+    out as its ``(block offsets, row strides)`` say; the padding between rows is not written."""
+    s_off, s_strides = src_at
+    d_off, d_strides = dst_at
+    for layer in range(len(sizes) - 1):
+        rows, length = _block(sizes, layer, transposed)
+        for r in range(rows):
+            at = s_off[layer] + r * s_strides[layer]
+            to = d_off[layer] + r * d_strides[layer]
+            dst[to:to + length] = src[at:at + length]
 
 
 ROW_ALIGN = 8
@@ -151,9 +174,7 @@ def _padded_layout(sizes, transposed):
     strides = np.empty(n, dtype=np.int64)
     at = 0
     for layer in range(n):
-        rows, length = sizes[layer + 1], sizes[layer] + 1
-        if transposed:
-            rows, length = length, rows
+        rows, length = _block(sizes, layer, transposed)
         strides[layer] = (length + ROW_ALIGN - 1) // ROW_ALIGN * ROW_ALIGN
         offsets[layer] = at
         at += rows * strides[layer]
@@ -432,11 +453,7 @@ def _forward(wt, finite, sizes, w_off, u_off, X, out, fp, with_fp, lanes, into):
     if not finite:  # the plain kernel, on the transposed rows unpadded
         top = len(sizes) - 2
         plain = np.empty(w_off[top] + (sizes[top] + 1) * sizes[top + 1])
-        for layer in range(top + 1):
-            b = sizes[layer + 1]
-            for s in range(sizes[layer] + 1):
-                start = t_off[layer] + s * t_strides[layer]
-                plain[w_off[layer] + s * b:w_off[layer] + (s + 1) * b] = wt[start:start + b]
+        _copy_rows(wt, into, plain, _unpadded(sizes, w_off, True), sizes, True)
         _forward_plain(plain, sizes, w_off, u_off, X, out)
         if with_fp:
             for r in range(n):
@@ -593,11 +610,8 @@ def _train_epoch(params, sizes, w_off, u_off, X, y, query_offsets, queries, lr, 
     :data:`.tiles.PAD` elements more, as :func:`.tiles.gemm` reads them."""
     offsets, strides, padded = _padded_layout(sizes, False)
     w = _aligned_zeros(padded + PAD)
-    for layer in range(len(sizes) - 1):
-        m1, b = sizes[layer] + 1, sizes[layer + 1]
-        for t in range(b):
-            w[offsets[layer] + t * strides[layer]:offsets[layer] + t * strides[layer] + m1] = \
-                params[w_off[layer] + t * m1:w_off[layer] + (t + 1) * m1]
+    unpadded = _unpadded(sizes, w_off, False)
+    _copy_rows(params, unpadded, w, (offsets, strides), sizes, False)
     t_off, t_strides, t_size = _padded_layout(sizes, True)
     wt = _aligned_zeros(t_size + PAD)
     longest = out.shape[0]
@@ -619,11 +633,7 @@ def _train_epoch(params, sizes, w_off, u_off, X, y, query_offsets, queries, lr, 
     for q in queries:
         start, stop = query_offsets[q], query_offsets[q + 1]
         _train_query(w, net, X[start:stop], y[start:stop], lr, bufs, lanes)
-    for layer in range(len(sizes) - 1):
-        m1, b = sizes[layer] + 1, sizes[layer + 1]
-        for t in range(b):
-            params[w_off[layer] + t * m1:w_off[layer] + (t + 1) * m1] = \
-                w[offsets[layer] + t * strides[layer]:offsets[layer] + t * strides[layer] + m1]
+    _copy_rows(w, (offsets, strides), params, unpadded, sizes, False)
 
 
 @njit(cache=True, nogil=True)
