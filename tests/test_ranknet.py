@@ -164,11 +164,16 @@ def _ranklib_mean(d, scores):
         "NDCG@10"].mean()
 
 
+@pytest.mark.parametrize("dead", [(), (0, 3)])
 @pytest.mark.parametrize("arch", [(4,), (3, 3), (2, 3, 2)])
-def test_training_equals_the_transcription_bit_for_bit(parts, arch):
-    """Every epoch's validation score and the kept epoch's scores equal the transcription's."""
+def test_training_equals_the_transcription_bit_for_bit(parts, arch, dead):
+    """Every epoch's validation score and the kept epoch's scores equal the transcription's;
+    with ``dead`` features zero in every training document but not in the validation ones, whose
+    scores then read those features' weights (the epochs train without them: LiveInputs)."""
     tr, va, _ = parts
     X = np.asarray(tr.X, dtype=np.float32).astype(np.float64)
+    X[:, list(dead)] = 0.0
+    assert np.all(np.any(np.asarray(va.X)[:, list(dead)] != 0, axis=0))
     Xv = np.asarray(va.X, dtype=np.float32).astype(np.float64)
     sizes = (X.shape[1], *arch, 1)
     layers, bias, weights, _ = reference_net(sizes, 5)
@@ -179,7 +184,7 @@ def test_training_equals_the_transcription_bit_for_bit(parts, arch):
             ref_train_query(layers, bias, weights, X[a:b], tr.y[a:b], 0.05)
         per_epoch.append([ref_output(layers, bias, weights, x) for x in Xv])
     model = RankNet(architectures=[arch], max_epochs=4, learning_rate=0.05,
-                    random_state=5).fit(tr.X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
+                    random_state=5).fit(X, tr.y, tr.qid, X_val=va.X, y_val=va.y,
                                         qid_val=va.qid)
     assert model.predict(va.X).tolist() == per_epoch[model.best_epoch_ - 1]
     assert model.history_ == pytest.approx([_ranklib_mean(va, np.array(p)) for p in per_epoch],
@@ -370,6 +375,109 @@ def test_tiled_kernels_equal_the_plain_ones_bit_for_bit(arch, lanes):
               for fn in (rn_module._predict_plain,
                          functools.partial(rn_module._predict, lanes=lanes))]
     assert scores[0].view(np.uint64).tolist() == scores[1].view(np.uint64).tolist()
+
+
+def test_dead_inputs_are_the_features_zero_in_every_trained_document():
+    """Zero or -0 in every document of the queries trained on, whatever the others hold."""
+    X = np.array([[0.0, 0.0, -0.0, 0.0, 1.0],
+                  [0.0, 0.0, 0.0, 0.0, 2.0],
+                  [0.0, 5.0, -0.0, 0.0, 0.0],  # query 1: not trained on (no pairs)
+                  [0.0, 0.0, 0.0, 3.0, 0.0]])
+    off = np.array([0, 2, 3, 4])
+    queries = np.array([0, 2], dtype=np.int64)
+    assert rn_module.dead_inputs(X, off, queries).tolist() == [0, 1, 2]
+    assert rn_module.dead_inputs(X, off, np.arange(3)).tolist() == [0, 2]
+
+
+def _live_and_plain(arch, start=None, epochs=3, lr=0.05):
+    """Weights after each epoch of LiveInputs.epoch and of the plain kernel on the whole net,
+    on data whose features 0, 5 and 10 (of 11) are zero in every document; with
+    ``start(params)`` changing the initial weights."""
+    from ltrconv.evaluation.queries import offsets_from_qid
+
+    rng = np.random.default_rng(sum(arch))
+    sizes_q = rng.integers(2, 30, 20)
+    qid = np.repeat(np.arange(len(sizes_q)), sizes_q)
+    X = np.asarray(rng.standard_normal((len(qid), 11)), dtype=np.float32).astype(np.float64)
+    X[rng.random(X.shape) < 0.4] = 0.0
+    X[:, [0, 5, 10]] = 0.0
+    X[::3, 5] = -0.0
+    y = rng.integers(0, 3, len(qid)).astype(np.int64)
+    off = offsets_from_qid(qid)
+    queries = np.arange(len(off) - 1, dtype=np.int64)
+    dead = rn_module.dead_inputs(X, off, queries)
+    assert dead.tolist() == [0, 5, 10]
+    sizes = (X.shape[1], *arch, 1)
+    live = np.setdiff1d(np.arange(X.shape[1]), dead)
+    w_off, u_off, _ = rn_module.layout(list(sizes))
+    longest = int(np.diff(off).max())
+    narrowed = rn_module.LiveInputs(sizes, live, np.ascontiguousarray(X[:, live]))
+    runs = []
+    for whole in (False, True):
+        params = init_weights(sizes, 7)
+        if start is not None:
+            start(params)
+        out = np.zeros((longest, u_off[-1]))
+        work = (out, np.zeros_like(out), np.zeros(u_off[-1]), np.zeros((longest, u_off[-1])),
+                np.zeros((max(longest, max(sizes) + 1), max(sizes) + 1)),
+                np.zeros(longest, dtype=np.int64))
+        seen = []
+        for _ in range(epochs):
+            if whole:
+                rn_module._train_epoch_plain(params, np.asarray(sizes, dtype=np.int64), w_off,
+                                             u_off, X, y, off, queries, lr, *work)
+            else:
+                narrowed.epoch(params, X, y, off, queries, lr, work)
+            seen.append(params.copy())
+        runs.append(seen)
+    return narrowed, runs
+
+
+@pytest.mark.parametrize("arch", [(3,), (20,), (9, 17), (4, 6, 5)])
+def test_an_epoch_without_the_dead_inputs_leaves_the_plain_kernels_weights(arch):
+    """Fewer and more units than inputs (the plain kernel's two update loops), 1-3 layers: the
+    narrowed epochs give the whole net's weights bit for bit; the dead inputs' weights are
+    their initial ones."""
+    narrowed, (live, plain) = _live_and_plain(arch)
+    first = init_weights((11, *arch, 1), 7)
+    assert narrowed.applies(first)
+    for a, b in zip(plain, live):
+        assert a.view(np.uint64).tolist() == b.view(np.uint64).tolist()
+    dead = lambda p: p[:arch[0] * 12].reshape(arch[0], 12)[:, [0, 5, 10]]  # noqa: E731
+    assert dead(live[-1]).tolist() == dead(first).tolist()
+    assert not np.array_equal(live[-1], first)  # the weights moved
+
+
+def test_a_dead_inputs_weight_of_minus_zero_trains_the_whole_net():
+    """-0 + +0 is +0: a dead input's weight of -0 does not stay as it is, so the epoch runs on
+    the whole net; the weights are the plain kernel's, that weight +0."""
+    def start(params):
+        params[5] = -0.0  # unit 0's weight from input 5
+
+    narrowed, (live, plain) = _live_and_plain((9, 17), start)
+    first = init_weights((11, 9, 17, 1), 7)
+    start(first)
+    assert not narrowed.applies(first)
+    assert plain[-1][5] == 0.0 and not np.signbit(plain[-1][5])
+    for a, b in zip(plain, live):
+        assert a.view(np.uint64).tolist() == b.view(np.uint64).tolist()
+
+
+def test_deltas_that_overflow_in_a_narrowed_epoch_run_it_again_on_the_whole_net():
+    """Upper weights of 1e200 make the first layer's deltas infinite mid-epoch: inf x 0 is NaN,
+    so the dead inputs' weights do not stay; a first-layer bias weight that ends the epoch
+    non-finite sends it to the whole net: the plain kernel's weights, NaN where they are."""
+    def start(params):
+        params[4 * 12:] = 1e200  # every weight above the first layer
+
+    narrowed, (live, plain) = _live_and_plain((4, 6), start, epochs=1)
+    first = init_weights((11, 4, 6, 1), 7)
+    start(first)
+    assert narrowed.applies(first)  # every weight finite at the start
+    assert np.isnan(plain[0][:4 * 12].reshape(4, 12)[:, [0, 5, 10]]).any()
+    assert np.array_equal(plain[0], live[0], equal_nan=True)
+    finite = ~np.isnan(plain[0])
+    assert plain[0][finite].view(np.uint64).tolist() == live[0][finite].view(np.uint64).tolist()
 
 
 @pytest.mark.parametrize("bad", [None, np.inf, -np.inf, np.nan, "last"])
