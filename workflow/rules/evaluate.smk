@@ -78,6 +78,26 @@ rule aggregate:
         "../scripts/aggregate.py"
 
 
+rule implementation:
+    input:
+        f"{PLAN.results}/{{dataset}}/per_query.parquet",
+    output:
+        f"{PLAN.results}/{{dataset}}/tables/implementation.tsv",
+    params:
+        variants=PLAN.variant_bases,
+    log:
+        f"{PLAN.logs}/{{dataset}}/implementation.log",
+    benchmark:
+        f"{PLAN.results}/{{dataset}}/bench/implementation.tsv"
+    threads: 1
+    resources:
+        **job_resources("implementation"),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/implementation.py"
+
+
 rule runtime_table:
     input:
         lambda wc: fit_records(wc.dataset),

@@ -1,11 +1,9 @@
 """The figures of each dataset: one rule per figure declared with its drawing function in
-ltrconv.pipeline.figures.FIGURES (Figures 1 and 2 of the paper, the training time, each
-algorithm's tie orders, today's libraries), and the implementation comparison."""
+ltrconv.pipeline.figures.FIGURES (Figures 1 and 2 of the paper, the training time, the
+implementation variants, each algorithm's tie orders, today's libraries)."""
 
 
 for _figure in FIGURES:
-    if _figure.draw is None:
-        continue
 
     rule:
         name:
@@ -26,27 +24,3 @@ for _figure in FIGURES:
         script:
             "../scripts/figure.py"
 
-
-rule implementation:
-    input:
-        per_query=f"{PLAN.results}/{{dataset}}/per_query.parquet",
-        summary=f"{PLAN.results}/{{dataset}}/tables/summary.tsv",
-    output:
-        table=f"{PLAN.results}/{{dataset}}/tables/implementation.tsv",
-        **figure_output("implementation"),
-    params:
-        variants=PLAN.variant_bases,
-        labels=PLAN.variant_labels,
-        eval_conventions=list(PLAN.figure1_eval_conventions),
-        train_convention=PLAN.official,
-    log:
-        f"{PLAN.logs}/{{dataset}}/implementation.log",
-    benchmark:
-        f"{PLAN.results}/{{dataset}}/bench/implementation.tsv"
-    threads: 1
-    resources:
-        **job_resources("implementation"),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/implementation.py"

@@ -1,7 +1,8 @@
 """A figure declared with its drawing function in ltrconv.pipeline.figures.FIGURES, drawn from
 the rule's tables: ``function(*tables, out_stem, **params)``; a figure per algorithm is drawn for
 each algorithm of the rule's ``algorithms`` param, ``algorithm=`` it, into the outputs in that
-order (rules figure1, figure2, runtime_figure, ties_figure, library_figure)."""
+order (rules figure1, figure2, runtime_figure, implementation_figure, ties_figure,
+library_figure)."""
 
 from ltrconv.pipeline import figures
 from ltrconv.pipeline.job import read_tsv, run

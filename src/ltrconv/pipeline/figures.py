@@ -37,8 +37,7 @@ class Figure:
     drawn by one job with ``algorithm=`` each);
     ``title``: the report page's title; ``rule``: the rule that draws it; ``draw``: the drawing
     function as "module:function", called as ``function(*tables, out_stem, **params(plan))``,
-    with ``algorithm=A`` too for a figure per algorithm (None: the rule has a script of its
-    own, which writes other outputs as well); ``tables``: the names of the
+    with ``algorithm=A`` too for a figure per algorithm; ``tables``: the names of the
     dataset's tables it reads (RESULTS/DATASET/tables/NAME.tsv, the rule's inputs);
     ``params``: the function's keyword arguments from the plan (the rule's params);
     ``caption``: workflow/report/CAPTION.rst (default the name); ``when``: whether a plan makes
@@ -48,7 +47,7 @@ class Figure:
     name: str
     title: str
     rule: str
-    draw: str | None = None
+    draw: str
     tables: tuple[str, ...] = ()
     params: Callable[[Any], dict] = _no_params
     caption: str = ""
@@ -92,8 +91,12 @@ FIGURES: tuple[Figure, ...] = (
                              train_convention=plan.official)),
     Figure("runtime", "Training time", "runtime_figure", "ltrconv.study.figures:runtime_figure",
            ("runtime",)),
-    # drawn with tables/implementation.tsv by rule implementation's own script
-    Figure("implementation", "Implementation variants", "implementation",
+    Figure("implementation", "Implementation variants", "implementation_figure",
+           "ltrconv.study.figures:implementation_figure", ("summary",),
+           lambda plan: dict(pairs=[[v, b, plan.variant_labels[v]]
+                                    for v, b in plan.variant_bases.items()],
+                             eval_conventions=list(plan.figure1_eval_conventions),
+                             train_convention=plan.official),
            when=lambda plan: bool(plan.variants)),
     Figure(f"ties/{ALGORITHM}", f"Tie orders: {ALGORITHM}", "ties_figure",
            "ltrconv.study.figures:ties_figure", ("summary",),
