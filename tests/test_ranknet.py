@@ -331,10 +331,25 @@ def _plain_and_tiled(arch, X, y, qid, epochs, seed=3, lanes=tiles.LANES, start=N
     off = offsets_from_qid(qid)
     queries = np.arange(len(off) - 1, dtype=np.int64)
     w_off, u_off, _ = rn_module.layout(list(sizes))
+    net = (np.asarray(sizes, dtype=np.int64), w_off, u_off, X, y, off, queries, 0.05)
+
+    def plain(params, *work):
+        rn_module._train_epoch_plain(params, *net, *work)
+
+    def tiled(params, *work):
+        rn_module._train_epoch(params, *net, *work, lanes)
+
+    return _weights_per_epoch(sizes, off, (plain, tiled), epochs, seed, start)
+
+
+def _weights_per_epoch(sizes, off, epoch_fns, epochs, seed, start=None):
+    """Per function of ``epoch_fns``, the weights after each of ``epochs`` calls
+    ``fn(params, *work)`` from :func:`init_weights` (``start(params)`` may change them), with
+    the work arrays the epochs take (out, fp, d_i, d_j, acc, pairs)."""
+    _, u_off, _ = rn_module.layout(list(sizes))
     longest = int(np.diff(off).max())
     runs = []
-    for epoch_fn in (rn_module._train_epoch_plain,
-                     functools.partial(rn_module._train_epoch, lanes=lanes)):
+    for epoch_fn in epoch_fns:
         params = init_weights(sizes, seed)
         if start is not None:
             start(params)
@@ -344,8 +359,7 @@ def _plain_and_tiled(arch, X, y, qid, epochs, seed=3, lanes=tiles.LANES, start=N
                 np.zeros(longest, dtype=np.int64))
         seen = []
         for _ in range(epochs):
-            epoch_fn(params, np.asarray(sizes, dtype=np.int64), w_off, u_off, X, y, off,
-                     queries, 0.05, *work)
+            epoch_fn(params, *work)
             seen.append(params.copy())
         runs.append(seen)
     return runs
@@ -410,27 +424,16 @@ def _live_and_plain(arch, start=None, epochs=3, lr=0.05):
     sizes = (X.shape[1], *arch, 1)
     live = np.setdiff1d(np.arange(X.shape[1]), dead)
     w_off, u_off, _ = rn_module.layout(list(sizes))
-    longest = int(np.diff(off).max())
     narrowed = rn_module.LiveInputs(sizes, live, np.ascontiguousarray(X[:, live]))
-    runs = []
-    for whole in (False, True):
-        params = init_weights(sizes, 7)
-        if start is not None:
-            start(params)
-        out = np.zeros((longest, u_off[-1]))
-        work = (out, np.zeros_like(out), np.zeros(u_off[-1]), np.zeros((longest, u_off[-1])),
-                np.zeros((max(longest, max(sizes) + 1), max(sizes) + 1)),
-                np.zeros(longest, dtype=np.int64))
-        seen = []
-        for _ in range(epochs):
-            if whole:
-                rn_module._train_epoch_plain(params, np.asarray(sizes, dtype=np.int64), w_off,
-                                             u_off, X, y, off, queries, lr, *work)
-            else:
-                narrowed.epoch(params, X, y, off, queries, lr, work)
-            seen.append(params.copy())
-        runs.append(seen)
-    return narrowed, runs
+
+    def live_epoch(params, *work):
+        narrowed.epoch(params, X, y, off, queries, lr, work)
+
+    def whole_epoch(params, *work):
+        rn_module._train_epoch_plain(params, np.asarray(sizes, dtype=np.int64), w_off, u_off, X,
+                                     y, off, queries, lr, *work)
+
+    return narrowed, _weights_per_epoch(sizes, off, (live_epoch, whole_epoch), epochs, 7, start)
 
 
 @pytest.mark.parametrize("arch", [(3,), (20,), (9, 17), (4, 6, 5)])
