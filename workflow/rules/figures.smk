@@ -4,7 +4,6 @@ implementation variants, each algorithm's tie orders, today's libraries)."""
 
 
 for _figure in FIGURES:
-
     rule:
         name:
             _figure.rule
@@ -23,4 +22,3 @@ for _figure in FIGURES:
             CONDA_ENV
         script:
             "../scripts/figure.py"
-
