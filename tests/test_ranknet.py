@@ -392,7 +392,8 @@ def test_tiled_kernels_equal_the_plain_ones_bit_for_bit(arch, lanes):
 
 
 def test_dead_inputs_are_the_features_zero_in_every_trained_document():
-    """Zero or -0 in every document of the queries trained on, whatever the others hold."""
+    """Zero or -0 in every document of the queries trained on, whatever the others hold (the
+    expected columns counted by hand from the matrix)."""
     X = np.array([[0.0, 0.0, -0.0, 0.0, 1.0],
                   [0.0, 0.0, 0.0, 0.0, 2.0],
                   [0.0, 5.0, -0.0, 0.0, 0.0],  # query 1: not trained on (no pairs)

@@ -691,17 +691,19 @@ class LiveInputs:
     def __init__(self, sizes, live: np.ndarray, X_live: np.ndarray):
         """``sizes``: the whole net's layer sizes; ``live``: the inputs kept (increasing);
         ``X_live``: the training features of those inputs (C-contiguous)."""
-        a, b = int(sizes[0]), int(sizes[1])
-        self.full_sizes = np.asarray(sizes, dtype=np.int64)
+        a, self.units = int(sizes[0]), int(sizes[1])
+        whole = np.asarray(sizes, dtype=np.int64)
+        self.whole = (whole, *layout(whole.tolist())[:2])  # sizes, w_off, u_off
         self.sizes = np.asarray((len(live), *sizes[1:]), dtype=np.int64)
         self.w_off, self.u_off, _ = layout(self.sizes.tolist())
         self.dead = np.setdiff1d(np.arange(a), live)
         self.cols = np.append(live, a)  # each first-layer row: the live inputs, then the bias
-        self.first = b * (a + 1)  # the first block's length in the whole net
+        self.first = self.units * (a + 1)  # the first block's length in the whole net
+        self.narrowed_first = self.units * len(self.cols)  # and in the narrowed one
         self.X = X_live
 
     def _rows(self, params: np.ndarray) -> np.ndarray:
-        return params[:self.first].reshape(int(self.full_sizes[1]), -1)
+        return params[:self.first].reshape(self.units, -1)
 
     def narrow(self, params: np.ndarray) -> np.ndarray:
         """The narrowed net's weights: the first block's live columns and bias, the rest."""
@@ -709,8 +711,8 @@ class LiveInputs:
 
     def widen(self, narrowed: np.ndarray, params: np.ndarray) -> None:
         """``narrowed``'s weights into ``params``; the dead inputs' weights stay."""
-        k = int(self.full_sizes[1]) * len(self.cols)
-        self._rows(params)[:, self.cols] = narrowed[:k].reshape(int(self.full_sizes[1]), -1)
+        k = self.narrowed_first
+        self._rows(params)[:, self.cols] = narrowed[:k].reshape(self.units, -1)
         params[self.first:] = narrowed[k:]
 
     def applies(self, params: np.ndarray) -> bool:
@@ -726,13 +728,11 @@ class LiveInputs:
             narrowed = self.narrow(params)
             _train_epoch(narrowed, self.sizes, self.w_off, self.u_off, self.X, y,
                          query_offsets, queries, lr, *bufs, LANES)
-            k = int(self.full_sizes[1]) * len(self.cols)
-            if np.all(np.isfinite(narrowed[len(self.cols) - 1:k:len(self.cols)])):
+            bias = narrowed[len(self.cols) - 1:self.narrowed_first:len(self.cols)]
+            if np.all(np.isfinite(bias)):
                 self.widen(narrowed, params)
                 return
-        w_off, u_off, _ = layout(self.full_sizes.tolist())
-        _train_epoch(params, self.full_sizes, w_off, u_off, X, y, query_offsets, queries, lr,
-                     *bufs, LANES)
+        _train_epoch(params, *self.whole, X, y, query_offsets, queries, lr, *bufs, LANES)
 
 
 def forward(params, sizes, X, batch: int = 256) -> np.ndarray:
