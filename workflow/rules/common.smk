@@ -31,6 +31,7 @@ if Path(ltrconv.__file__).resolve().parent != (REPO / "src" / "ltrconv").resolve
 from ltrconv.pipeline import build_plan, ConfigError, config as _config  # noqa: E402
 from ltrconv.pipeline import datasets as _datasets, paths as _paths, report as _report  # noqa: E402
 from ltrconv.pipeline import environment as _environment, repair as _repair  # noqa: E402
+from ltrconv.pipeline import scheduler as _scheduler  # noqa: E402
 from ltrconv.pipeline import resources as _resources  # noqa: E402
 from ltrconv.pipeline import provenance as _provenance  # noqa: E402
 from ltrconv.pipeline.checks import STUDY  # noqa: E402
@@ -213,6 +214,12 @@ def set_job_environment():
     use_conda = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
     env = _environment.for_jobs(os.environ, str(REPO / "src") if use_conda else None)
     logger.info(f"jobs run with {env}")
+
+
+def cancel_scheduler_wakeups():
+    """Cancel the scheduler's pending wake-up, so that Snakemake exits without waiting up to
+    a timespan of max-jobs-per-timespan for it (ltrconv.pipeline.scheduler)."""
+    _scheduler.cancel_wakeups()
 
 
 def prune_empty_dirs(*tops):
