@@ -5,12 +5,13 @@ Snakemake 9 (``scheduling/job_scheduler.py``) limits job submissions to ``max-jo
 scheduler again one timespan later. Each wake-up selects among every job that is ready, and first
 stats every input file of each (``update_input_sizes``), whether or not a core is free. In the
 extended run (``config/extended.yaml``: 169 jobs, about 100 of them ready from the start, each
-with 15 or more inputs; 2-core AMD EPYC) the Snakemake process took 278 s of CPU against 980 s
-for all the jobs together (py-spy on the process: three quarters of its samples in the job
+with 15 or more inputs; 2-core AMD EPYC) the Snakemake process took 278 s of CPU against
+1,000 s for all the jobs together (py-spy on the process: three quarters of its samples in the job
 selection, most of those in the input files' ``exists`` and ``size``).
 
 ``profiles/default/config.yaml`` sets ``max-jobs-per-timespan: 100/10s``: a tenth of the
-wake-ups (the process then took 92 s, the run 1,164 s of CPU where it took 1,427 s). A job that ends still wakes the scheduler at once, so no job starts later for it. But
+wake-ups (the process then took 132 s under py-spy, 92 s without it, and the whole run
+1,164 s of CPU where it took 1,427 s). A job that ends still wakes the scheduler at once, so no job starts later for it. But
 the interpreter waits for the last timer before it exits (``threading.Timer`` is not a daemon
 thread): one timespan more at the end of every run. The workflow's ``onsuccess`` and ``onerror``
 handlers therefore cancel it (:func:`cancel_wakeups`).
