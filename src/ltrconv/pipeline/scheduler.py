@@ -10,11 +10,11 @@ with 15 or more inputs; 2-core AMD EPYC) the Snakemake process took 278 s of CPU
 selection, most of those in the input files' ``exists`` and ``size``).
 
 ``profiles/default/config.yaml`` sets ``max-jobs-per-timespan: 100/10s``: a tenth of the
-wake-ups (the process then took 132 s under py-spy, 92 s without it, and the whole run
-1,164 s of CPU where it took 1,427 s). A job that ends still wakes the scheduler at once, so no job starts later for it. But
-the interpreter waits for the last timer before it exits (``threading.Timer`` is not a daemon
-thread): one timespan more at the end of every run. The workflow's ``onsuccess`` and ``onerror``
-handlers therefore cancel it (:func:`cancel_wakeups`).
+wake-ups (the process then took 132 s under py-spy, 92 s without it, and the whole run 1,164 s
+of CPU where it took 1,427 s). A job that ends still wakes the scheduler at once, so no job
+starts later for it. But the interpreter waits for the last timer before it exits
+(``threading.Timer`` is not a daemon thread): one timespan more at the end of every run. The
+workflow's ``onsuccess`` and ``onerror`` handlers therefore cancel it (:func:`cancel_wakeups`).
 """
 
 from __future__ import annotations
