@@ -33,9 +33,15 @@ def test_the_schedulers_pending_wakeup_is_cancelled_and_other_timers_are_not():
     soon.join(10)
     assert soon_ran.is_set()  # a timer that already fired is left alone
     try:
-        assert scheduler.cancel_wakeups() == 1
+        assert scheduler.cancel_wakeups([mine, other, soon]) == 1
         mine.join(10)
         assert not mine.is_alive() and not mine_ran.is_set()
+        assert other.is_alive()
+        # by default, among the live threads (>= 1: the test process may hold others)
+        again, again_ran = _timer(scheduler.SCHEDULER_MODULE)
+        assert scheduler.cancel_wakeups() >= 1
+        again.join(10)
+        assert not again.is_alive() and not again_ran.is_set()
         assert other.is_alive()
     finally:
         other.cancel()
