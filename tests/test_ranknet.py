@@ -15,6 +15,7 @@ import pytest
 
 from ltrconv import evaluate, rankers
 from ltrconv.data.synthetic import make_letor, split
+from ltrconv.jit import njit
 from ltrconv.rankers import ParamError, fdlibm, load, tiles
 from ltrconv.rankers import ranknet as rn_module
 from ltrconv.rankers.fdlibm import fdlibm_exp
@@ -828,6 +829,60 @@ def test_exp_in_lanes_equals_fdlibm_bit_for_bit():
     # every region is there: overflow, underflow, subnormal results, |x| < 2^-28, k = 0, +-1
     assert np.isinf(want).any() and (want == 0).any() and ((want > 0) & (want < 2.0 ** -1022)).any()
     assert (want == 1.0).any() and np.isnan(want).any()
+
+
+_UNIT_EXP_4 = fdlibm.vector_map(4, lambda b, x, _: fdlibm.emit_exp_unit(b, x))
+_UNIT_EXP_8 = fdlibm.vector_map(8, lambda b, x, _: fdlibm.emit_exp_unit(b, x))
+
+
+@njit
+def _exp_unit_run(x, out, lanes):
+    if lanes == 8:
+        _UNIT_EXP_8(out, 0, x.size // 8, x, 0, x, 0)
+    else:
+        _UNIT_EXP_4(out, 0, x.size // 4, x, 0, x, 0)
+
+
+def test_exp_on_the_unit_range_equals_fdlibm_bit_for_bit():
+    """emit_exp_unit (f' of a sigmoid output o takes exp(-o)) on [-1, 0] and NaN: the
+    arguments of _exp_arguments there, 20,001 consecutive doubles below each threshold in the
+    range (ln2 / 2 as fdlibm tests it, 2^-28) and up from -1, and -0."""
+    x = _exp_arguments()
+    parts = [x[((x >= fdlibm.UNIT_LOW) & (x <= 0.0)) | np.isnan(x)], np.array([-0.0, -1.0])]
+    for c in (-fdlibm._HX_HALF_LN2, -fdlibm._HX_TINY, -1.0):
+        bits = np.array([c]).view(np.int64)[0]
+        parts.append(np.arange(bits - 10_000, bits + 10_001, dtype=np.int64).view(np.float64))
+    x = np.concatenate(parts)
+    x = x[((x >= fdlibm.UNIT_LOW) & (x <= 0.0)) | np.isnan(x)]
+    x = np.concatenate([x, np.full(-len(x) % 8, -0.5)])
+    want = fdlibm.fdlibm_exp_array(x)
+    assert np.isnan(want).any() and (want == 1.0).any() and (want < 0.5).any()
+    for lanes in (4, 8):
+        got = np.empty_like(x)
+        _exp_unit_run(x, got, lanes)
+        differ = np.flatnonzero(want.view(np.uint64) != got.view(np.uint64))
+        assert differ.size == 0, [(lanes, x[i], want[i], got[i]) for i in differ[:5]]
+
+
+def test_sigmoid_rows_equal_the_scalar_sigmoid_and_its_derivative():
+    """_sigmoid_rows' outputs and f' (its vectors and its scalar tail) are fdlibm's sigmoid
+    and RankLib's f'(o) = s(o) (1 - s(o)), bit for bit, for sums that saturate the sigmoid to
+    0 and 1, are infinite or NaN."""
+    rng = np.random.default_rng(58)
+    n, b, width = 7, 29, 40
+    out = rng.normal(0, 6, (n, width))
+    out[0, 3:9] = [800.0, -800.0, np.inf, -np.inf, np.nan, 0.0]
+    bias = rng.normal(0, 0.5, b)
+    sums = out.copy()
+    fp = np.zeros_like(out)
+    rn_module._sigmoid_rows(out, fp, n, 3, b, bias, True)
+    for r in range(n):
+        for t in range(b):
+            o = rn_module._sigmoid(sums[r, 3 + t] + bias[t])
+            s = rn_module._sigmoid(o)
+            assert np.float64(o).view(np.uint64) == out[r, 3 + t].view(np.uint64), (r, t)
+            assert np.float64(s * (1.0 - s)).view(np.uint64) == fp[r, 3 + t].view(np.uint64)
+    assert {0.0, 1.0} <= set(out[0, 3:9].tolist()) and np.isnan(fp[0, 7])
 
 
 @pytest.mark.parametrize("lanes", [4, 8])

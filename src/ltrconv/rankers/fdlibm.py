@@ -331,6 +331,46 @@ def emit_exp(builder, x):
     return builder.select(in_range, result, special)
 
 
+UNIT_LOW = -1.0
+"""The lowest argument :func:`emit_exp_unit` takes: ``-1``, below which fdlibm's ``k`` would be
+other than 0 or -1 only past ``-1.5 ln2``."""
+
+
+def emit_exp_unit(builder, x):
+    """:func:`emit_exp` for ``x`` in ``[-1, 0]`` (or NaN), such as ``-o`` for a sigmoid's output
+    ``o``: the operations :func:`exp_lane` performs there, without those that cannot change a
+    result in that range, so the same bits. There ``|x| < 1.5 ln2``, so fdlibm's ``k`` is 0
+    (``|x| <= ln2 / 2``) or -1: ``t = k`` is selected, not rounded from ``x / ln2``; the
+    scaling ``(y 2^(k >> 1)) 2^(k - (k >> 1))`` is ``(y 1) 1`` or ``(y 0.5) 1``, and a
+    product by 1 is exact, so ``y`` times 1 or 0.5; no argument is out of range but NaN, whose
+    result ``x + x`` is selected as :func:`exp_lane` selects it. An ``x`` outside the range
+    gets a wrong value: the callers' arguments cannot be there."""
+    vty = x.type
+    ity = ir.VectorType(_I64, vty.count)
+
+    def c(v):
+        return _splat(vty, v)
+
+    ax = builder.bitcast(builder.and_(builder.bitcast(x, ity), _splat(ity, 0x7FFFFFFFFFFFFFFF)),
+                         vty)
+    reduced = builder.fcmp_ordered(">=", ax, c(_HX_HALF_LN2))  # k = -1, else k = 0
+    t = builder.select(reduced, c(-1.0), c(0.0))
+    hi = builder.fsub(x, builder.fmul(t, c(_LN2_HI)))
+    lo = builder.fmul(t, c(_LN2_LO))
+    r = builder.fsub(hi, lo)
+    rr = builder.fmul(r, r)
+    poly = builder.fadd(c(_P4), builder.fmul(rr, c(_P5)))
+    for p in (_P3, _P2, _P1):
+        poly = builder.fadd(c(p), builder.fmul(rr, poly))
+    cc = builder.fsub(r, builder.fmul(rr, poly))
+    y = builder.fsub(c(1.0), builder.fsub(builder.fsub(
+        lo, builder.fdiv(builder.fmul(r, cc), builder.fsub(c(2.0), cc))), hi))
+    scaled = builder.fmul(y, builder.select(reduced, c(0.5), c(1.0)))
+    result = builder.select(builder.fcmp_ordered("<", ax, c(_HX_TINY)),
+                            builder.fadd(c(1.0), x), scaled)
+    return builder.select(builder.fcmp_unordered("!=", x, x), builder.fadd(x, x), result)
+
+
 UNROLL = 4
 
 
