@@ -3,6 +3,7 @@ in-memory functions give on the whole table, to the last bit."""
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -139,20 +140,23 @@ def test_writer_budget_and_piece_order_do_not_change_the_file(written, tmp_path)
 
 def test_spill_files_hold_at_most_the_budget(written, tmp_path):
     """The first pass holds at most ``budget`` rows: each spill file has at most that many,
-    several small pieces share one (one row group per unit there), and every row is in one."""
+    several small pieces share one (one record batch per unit there), and every row is in one."""
     path, _, rows = written
     paths = sorted(p for p in path.parent.glob("*.parquet")
                    if p.name not in ("per_query.parquet", "former.parquet"))
     sizes = [pq.ParquetFile(p).metadata.num_rows for p in paths]
     budget = 3 * max(sizes)
-    spills = [(pq.ParquetFile(f).metadata, groups)
-              for f, groups in store._spill(paths, tmp_path, budget)]
-    assert sum(meta.num_rows for meta, _ in spills) == rows
-    assert all(meta.num_rows <= budget for meta, _ in spills)
+    spills = list(store._spill(paths, tmp_path, budget))
+    files = [pa.ipc.open_file(f) for f, _ in spills]
+    assert sum(f.read_all().num_rows for f in files) == rows
+    assert all(f.read_all().num_rows <= budget for f in files)
     assert len(paths) / 3 <= len(spills) < len(paths) / 2
-    for meta, groups in spills:
-        assert [g for _, g in groups] == list(range(meta.num_row_groups))
+    for f, (_, groups) in zip(files, spills):
+        assert [g for _, g in groups] == list(range(f.num_record_batches))
         assert len({key for key, _ in groups}) == len(groups)
+        for key, g in groups:  # each batch holds its unit's rows, and only those
+            batch = f.get_batch(g).to_pylist()
+            assert {tuple(r[c] for c in store.UNIT) for r in batch} == {key}
 
 
 def test_writer_keeps_missing_values_and_rejects_damaged_pieces(tmp_path):

@@ -75,10 +75,12 @@ def write(pieces, path, budget: int = BUDGET) -> int:
     order) to ``path`` in :data:`ORDER`, one row group per :data:`UNIT`; returns the row count.
 
     Two passes through spill files beside ``path``: the pieces, ``budget`` rows at a time, are
-    split into their units (one spill file per ``budget`` rows of consecutive pieces, one row
-    group per unit there, its rows in piece order); then each unit's row groups, in spill
+    split into their units (one spill file per ``budget`` rows of consecutive pieces, one
+    record batch per unit there, its rows in piece order); then each unit's batches, in spill
     order, are stable-sorted by the rest of :data:`ORDER` and written. Memory: ``budget``
-    rows, or one unit when larger."""
+    rows, or one unit when larger. The spill files are Arrow IPC files, read back memory-mapped:
+    no encoding or compression either way (on the paper run's 3.8M rows, 165 pieces, the
+    whole write took 8.3 s of CPU with Parquet spill files, 4.1 s of it spilling)."""
     with tempfile.TemporaryDirectory(dir=Path(path).parent, prefix=".per_query.") as tmp:
         spills, where = [], {}
         for spill, groups in _spill(pieces, Path(tmp), budget):
@@ -86,25 +88,36 @@ def write(pieces, path, budget: int = BUDGET) -> int:
             for key, group in groups:
                 where.setdefault(key, []).append((len(spills) - 1, group))
         rows, opened, last = 0, {}, ()
-        with pq.ParquetWriter(path, SCHEMA, use_dictionary=list(NAMES)) as writer:
-            for key in sorted(where):
-                if key[:2] != last[:2]:
-                    opened.clear()  # the spill files of the algorithm before
-                last = key
-                parts = []
-                for f, group in where[key]:
-                    if f not in opened:
-                        opened[f] = pq.ParquetFile(spills[f])
-                    parts.append(opened[f].read_row_group(group))
-                unit = pa.concat_tables(parts)
-                del parts
-                # stable: each group keeps the order in which the evaluation listed its queries
-                unit = unit.take(pc.sort_indices(unit, sort_keys=SORT))
-                writer.write_table(unit, row_group_size=max(len(unit), 1))
-                rows += len(unit)
-                del unit
-        opened.clear()
+        try:
+            with pq.ParquetWriter(path, SCHEMA, use_dictionary=list(NAMES)) as writer:
+                for key in sorted(where):
+                    if key[:2] != last[:2]:
+                        _close(opened)  # the spill files of the algorithm before
+                    last = key
+                    batches = []
+                    for f, group in where[key]:
+                        if f not in opened:
+                            source = pa.memory_map(str(spills[f]))
+                            opened[f] = (source, pa.ipc.open_file(source))
+                        batches.append(opened[f][1].get_batch(group))
+                    unit = pa.Table.from_batches(batches, schema=SCHEMA)
+                    del batches
+                    # stable: each group keeps the order in which the evaluation listed its
+                    # queries
+                    unit = unit.take(pc.sort_indices(unit, sort_keys=SORT))
+                    writer.write_table(unit, row_group_size=max(len(unit), 1))
+                    rows += len(unit)
+                    del unit
+        finally:
+            _close(opened)
     return rows
+
+
+def _close(opened: dict) -> None:
+    """Close the memory maps of ``opened`` (spill index -> (map, reader)) and forget them."""
+    for source, _ in opened.values():
+        source.close()
+    opened.clear()
 
 
 def _batches(piece, budget: int):
@@ -129,17 +142,18 @@ def _batches(piece, budget: int):
 def _spill(pieces, tmp: Path, budget: int):
     """Split the rows of ``pieces`` into their :data:`UNIT` s, holding at most ``budget`` rows
     (or one batch of a piece when larger): each time the next batch would pass it, the rows held
-    go to a spill file in ``tmp``, one row group per unit (its rows in piece order). Yields each
-    spill file and its ``(unit, row group)`` in order."""
+    go to a spill file in ``tmp`` (Arrow IPC), one record batch per unit (its rows in piece
+    order). Yields each spill file and its ``(unit, batch index)`` in order."""
     held, count = {}, 0
 
     def flush(spill):
         groups = []
-        with pq.ParquetWriter(spill, SCHEMA, use_dictionary=list(NAMES),
-                              write_statistics=False) as out:
+        with pa.OSFile(str(spill), "wb") as sink, pa.ipc.new_file(sink, SCHEMA) as out:
             for key, parts in held.items():
-                rows = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
-                out.write_table(rows, row_group_size=max(len(rows), 1))
+                rows = pa.concat_tables(parts).combine_chunks()
+                out.write_batch(pa.RecordBatch.from_arrays(
+                    [rows[c].chunk(0) if rows[c].num_chunks else pa.array([], rows[c].type)
+                     for c in SCHEMA.names], schema=SCHEMA))
                 groups.append((key, len(groups)))
         held.clear()
         return spill, groups
@@ -148,13 +162,13 @@ def _spill(pieces, tmp: Path, budget: int):
     for piece in pieces:
         for table in _batches(piece, budget):
             if held and count + len(table) > budget:
-                yield flush(tmp / f"{n}.parquet")
+                yield flush(tmp / f"{n}.arrow")
                 n, count = n + 1, 0
             for key, rows in _units(table, piece):
                 held.setdefault(key, []).append(rows)
             count += len(table)
     if held:
-        yield flush(tmp / f"{n}.parquet")
+        yield flush(tmp / f"{n}.arrow")
 
 
 def _units(table: pa.Table, piece):
@@ -171,11 +185,14 @@ def _units(table: pa.Table, piece):
         levels.append(enc.dictionary.to_pylist())
         index.append(idx)
     order = np.argsort(code, kind="stable")
-    bounds = np.flatnonzero(np.diff(code[order])) + 1
-    for rows in np.split(order, bounds) if len(order) else []:
-        first = rows[0]
+    if not len(order):
+        return
+    ordered = table.take(pa.array(order))  # one copy, each unit a slice of it
+    bounds = np.concatenate(([0], np.flatnonzero(np.diff(code[order])) + 1, [len(order)]))
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        first = order[start]
         yield (tuple(lv[ix[first]] for lv, ix in zip(levels, index)),
-               table.take(pa.array(rows)))
+               ordered.slice(start, stop - start))
 
 
 def _stat_values(pf: pq.ParquetFile, i: int, column: str):
