@@ -332,8 +332,8 @@ def emit_exp(builder, x):
 
 
 UNIT_LOW = -1.0
-"""The lowest argument :func:`emit_exp_unit` takes: ``-1``, below which fdlibm's ``k`` would be
-other than 0 or -1 only past ``-1.5 ln2``."""
+"""The lowest argument :func:`emit_exp_unit` is for (fdlibm's ``k`` stays 0 or -1 down to
+``-1.5 ln2``, about -1.04; a sigmoid output's negation stops at -1)."""
 
 
 def emit_exp_unit(builder, x):
