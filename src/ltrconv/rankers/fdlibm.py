@@ -275,6 +275,25 @@ def _splat(vty, value):
     return ir.Constant(vty, [value] * vty.count)
 
 
+def _emit_unscaled(builder, x, t):
+    """fdlibm's ``exp(x) 2^-k`` on vectors, ``t`` the vector of ``k`` as doubles: the reduction
+    ``hi = x - t ln2_hi``, ``lo = t ln2_lo``, ``r = hi - lo``, the polynomial ``c`` in ``r^2``
+    and ``y = 1 - ((lo - r c / (2 - c)) - hi)``, each operation rounded alone."""
+    def c(v):
+        return _splat(x.type, v)
+
+    hi = builder.fsub(x, builder.fmul(t, c(_LN2_HI)))
+    lo = builder.fmul(t, c(_LN2_LO))
+    r = builder.fsub(hi, lo)
+    rr = builder.fmul(r, r)
+    poly = builder.fadd(c(_P4), builder.fmul(rr, c(_P5)))
+    for p in (_P3, _P2, _P1):
+        poly = builder.fadd(c(p), builder.fmul(rr, poly))
+    cc = builder.fsub(r, builder.fmul(rr, poly))
+    return builder.fsub(c(1.0), builder.fsub(builder.fsub(
+        lo, builder.fdiv(builder.fmul(r, cc), builder.fsub(c(2.0), cc))), hi))
+
+
 def emit_exp(builder, x):
     """LLVM IR of :func:`exp_lane` on a ``<width x double>`` value ``x``: the same operations,
     in the same order, on every lane (each rounded alone: no fast-math flag), the same
@@ -307,16 +326,7 @@ def emit_exp(builder, x):
                        builder.select(builder.fcmp_ordered("<", ax, c(_HX_3HALF_LN2)), k_mid,
                                       k_round))
     t = builder.sitofp(builder.trunc(k, ir.VectorType(ir.IntType(32), vty.count)), vty)
-    hi = builder.fsub(xr, builder.fmul(t, c(_LN2_HI)))
-    lo = builder.fmul(t, c(_LN2_LO))
-    r = builder.fsub(hi, lo)
-    rr = builder.fmul(r, r)
-    poly = builder.fadd(c(_P4), builder.fmul(rr, c(_P5)))
-    for p in (_P3, _P2, _P1):
-        poly = builder.fadd(c(p), builder.fmul(rr, poly))
-    cc = builder.fsub(r, builder.fmul(rr, poly))
-    y = builder.fsub(c(1.0), builder.fsub(builder.fsub(
-        lo, builder.fdiv(builder.fmul(r, cc), builder.fsub(c(2.0), cc))), hi))
+    y = _emit_unscaled(builder, xr, t)
     normal = builder.icmp_signed(">=", k, ci(-1021))
     half = builder.ashr(k, ci(1))
 
@@ -355,16 +365,7 @@ def emit_exp_unit(builder, x):
                          vty)
     reduced = builder.fcmp_ordered(">=", ax, c(_HX_HALF_LN2))  # k = -1, else k = 0
     t = builder.select(reduced, c(-1.0), c(0.0))
-    hi = builder.fsub(x, builder.fmul(t, c(_LN2_HI)))
-    lo = builder.fmul(t, c(_LN2_LO))
-    r = builder.fsub(hi, lo)
-    rr = builder.fmul(r, r)
-    poly = builder.fadd(c(_P4), builder.fmul(rr, c(_P5)))
-    for p in (_P3, _P2, _P1):
-        poly = builder.fadd(c(p), builder.fmul(rr, poly))
-    cc = builder.fsub(r, builder.fmul(rr, poly))
-    y = builder.fsub(c(1.0), builder.fsub(builder.fsub(
-        lo, builder.fdiv(builder.fmul(r, cc), builder.fsub(c(2.0), cc))), hi))
+    y = _emit_unscaled(builder, x, t)
     scaled = builder.fmul(y, builder.select(reduced, c(0.5), c(1.0)))
     result = builder.select(builder.fcmp_ordered("<", ax, c(_HX_TINY)),
                             builder.fadd(c(1.0), x), scaled)
