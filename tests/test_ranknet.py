@@ -847,8 +847,7 @@ def test_exp_on_the_unit_range_equals_fdlibm_bit_for_bit():
     """emit_exp_unit (f' of a sigmoid output o takes exp(-o)) on [-1, 0] and NaN: the
     arguments of _exp_arguments there, 20,001 consecutive doubles below each threshold in the
     range (ln2 / 2 as fdlibm tests it, 2^-28) and up from -1, and -0."""
-    x = _exp_arguments()
-    parts = [x[((x >= fdlibm.UNIT_LOW) & (x <= 0.0)) | np.isnan(x)], np.array([-0.0, -1.0])]
+    parts = [_exp_arguments(), np.array([-0.0, -1.0])]
     for c in (-fdlibm._HX_HALF_LN2, -fdlibm._HX_TINY, -1.0):
         bits = np.array([c]).view(np.int64)[0]
         parts.append(np.arange(bits - 10_000, bits + 10_001, dtype=np.int64).view(np.float64))

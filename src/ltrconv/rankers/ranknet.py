@@ -381,12 +381,13 @@ def _predict_plain(params, sizes, w_off, u_off, X, out):
 # ``1 + exp(..) >= 1``.
 
 
-def _emit_sigmoid(builder, v):
+def _emit_sigmoid(builder, v, exp=emit_exp):
     """``1 / (1 + exp(-v))`` on a vector ``v``, as :func:`_sigmoid_rows` computes it (the
-    negation as numba's: ``-0.0 - v``)."""
+    negation as numba's: ``-0.0 - v``); ``exp`` emits the exp (:func:`.fdlibm.emit_exp`, or
+    :func:`.fdlibm.emit_exp_unit` where ``-v`` lies in ``[-1, 0]``)."""
     one = ir.Constant(v.type, [1.0] * v.type.count)
     minus = builder.fsub(ir.Constant(v.type, [-0.0] * v.type.count), v)
-    return builder.fdiv(one, builder.fadd(one, emit_exp(builder, minus)))
+    return builder.fdiv(one, builder.fadd(one, exp(builder, minus)))
 
 
 def _sigmoid_body(builder, x, bias):
@@ -397,9 +398,8 @@ def _sigmoid_body(builder, x, bias):
 def _fprime_body(builder, o, _):
     """``f'(o) = s (1 - s)``, ``s = 1 / (1 + exp(-o))``, on vectors of sigmoid outputs ``o``
     (in ``[0, 1]``, or NaN: the exp of ``-o`` by :func:`.fdlibm.emit_exp_unit`)."""
+    sv = _emit_sigmoid(builder, o, emit_exp_unit)
     one = ir.Constant(o.type, [1.0] * o.type.count)
-    minus = builder.fsub(ir.Constant(o.type, [-0.0] * o.type.count), o)
-    sv = builder.fdiv(one, builder.fadd(one, emit_exp_unit(builder, minus)))
     return builder.fmul(sv, builder.fsub(one, sv))
 
 

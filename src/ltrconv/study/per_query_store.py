@@ -155,10 +155,9 @@ def _spill(pieces, tmp: Path, budget: int):
         with pa.OSFile(str(spill), "wb") as sink, \
                 pa.ipc.new_file(sink, SCHEMA, options=SPILL_OPTIONS) as out:
             for key, parts in held.items():
-                rows = pa.concat_tables(parts).combine_chunks()
-                out.write_batch(pa.RecordBatch.from_arrays(
-                    [rows[c].chunk(0) if rows[c].num_chunks else pa.array([], rows[c].type)
-                     for c in SCHEMA.names], schema=SCHEMA))
+                # a unit holds rows (_units), so its columns combined make one batch
+                [batch] = pa.concat_tables(parts).combine_chunks().to_batches()
+                out.write_batch(batch)
                 groups.append((key, len(groups)))
         held.clear()
         return spill, groups
